@@ -1,0 +1,448 @@
+//! The event bus: hands each event to the detectors interested in its kind, with the facts
+//! every detector needs computed once, and collects their findings.
+
+use crate::detector::{CallInfo, Cx, Detector, ResultInfo, StateError};
+use crate::event::{Event, EventKind, Origin};
+use crate::finding::Finding;
+use crate::fingerprint::{args_fingerprint, result_fingerprint, Fingerprint};
+use crate::normalize::{Normalizers, ResultInput};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::fmt;
+
+/// How many issued-but-unanswered calls the bus remembers (the oldest are forgotten first).
+pub const MAX_PENDING_CALLS: usize = 256;
+/// How many of the guard's own recent messages the bus remembers, to tell them from user turns.
+pub const MAX_OWN_MESSAGES: usize = 16;
+const MAX_BATCHES: usize = 16;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Pending {
+    id: String,
+    call: CallInfoState,
+    args: Value,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct CallInfoState {
+    tool: String,
+    args_fp: Fingerprint,
+    call_fp: Fingerprint,
+    batch: u64,
+    batch_pos: u32,
+    seq: u64,
+}
+
+impl CallInfoState {
+    fn info(&self) -> CallInfo {
+        CallInfo {
+            tool: self.tool.clone(),
+            args_fp: self.args_fp,
+            call_fp: self.call_fp,
+            batch: self.batch,
+            batch_pos: self.batch_pos,
+            seq: self.seq,
+        }
+    }
+}
+
+/// The bus's own bookkeeping (serialisable with the detectors' state).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct BusState {
+    seq: u64,
+    turn: u64,
+    run: u64,
+    run_id: Option<String>,
+    message: u64,
+    messages_started: u64,
+    char_offset: u64,
+    last_user: Option<Fingerprint>,
+    own_messages: VecDeque<Fingerprint>,
+    pending: VecDeque<Pending>,
+    batches: VecDeque<(u64, u32)>,
+}
+
+/// Identity of a call: the tool name and its args fingerprint.
+pub fn call_fingerprint(tool: &str, args_fp: &Fingerprint) -> Fingerprint {
+    Fingerprint::combine(&[tool.as_bytes(), args_fp.as_bytes()])
+}
+
+/// The event bus. Built once per session from the enabled detectors.
+pub struct Bus {
+    detectors: Vec<Box<dyn Detector>>,
+    index: Vec<Vec<usize>>,
+    normalizers: Normalizers,
+    state: BusState,
+}
+
+impl fmt::Debug for Bus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Bus")
+            .field("detectors", &self.detector_names())
+            .field("seq", &self.state.seq)
+            .finish()
+    }
+}
+
+impl Bus {
+    /// A bus over `detectors` using the built-in normalisers.
+    pub fn new(detectors: Vec<Box<dyn Detector>>) -> Bus {
+        Bus::with_normalizers(detectors, Normalizers::builtin())
+    }
+
+    /// A bus over `detectors` using `normalizers`.
+    pub fn with_normalizers(detectors: Vec<Box<dyn Detector>>, normalizers: Normalizers) -> Bus {
+        let mut index = vec![Vec::new(); EventKind::ALL.len()];
+        for (i, d) in detectors.iter().enumerate() {
+            let interest = d.interest();
+            for k in EventKind::ALL {
+                if interest.contains(k) {
+                    index[k as usize].push(i);
+                }
+            }
+        }
+        Bus { detectors, index, normalizers, state: BusState::default() }
+    }
+
+    /// Names of the detectors on this bus, in order.
+    pub fn detector_names(&self) -> Vec<&'static str> {
+        self.detectors.iter().map(|d| d.name()).collect()
+    }
+
+    /// How many events the bus has seen (the next event's sequence number).
+    pub fn seq(&self) -> u64 {
+        self.state.seq
+    }
+
+    /// The current user-turn index.
+    pub fn turn(&self) -> u64 {
+        self.state.turn
+    }
+
+    /// Remembers a message the guard itself sends (a steer), so that when the host delivers it
+    /// back as a user message it does not start a new turn.
+    pub fn note_own_message(&mut self, text: &str) {
+        let fp = Fingerprint::of_bytes(text.trim().as_bytes());
+        if self.state.own_messages.len() >= MAX_OWN_MESSAGES {
+            self.state.own_messages.pop_front();
+        }
+        self.state.own_messages.push_back(fp);
+    }
+
+    /// Whether a `User` event with `text` and `origin` would start a new user turn now.
+    pub fn would_start_turn(&self, text: &str, origin: Origin) -> bool {
+        let fp = Fingerprint::of_bytes(text.trim().as_bytes());
+        match origin {
+            Origin::Human => true,
+            Origin::Guard => false,
+            Origin::Harness | Origin::Unknown => {
+                if self.state.own_messages.contains(&fp) {
+                    return false;
+                }
+                self.state.last_user != Some(fp)
+            }
+        }
+    }
+
+    /// Feeds one event to the interested detectors and returns their findings.
+    pub fn observe(&mut self, event: &Event<'_>) -> Vec<Finding> {
+        let mut findings = Vec::new();
+        let seq = self.state.seq;
+        self.state.seq += 1;
+        let kind = event.kind();
+
+        let mut new_turn = false;
+        let mut call_info: Option<CallInfo> = None;
+        let mut result_info: Option<ResultInfo> = None;
+        let mut details: Option<&Value> = None;
+        let mut char_offset = 0;
+
+        match event {
+            Event::User { text, origin } => {
+                new_turn = self.would_start_turn(text, *origin);
+                let fp = Fingerprint::of_bytes(text.trim().as_bytes());
+                if let Some(pos) = self.state.own_messages.iter().position(|f| *f == fp) {
+                    self.state.own_messages.remove(pos);
+                }
+                if new_turn {
+                    self.state.turn += 1;
+                }
+                self.state.last_user = Some(fp);
+            }
+            Event::RunStart { run_id } => {
+                self.state.run += 1;
+                self.state.run_id = run_id.map(str::to_owned);
+            }
+            Event::MessageStart => {
+                self.state.message = self.state.messages_started;
+                self.state.messages_started += 1;
+                self.state.char_offset = 0;
+            }
+            Event::TextDelta { delta, .. } => {
+                char_offset = self.state.char_offset;
+                self.state.char_offset += delta.chars().count() as u64;
+            }
+            Event::ToolCall { id, tool, args, batch } => {
+                let batch = batch.unwrap_or(self.state.message);
+                let pos = self.bump_batch(batch);
+                let args_fp = args_fingerprint(args);
+                let st = CallInfoState {
+                    tool: (*tool).to_owned(),
+                    args_fp,
+                    call_fp: call_fingerprint(tool, &args_fp),
+                    batch,
+                    batch_pos: pos,
+                    seq,
+                };
+                call_info = Some(st.info());
+                if self.state.pending.len() >= MAX_PENDING_CALLS {
+                    self.state.pending.pop_front();
+                }
+                self.state.pending.push_back(Pending {
+                    id: (*id).to_owned(),
+                    call: st,
+                    args: (*args).clone(),
+                });
+            }
+            Event::ToolResult { id, tool, content, is_error, images, details: d } => {
+                details = *d;
+                let found = self.state.pending.iter().position(|p| p.id == *id && p.call.tool == *tool);
+                let (call, args, orphan) = match found.and_then(|i| self.state.pending.remove(i)) {
+                    Some(p) => (p.call.info(), Some(p.args), false),
+                    None => {
+                        let args_fp = args_fingerprint(&Value::Null);
+                        let batch = self.state.message;
+                        (
+                            CallInfo {
+                                tool: (*tool).to_owned(),
+                                args_fp,
+                                call_fp: call_fingerprint(tool, &args_fp),
+                                batch,
+                                batch_pos: 0,
+                                seq,
+                            },
+                            None,
+                            true,
+                        )
+                    }
+                };
+                let batch_size = self
+                    .state
+                    .batches
+                    .iter()
+                    .find(|(b, _)| *b == call.batch)
+                    .map(|(_, n)| *n)
+                    .unwrap_or(1);
+                let input = ResultInput {
+                    tool,
+                    args: args.as_ref(),
+                    content,
+                    is_error: *is_error,
+                    images: *images,
+                    details: *d,
+                };
+                let norm_fp = self.normalizers.fingerprint(&input);
+                result_info = Some(ResultInfo {
+                    call,
+                    orphan,
+                    batch_size,
+                    raw_fp: result_fingerprint(content, *images),
+                    norm_fp,
+                    is_error: *is_error,
+                    images: *images,
+                });
+            }
+            _ => {}
+        }
+
+        let mut cx = Cx {
+            seq,
+            turn: self.state.turn,
+            run: self.state.run,
+            run_id: self.state.run_id.as_deref(),
+            message: self.state.message,
+            new_turn,
+            char_offset,
+            call: call_info.as_ref(),
+            result: result_info.as_ref(),
+            details,
+            findings: &mut findings,
+        };
+        for &i in &self.index[kind as usize] {
+            if let Some(d) = self.detectors.get_mut(i) {
+                d.observe(event, &mut cx);
+            }
+        }
+        findings
+    }
+
+    fn bump_batch(&mut self, batch: u64) -> u32 {
+        if let Some(entry) = self.state.batches.iter_mut().find(|(b, _)| *b == batch) {
+            entry.1 += 1;
+            return entry.1 - 1;
+        }
+        if self.state.batches.len() >= MAX_BATCHES {
+            self.state.batches.pop_front();
+        }
+        self.state.batches.push_back((batch, 1));
+        0
+    }
+
+    /// Serialises the bus's bookkeeping and every detector's state.
+    pub fn snapshot(&self) -> Result<Value, StateError> {
+        let mut dets = serde_json::Map::new();
+        for d in &self.detectors {
+            dets.insert(d.name().to_owned(), d.snapshot()?);
+        }
+        let bus = serde_json::to_value(&self.state)
+            .map_err(|e| StateError::Invalid { detector: "bus", message: e.to_string() })?;
+        Ok(serde_json::json!({ "bus": bus, "detectors": Value::Object(dets) }))
+    }
+
+    /// Restores a snapshot taken from a bus with the same detectors.
+    pub fn restore(&mut self, state: &Value) -> Result<(), StateError> {
+        let bus = state
+            .get("bus")
+            .ok_or_else(|| StateError::Invalid { detector: "bus", message: "missing `bus`".into() })?;
+        let bus_state: BusState = serde_json::from_value(bus.clone())
+            .map_err(|e| StateError::Invalid { detector: "bus", message: e.to_string() })?;
+        let dets = state.get("detectors").and_then(Value::as_object).ok_or_else(|| {
+            StateError::Invalid { detector: "bus", message: "missing `detectors`".into() }
+        })?;
+        for d in &mut self.detectors {
+            let s = dets.get(d.name()).ok_or_else(|| StateError::Invalid {
+                detector: d.name(),
+                message: "no state saved for this detector".into(),
+            })?;
+            d.restore(s)?;
+        }
+        self.state = bus_state;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Interest;
+    use crate::finding::Level;
+    use serde_json::json;
+
+    /// Records the kinds it sees and reports one finding per tool result.
+    struct Probe {
+        interest: Interest,
+        seen: std::sync::Arc<std::sync::Mutex<Vec<(EventKind, u64)>>>,
+    }
+
+    impl Detector for Probe {
+        fn name(&self) -> &'static str {
+            "probe"
+        }
+        fn interest(&self) -> Interest {
+            self.interest
+        }
+        fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
+            self.seen.lock().unwrap().push((event.kind(), cx.seq()));
+            if let Some(r) = cx.result() {
+                let msg = format!("{}:{}:{}", r.call.tool, r.batch_size, r.orphan);
+                cx.report(Finding::new("probe", Level::Warning, 1, "k", msg));
+            }
+        }
+    }
+
+    fn probe(interest: Interest) -> (Bus, std::sync::Arc<std::sync::Mutex<Vec<(EventKind, u64)>>>) {
+        let seen = std::sync::Arc::default();
+        let bus = Bus::new(vec![Box::new(Probe { interest, seen: std::sync::Arc::clone(&seen) })]);
+        (bus, seen)
+    }
+
+    #[test]
+    fn only_interested_kinds_are_delivered() {
+        let (mut bus, seen) = probe(Interest::of(&[EventKind::ToolResult]));
+        let args = json!({});
+        bus.observe(&Event::MessageStart);
+        bus.observe(&Event::ToolCall { id: "1", tool: "read", args: &args, batch: None });
+        let f = bus.observe(&Event::ToolResult {
+            id: "1",
+            tool: "read",
+            content: "x",
+            is_error: false,
+            images: 0,
+            details: None,
+        });
+        assert_eq!(*seen.lock().unwrap(), vec![(EventKind::ToolResult, 2)]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].message, "read:1:false");
+    }
+
+    #[test]
+    fn batch_size_counts_calls_of_one_message() {
+        let (mut bus, _) = probe(Interest::ALL);
+        let args = json!({"p": 1});
+        bus.observe(&Event::MessageStart);
+        bus.observe(&Event::ToolCall { id: "a", tool: "read", args: &args, batch: None });
+        bus.observe(&Event::ToolCall { id: "b", tool: "read", args: &args, batch: None });
+        let f = bus.observe(&Event::ToolResult {
+            id: "b",
+            tool: "read",
+            content: "x",
+            is_error: false,
+            images: 0,
+            details: None,
+        });
+        assert_eq!(f[0].message, "read:2:false");
+        let f = bus.observe(&Event::ToolResult {
+            id: "zzz",
+            tool: "read",
+            content: "x",
+            is_error: false,
+            images: 0,
+            details: None,
+        });
+        assert_eq!(f[0].message, "read:2:true");
+    }
+
+    #[test]
+    fn own_steer_and_repeated_harness_text_are_not_new_turns() {
+        let (mut bus, _) = probe(Interest::NONE);
+        bus.observe(&Event::User { text: "fix the bug", origin: Origin::Unknown });
+        assert_eq!(bus.turn(), 1);
+        bus.note_own_message("stop looping");
+        bus.observe(&Event::User { text: "stop looping", origin: Origin::Unknown });
+        assert_eq!(bus.turn(), 1);
+        bus.observe(&Event::User { text: "No tool calls found", origin: Origin::Unknown });
+        assert_eq!(bus.turn(), 2);
+        bus.observe(&Event::User { text: "No tool calls found", origin: Origin::Unknown });
+        assert_eq!(bus.turn(), 2);
+        bus.observe(&Event::User { text: "No tool calls found", origin: Origin::Human });
+        assert_eq!(bus.turn(), 3);
+    }
+
+    #[test]
+    fn pending_calls_are_bounded() {
+        let (mut bus, _) = probe(Interest::NONE);
+        let args = json!(null);
+        for i in 0..(MAX_PENDING_CALLS * 3) {
+            let id = i.to_string();
+            bus.observe(&Event::ToolCall { id: &id, tool: "t", args: &args, batch: Some(i as u64) });
+        }
+        assert!(bus.state.pending.len() <= MAX_PENDING_CALLS);
+        assert!(bus.state.batches.len() <= MAX_BATCHES);
+    }
+
+    #[test]
+    fn snapshot_restores_bookkeeping() {
+        let (mut bus, _) = probe(Interest::NONE);
+        bus.observe(&Event::User { text: "hi", origin: Origin::Human });
+        let err = bus.snapshot().unwrap_err();
+        assert!(matches!(err, StateError::Unsupported("probe")));
+        let mut empty = Bus::new(vec![]);
+        empty.observe(&Event::User { text: "hi", origin: Origin::Human });
+        let snap = empty.snapshot().unwrap();
+        let mut other = Bus::new(vec![]);
+        other.restore(&snap).unwrap();
+        assert_eq!(other.turn(), 1);
+        assert_eq!(other.seq(), 1);
+    }
+}

@@ -1,0 +1,260 @@
+//! The `Detector` trait and the context the bus hands it.
+
+use crate::event::{Event, Interest};
+use crate::finding::Finding;
+use crate::fingerprint::Fingerprint;
+use serde_json::Value;
+
+/// Facts about a tool call that the bus computes once, for every detector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallInfo {
+    /// Tool name as called.
+    pub tool: String,
+    /// SHA-256 of the canonical JSON of the arguments.
+    pub args_fp: Fingerprint,
+    /// SHA-256 over the tool name and the args fingerprint: "the same call".
+    pub call_fp: Fingerprint,
+    /// The batch (issuing assistant message index).
+    pub batch: u64,
+    /// 0-based position of this call in its batch.
+    pub batch_pos: u32,
+    /// Sequence number of the `ToolCall` event.
+    pub seq: u64,
+}
+
+/// Facts about a tool result that the bus computes once, for every detector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultInfo {
+    /// The call this result answers (reconstructed from the result alone if the call was
+    /// never seen; then `orphan` is true).
+    pub call: CallInfo,
+    /// The call was not seen (unknown id).
+    pub orphan: bool,
+    /// How many calls the result's batch has (known once its results arrive).
+    pub batch_size: u32,
+    /// Streaming SHA-256 over the raw text and the image count (pi-loop-guard's rule).
+    pub raw_fp: Fingerprint,
+    /// Fingerprint after the tool's normaliser removed volatile fields.
+    pub norm_fp: Fingerprint,
+    /// The source's error flag.
+    pub is_error: bool,
+    /// Image blocks counted.
+    pub images: u32,
+}
+
+/// What the bus hands a detector with each event: logical time, precomputed facts about
+/// tool events, and the place to report findings.
+#[derive(Debug)]
+pub struct Cx<'a> {
+    pub(crate) seq: u64,
+    pub(crate) turn: u64,
+    pub(crate) run: u64,
+    pub(crate) run_id: Option<&'a str>,
+    pub(crate) message: u64,
+    pub(crate) new_turn: bool,
+    pub(crate) char_offset: u64,
+    pub(crate) call: Option<&'a CallInfo>,
+    pub(crate) result: Option<&'a ResultInfo>,
+    pub(crate) details: Option<&'a Value>,
+    pub(crate) findings: &'a mut Vec<Finding>,
+}
+
+impl<'a> Cx<'a> {
+    /// Builds a context by hand (tests, third-party harnesses). The bus builds its own.
+    #[allow(clippy::too_many_arguments)]
+    pub fn manual(seq: u64, findings: &'a mut Vec<Finding>) -> Cx<'a> {
+        Cx {
+            seq,
+            turn: 0,
+            run: 0,
+            run_id: None,
+            message: 0,
+            new_turn: false,
+            char_offset: 0,
+            call: None,
+            result: None,
+            details: None,
+            findings,
+        }
+    }
+
+    /// The event's sequence number in this session (0-based, every event counts).
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The user-turn index (0 before the first real user message).
+    pub fn turn(&self) -> u64 {
+        self.turn
+    }
+
+    /// The run index (counts `RunStart` events).
+    pub fn run(&self) -> u64 {
+        self.run
+    }
+
+    /// The host's run id of the current run, if it gave one.
+    pub fn run_id(&self) -> Option<&str> {
+        self.run_id
+    }
+
+    /// The assistant-message index (counts `MessageStart` events).
+    pub fn message(&self) -> u64 {
+        self.message
+    }
+
+    /// For a `User` event: whether it starts a new user turn (not the guard's own steer, not
+    /// a word-for-word repeat of the previous harness message).
+    pub fn is_new_turn(&self) -> bool {
+        self.new_turn
+    }
+
+    /// For a `TextDelta`: how many characters of this message came before the delta (both
+    /// streams together).
+    pub fn char_offset(&self) -> u64 {
+        self.char_offset
+    }
+
+    /// For a `ToolCall`: the precomputed call facts.
+    pub fn call(&self) -> Option<&'a CallInfo> {
+        self.call
+    }
+
+    /// For a `ToolResult`: the precomputed result facts (its call included).
+    pub fn result(&self) -> Option<&'a ResultInfo> {
+        self.result
+    }
+
+    /// For a `ToolResult`: the structured details, if any.
+    pub fn details(&self) -> Option<&'a Value> {
+        self.details
+    }
+
+    /// Reports a finding.
+    pub fn report(&mut self, finding: Finding) {
+        self.findings.push(finding);
+    }
+
+    /// Test helper: sets the call facts.
+    pub fn set_call(&mut self, call: &'a CallInfo) {
+        self.call = Some(call);
+    }
+
+    /// Test helper: sets the result facts.
+    pub fn set_result(&mut self, result: &'a ResultInfo) {
+        self.result = Some(result);
+    }
+}
+
+/// Errors from saving or restoring a detector's state.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StateError {
+    /// The snapshot does not fit this detector.
+    #[error("state of detector `{detector}` cannot be restored: {message}")]
+    Invalid {
+        /// The detector name.
+        detector: &'static str,
+        /// What was wrong.
+        message: String,
+    },
+    /// The detector does not support snapshots.
+    #[error("detector `{0}` does not support state snapshots")]
+    Unsupported(&'static str),
+}
+
+/// A loop detector: consumes the events it is interested in, keeps bounded state, and reports
+/// [`Finding`]s. Detectors judge; the orchestrator decides.
+///
+/// ```
+/// use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level};
+///
+/// /// Warns when the same tool is called three times in a row, whatever the arguments.
+/// #[derive(Default)]
+/// struct ThreeInARow { last: Option<String>, run: u32 }
+///
+/// impl Detector for ThreeInARow {
+///     fn name(&self) -> &'static str { "three-in-a-row" }
+///     fn interest(&self) -> Interest { Interest::of(&[EventKind::ToolCall]) }
+///     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
+///         if let Event::ToolCall { tool, .. } = event {
+///             if self.last.as_deref() == Some(*tool) { self.run += 1 } else { self.run = 1 }
+///             self.last = Some(tool.to_string());
+///             if self.run >= 3 {
+///                 cx.report(Finding::new(self.name(), Level::Warning, self.run, *tool, "vary your calls"));
+///             }
+///         }
+///     }
+/// }
+/// ```
+pub trait Detector: Send + 'static {
+    /// The registered name (kebab-case), e.g. `generic-repeat`.
+    fn name(&self) -> &'static str;
+
+    /// The event kinds this detector wants. Asked once when the bus is built; the bus never
+    /// calls a detector with other kinds.
+    fn interest(&self) -> Interest {
+        Interest::ALL
+    }
+
+    /// Observes one event. Must do bounded work and keep bounded state.
+    fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>);
+
+    /// Serialises the detector's whole state.
+    fn snapshot(&self) -> Result<Value, StateError> {
+        Err(StateError::Unsupported(self.name()))
+    }
+
+    /// Restores state saved by [`Detector::snapshot`].
+    fn restore(&mut self, state: &Value) -> Result<(), StateError> {
+        let _ = state;
+        Err(StateError::Unsupported(self.name()))
+    }
+}
+
+/// Implements [`Detector::snapshot`] / [`Detector::restore`] for a detector whose state is
+/// one serde value: `snapshot_via_serde!(self.state)` inside the `impl Detector` block.
+#[macro_export]
+macro_rules! snapshot_via_serde {
+    ($($field:ident).+) => {
+        fn snapshot(&self) -> ::std::result::Result<$crate::__private::serde_json::Value, $crate::StateError> {
+            $crate::__private::serde_json::to_value(&self.$($field).+).map_err(|e| $crate::StateError::Invalid {
+                detector: self.name(),
+                message: e.to_string(),
+            })
+        }
+        fn restore(&mut self, state: &$crate::__private::serde_json::Value) -> ::std::result::Result<(), $crate::StateError> {
+            self.$($field).+ = $crate::__private::serde_json::from_value(state.clone()).map_err(|e| $crate::StateError::Invalid {
+                detector: self.name(),
+                message: e.to_string(),
+            })?;
+            Ok(())
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Nop;
+    impl Detector for Nop {
+        fn name(&self) -> &'static str {
+            "nop"
+        }
+        fn observe(&mut self, _: &Event<'_>, _: &mut Cx<'_>) {}
+    }
+
+    #[test]
+    fn detector_is_object_safe() {
+        let d: Box<dyn Detector> = Box::new(Nop);
+        assert_eq!(d.name(), "nop");
+        assert!(matches!(d.snapshot(), Err(StateError::Unsupported("nop"))));
+    }
+}
+
+impl std::fmt::Debug for dyn Detector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Detector({})", self.name())
+    }
+}

@@ -1,0 +1,364 @@
+//! The event model: what an agent runtime tells the guard.
+//!
+//! Lifecycle words, used the same way everywhere in loopguard:
+//!
+//! - **session**: one conversation; one guard.
+//! - **user turn**: starts with a real user message. A message that is the guard's own
+//!   steer, or a harness message repeating the previous one word for word, is not a new turn.
+//!   Budgets and block counts are per user turn.
+//! - **run**: one agent run inside a turn (`RunStart` … `RunEnd`); a run id scopes history.
+//! - **message**: one assistant message (`MessageStart` … `MessageEnd`); text detectors look
+//!   inside one message only.
+//! - **batch**: the tool calls issued by one assistant message; they may execute in parallel.
+//! - **compaction**: the context was summarised; the post-compaction guard arms after it.
+
+use serde_json::Value;
+
+/// Which stream of an assistant message a text delta belongs to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stream {
+    /// Reasoning the model streams before or between answers.
+    Thinking,
+    /// The visible answer text.
+    Text,
+}
+
+/// Who wrote a user-side message, as far as the host knows.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// The host does not say; the guard decides (own steer, repeated harness text, or a person).
+    #[default]
+    Unknown,
+    /// A person typed it.
+    Human,
+    /// The harness injected it (format errors, reminders).
+    Harness,
+    /// The guard's own steer, delivered back by the host.
+    Guard,
+}
+
+/// One event of an agent session. Borrowed from the caller; the guard never keeps it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Event<'a> {
+    /// A session begins (optional; a guard is one session anyway).
+    SessionStart {
+        /// The host's session id.
+        id: &'a str,
+    },
+    /// A user-side message: a person's prompt or harness-injected text.
+    User {
+        /// The message text.
+        text: &'a str,
+        /// Who wrote it, when the host knows.
+        origin: Origin,
+    },
+    /// An agent run starts (`agent_start`).
+    RunStart {
+        /// The host's run id, if it has one.
+        run_id: Option<&'a str>,
+    },
+    /// An agent run ended and the host is idle (`agent_end` / settled).
+    RunEnd,
+    /// An assistant message starts streaming.
+    MessageStart,
+    /// A streamed piece of assistant text.
+    TextDelta {
+        /// Thinking or answer.
+        stream: Stream,
+        /// The new characters.
+        delta: &'a str,
+    },
+    /// The assistant message is complete.
+    MessageEnd,
+    /// The model asks to run a tool. A block verdict means the host must not execute it.
+    ToolCall {
+        /// Call id, used to pair the result.
+        id: &'a str,
+        /// Tool name as called.
+        tool: &'a str,
+        /// Arguments (any JSON value; objects are compared with keys sorted).
+        args: &'a Value,
+        /// Index of the issuing assistant message, when the host knows it. Calls with the
+        /// same batch were issued together. `None`: the bus counts `MessageStart`s itself.
+        batch: Option<u64>,
+    },
+    /// A tool returned.
+    ToolResult {
+        /// The call id this result answers.
+        id: &'a str,
+        /// Tool name.
+        tool: &'a str,
+        /// The text parts of the result, joined.
+        content: &'a str,
+        /// The source's own error flag.
+        is_error: bool,
+        /// How many image blocks the result carried (their bytes are never hashed).
+        images: u32,
+        /// Structured details, when the runtime has them (exec status, exit codes…).
+        details: Option<&'a Value>,
+    },
+    /// The context was compacted.
+    Compaction,
+}
+
+/// The kind of an [`Event`], used for interest masks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum EventKind {
+    /// [`Event::SessionStart`]
+    SessionStart = 0,
+    /// [`Event::User`]
+    User = 1,
+    /// [`Event::RunStart`]
+    RunStart = 2,
+    /// [`Event::RunEnd`]
+    RunEnd = 3,
+    /// [`Event::MessageStart`]
+    MessageStart = 4,
+    /// [`Event::TextDelta`]
+    TextDelta = 5,
+    /// [`Event::MessageEnd`]
+    MessageEnd = 6,
+    /// [`Event::ToolCall`]
+    ToolCall = 7,
+    /// [`Event::ToolResult`]
+    ToolResult = 8,
+    /// [`Event::Compaction`]
+    Compaction = 9,
+}
+
+impl EventKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [EventKind; 10] = [
+        EventKind::SessionStart,
+        EventKind::User,
+        EventKind::RunStart,
+        EventKind::RunEnd,
+        EventKind::MessageStart,
+        EventKind::TextDelta,
+        EventKind::MessageEnd,
+        EventKind::ToolCall,
+        EventKind::ToolResult,
+        EventKind::Compaction,
+    ];
+
+    /// A short snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::SessionStart => "session_start",
+            EventKind::User => "user",
+            EventKind::RunStart => "run_start",
+            EventKind::RunEnd => "run_end",
+            EventKind::MessageStart => "message_start",
+            EventKind::TextDelta => "text_delta",
+            EventKind::MessageEnd => "message_end",
+            EventKind::ToolCall => "tool_call",
+            EventKind::ToolResult => "tool_result",
+            EventKind::Compaction => "compaction",
+        }
+    }
+
+    pub(crate) fn bit(self) -> u16 {
+        1u16 << (self as u16)
+    }
+}
+
+impl Event<'_> {
+    /// The kind of this event.
+    pub fn kind(&self) -> EventKind {
+        match self {
+            Event::SessionStart { .. } => EventKind::SessionStart,
+            Event::User { .. } => EventKind::User,
+            Event::RunStart { .. } => EventKind::RunStart,
+            Event::RunEnd => EventKind::RunEnd,
+            Event::MessageStart => EventKind::MessageStart,
+            Event::TextDelta { .. } => EventKind::TextDelta,
+            Event::MessageEnd => EventKind::MessageEnd,
+            Event::ToolCall { .. } => EventKind::ToolCall,
+            Event::ToolResult { .. } => EventKind::ToolResult,
+            Event::Compaction => EventKind::Compaction,
+        }
+    }
+}
+
+/// A set of [`EventKind`]s a detector wants to see. Asked once when the bus is built.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Interest(u16);
+
+impl Interest {
+    /// No events.
+    pub const NONE: Interest = Interest(0);
+    /// Every event.
+    pub const ALL: Interest = Interest(0x3ff);
+    /// Tool calls and results.
+    pub const TOOLS: Interest = Interest((1 << 7) | (1 << 8));
+
+    /// The set holding exactly `kinds`.
+    pub fn of(kinds: &[EventKind]) -> Interest {
+        let mut bits = 0;
+        for k in kinds {
+            bits |= k.bit();
+        }
+        Interest(bits)
+    }
+
+    /// This set plus `kind`.
+    #[must_use]
+    pub fn with(self, kind: EventKind) -> Interest {
+        Interest(self.0 | kind.bit())
+    }
+
+    /// Whether `kind` is in the set.
+    pub fn contains(self, kind: EventKind) -> bool {
+        self.0 & kind.bit() != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interest_contains_only_what_it_was_built_of() {
+        let i = Interest::of(&[EventKind::ToolCall, EventKind::Compaction]);
+        assert!(i.contains(EventKind::ToolCall));
+        assert!(i.contains(EventKind::Compaction));
+        assert!(!i.contains(EventKind::ToolResult));
+        for k in EventKind::ALL {
+            assert!(Interest::ALL.contains(k));
+            assert!(!Interest::NONE.contains(k));
+        }
+        assert!(Interest::TOOLS.contains(EventKind::ToolResult));
+        assert!(!Interest::TOOLS.contains(EventKind::TextDelta));
+    }
+}
+
+/// An owned [`Event`], for hosts and tools that keep events (transcript readers, test
+/// scripts, the sidecar). [`OwnedEvent::as_event`] borrows it back.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum OwnedEvent {
+    /// See [`Event::SessionStart`].
+    SessionStart {
+        /// Session id.
+        id: String,
+    },
+    /// See [`Event::User`].
+    User {
+        /// Text.
+        text: String,
+        /// Origin.
+        #[serde(default)]
+        origin: Origin,
+    },
+    /// See [`Event::RunStart`].
+    RunStart {
+        /// Run id.
+        #[serde(default)]
+        run_id: Option<String>,
+    },
+    /// See [`Event::RunEnd`].
+    RunEnd,
+    /// See [`Event::MessageStart`].
+    MessageStart,
+    /// See [`Event::TextDelta`].
+    TextDelta {
+        /// Stream.
+        stream: Stream,
+        /// Delta.
+        delta: String,
+    },
+    /// See [`Event::MessageEnd`].
+    MessageEnd,
+    /// See [`Event::ToolCall`].
+    ToolCall {
+        /// Call id.
+        id: String,
+        /// Tool.
+        tool: String,
+        /// Arguments.
+        #[serde(default)]
+        args: Value,
+        /// Batch.
+        #[serde(default)]
+        batch: Option<u64>,
+    },
+    /// See [`Event::ToolResult`].
+    ToolResult {
+        /// Call id.
+        id: String,
+        /// Tool.
+        tool: String,
+        /// Text.
+        #[serde(default)]
+        content: String,
+        /// Error flag.
+        #[serde(default)]
+        is_error: bool,
+        /// Image count.
+        #[serde(default)]
+        images: u32,
+        /// Details.
+        #[serde(default)]
+        details: Option<Value>,
+    },
+    /// See [`Event::Compaction`].
+    Compaction,
+}
+
+impl OwnedEvent {
+    /// Borrows this as an [`Event`].
+    pub fn as_event(&self) -> Event<'_> {
+        match self {
+            OwnedEvent::SessionStart { id } => Event::SessionStart { id },
+            OwnedEvent::User { text, origin } => Event::User { text, origin: *origin },
+            OwnedEvent::RunStart { run_id } => Event::RunStart { run_id: run_id.as_deref() },
+            OwnedEvent::RunEnd => Event::RunEnd,
+            OwnedEvent::MessageStart => Event::MessageStart,
+            OwnedEvent::TextDelta { stream, delta } => Event::TextDelta { stream: *stream, delta },
+            OwnedEvent::MessageEnd => Event::MessageEnd,
+            OwnedEvent::ToolCall { id, tool, args, batch } => Event::ToolCall { id, tool, args, batch: *batch },
+            OwnedEvent::ToolResult { id, tool, content, is_error, images, details } => Event::ToolResult {
+                id,
+                tool,
+                content,
+                is_error: *is_error,
+                images: *images,
+                details: details.as_ref(),
+            },
+            OwnedEvent::Compaction => Event::Compaction,
+        }
+    }
+
+    /// Copies an [`Event`] into an owned one.
+    pub fn from_event(e: &Event<'_>) -> OwnedEvent {
+        match e {
+            Event::SessionStart { id } => OwnedEvent::SessionStart { id: (*id).to_owned() },
+            Event::User { text, origin } => OwnedEvent::User { text: (*text).to_owned(), origin: *origin },
+            Event::RunStart { run_id } => OwnedEvent::RunStart { run_id: run_id.map(str::to_owned) },
+            Event::RunEnd => OwnedEvent::RunEnd,
+            Event::MessageStart => OwnedEvent::MessageStart,
+            Event::TextDelta { stream, delta } => OwnedEvent::TextDelta { stream: *stream, delta: (*delta).to_owned() },
+            Event::MessageEnd => OwnedEvent::MessageEnd,
+            Event::ToolCall { id, tool, args, batch } => OwnedEvent::ToolCall {
+                id: (*id).to_owned(),
+                tool: (*tool).to_owned(),
+                args: (*args).clone(),
+                batch: *batch,
+            },
+            Event::ToolResult { id, tool, content, is_error, images, details } => OwnedEvent::ToolResult {
+                id: (*id).to_owned(),
+                tool: (*tool).to_owned(),
+                content: (*content).to_owned(),
+                is_error: *is_error,
+                images: *images,
+                details: details.cloned(),
+            },
+            Event::Compaction => OwnedEvent::Compaction,
+        }
+    }
+}

@@ -1,0 +1,490 @@
+//! Fingerprints of tool arguments and results.
+//!
+//! Arguments are reduced to canonical JSON (object keys sorted recursively by their UTF-8
+//! bytes, arrays in order, one number form) and hashed with SHA-256. The walk is iterative,
+//! so no nesting depth can overflow the stack. Results are hashed by streaming SHA-256 over
+//! their text parts; images are counted, never hashed.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::fmt;
+
+/// A SHA-256 digest identifying a value. Displays as 64 lower-case hex digits.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Fingerprint(pub [u8; 32]);
+
+impl Fingerprint {
+    /// The digest bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// The first 8 bytes as an integer, for compact in-memory keys.
+    pub fn short(&self) -> u64 {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&self.0[..8]);
+        u64::from_le_bytes(b)
+    }
+
+    /// Hex form.
+    pub fn to_hex(&self) -> String {
+        let mut s = String::with_capacity(64);
+        for b in self.0 {
+            s.push(hex_digit(b >> 4));
+            s.push(hex_digit(b & 0xf));
+        }
+        s
+    }
+
+    /// Parses 64 hex digits.
+    pub fn from_hex(s: &str) -> Option<Fingerprint> {
+        let bytes = s.as_bytes();
+        if bytes.len() != 64 {
+            return None;
+        }
+        let mut out = [0u8; 32];
+        for (i, chunk) in bytes.chunks(2).enumerate() {
+            let hi = (chunk[0] as char).to_digit(16)?;
+            let lo = (chunk[1] as char).to_digit(16)?;
+            out[i] = (hi * 16 + lo) as u8;
+        }
+        Some(Fingerprint(out))
+    }
+
+    /// SHA-256 of arbitrary bytes.
+    pub fn of_bytes(bytes: &[u8]) -> Fingerprint {
+        Fingerprint(Sha256::digest(bytes).into())
+    }
+
+    /// Combines several fingerprints and labels into one (order matters).
+    pub fn combine(parts: &[&[u8]]) -> Fingerprint {
+        let mut h = Sha256::new();
+        for p in parts {
+            h.update((p.len() as u64).to_le_bytes());
+            h.update(p);
+        }
+        Fingerprint(h.finalize().into())
+    }
+}
+
+fn hex_digit(n: u8) -> char {
+    char::from_digit(u32::from(n), 16).unwrap_or('0')
+}
+
+impl fmt::Debug for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Fingerprint({})", &self.to_hex()[..16])
+    }
+}
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl serde::Serialize for Fingerprint {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_hex())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Fingerprint {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Fingerprint::from_hex(&s)
+            .ok_or_else(|| serde::de::Error::custom("a fingerprint is 64 hex digits"))
+    }
+}
+
+/// Something canonical JSON can be written to.
+trait Sink {
+    fn put(&mut self, s: &str);
+}
+
+impl Sink for String {
+    fn put(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
+impl Sink for Sha256 {
+    fn put(&mut self, s: &str) {
+        self.update(s.as_bytes());
+    }
+}
+
+enum Work<'a> {
+    Val(&'a Value),
+    Lit(&'static str),
+    Key(&'a str),
+}
+
+fn write_canonical(root: &Value, out: &mut dyn Sink) {
+    let mut stack: Vec<Work<'_>> = vec![Work::Val(root)];
+    let mut scratch = String::new();
+    while let Some(w) = stack.pop() {
+        match w {
+            Work::Lit(s) => out.put(s),
+            Work::Key(k) => {
+                scratch.clear();
+                push_json_string(&mut scratch, k);
+                scratch.push(':');
+                out.put(&scratch);
+            }
+            Work::Val(v) => match v {
+                Value::Null => out.put("null"),
+                Value::Bool(true) => out.put("true"),
+                Value::Bool(false) => out.put("false"),
+                Value::Number(n) => {
+                    scratch.clear();
+                    push_number(&mut scratch, n);
+                    out.put(&scratch);
+                }
+                Value::String(s) => {
+                    scratch.clear();
+                    push_json_string(&mut scratch, s);
+                    out.put(&scratch);
+                }
+                Value::Array(items) => {
+                    out.put("[");
+                    stack.push(Work::Lit("]"));
+                    for (i, item) in items.iter().enumerate().rev() {
+                        stack.push(Work::Val(item));
+                        if i > 0 {
+                            stack.push(Work::Lit(","));
+                        }
+                    }
+                }
+                Value::Object(map) => {
+                    out.put("{");
+                    stack.push(Work::Lit("}"));
+                    let mut members: Vec<(&String, &Value)> = map.iter().collect();
+                    members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                    for (i, (k, item)) in members.into_iter().enumerate().rev() {
+                        stack.push(Work::Val(item));
+                        stack.push(Work::Key(k));
+                        if i > 0 {
+                            stack.push(Work::Lit(","));
+                        }
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// One number form: integers (and floats with an exact integer value below 2^53) print as
+/// integers, other floats in the shortest round-trip form.
+fn push_number(out: &mut String, n: &serde_json::Number) {
+    use std::fmt::Write;
+    if let Some(i) = n.as_i64() {
+        let _ = write!(out, "{i}");
+    } else if let Some(u) = n.as_u64() {
+        let _ = write!(out, "{u}");
+    } else if let Some(f) = n.as_f64() {
+        if f.is_finite() && f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+            let _ = write!(out, "{}", f as i64);
+        } else {
+            let _ = write!(out, "{f:?}");
+        }
+    } else {
+        let _ = write!(out, "{n}");
+    }
+}
+
+fn push_json_string(out: &mut String, s: &str) {
+    use std::fmt::Write;
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// The canonical JSON text of `value`: keys sorted recursively, arrays in order, no spaces.
+///
+/// ```
+/// let a: serde_json::Value = serde_json::json!({"b": {"d": 3, "c": 2}, "a": 1.0});
+/// assert_eq!(loopguard_core::canonical_json(&a), r#"{"a":1,"b":{"c":2,"d":3}}"#);
+/// ```
+pub fn canonical_json(value: &Value) -> String {
+    let mut s = String::new();
+    write_canonical(value, &mut s);
+    s
+}
+
+/// SHA-256 of the canonical JSON of `args`. Key order never matters.
+///
+/// ```
+/// use serde_json::json;
+/// use loopguard_core::args_fingerprint;
+/// assert_eq!(
+///     args_fingerprint(&json!({"a": 1, "b": {"c": 2, "d": 3}})),
+///     args_fingerprint(&json!({"b": {"d": 3, "c": 2}, "a": 1})),
+/// );
+/// ```
+pub fn args_fingerprint(args: &Value) -> Fingerprint {
+    let mut h = Sha256::new();
+    write_canonical(args, &mut h);
+    Fingerprint(h.finalize().into())
+}
+
+/// Why a JSON text could not be fingerprinted.
+#[derive(Debug, thiserror::Error)]
+#[error("arguments are not valid JSON: {0}")]
+pub struct ArgsError(#[from] serde_json::Error);
+
+/// Parses `text` as JSON and fingerprints it. Nesting deeper than the parser's limit (128)
+/// is a clear error, never a stack overflow.
+pub fn args_fingerprint_str(text: &str) -> Result<Fingerprint, ArgsError> {
+    let v: Value = serde_json::from_str(text)?;
+    Ok(args_fingerprint(&v))
+}
+
+/// Streaming fingerprint of a tool result: text parts are hashed as they come, images are
+/// only counted.
+///
+/// ```
+/// use loopguard_core::ResultHasher;
+/// let mut h = ResultHasher::new();
+/// h.text("line one");
+/// h.image();
+/// let streamed = h.finish();
+/// assert_eq!(streamed, ResultHasher::one_shot(&["line one"], 1));
+/// ```
+#[derive(Clone, Debug)]
+pub struct ResultHasher {
+    hash: Sha256,
+    images: u64,
+}
+
+impl Default for ResultHasher {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ResultHasher {
+    /// An empty hasher.
+    pub fn new() -> Self {
+        ResultHasher { hash: Sha256::new(), images: 0 }
+    }
+
+    /// Adds one text part.
+    pub fn text(&mut self, part: &str) {
+        self.hash.update(b"T");
+        self.hash.update((part.len() as u64).to_le_bytes());
+        self.hash.update(part.as_bytes());
+    }
+
+    /// Adds a chunk of the current text part's bytes without a part boundary. Use either
+    /// [`ResultHasher::text`] per part, or `begin_part` + `chunk`s.
+    pub fn begin_part(&mut self) {
+        self.hash.update(b"P");
+    }
+
+    /// More bytes of the current part (see [`ResultHasher::begin_part`]).
+    pub fn chunk(&mut self, bytes: &[u8]) {
+        self.hash.update(bytes);
+    }
+
+    /// Counts one image block (its bytes are never hashed).
+    pub fn image(&mut self) {
+        self.images += 1;
+    }
+
+    /// Counts `n` image blocks.
+    pub fn images(&mut self, n: u32) {
+        self.images += u64::from(n);
+    }
+
+    /// The fingerprint.
+    pub fn finish(mut self) -> Fingerprint {
+        self.hash.update(b"I");
+        self.hash.update(self.images.to_le_bytes());
+        Fingerprint(self.hash.finalize().into())
+    }
+
+    /// The fingerprint of whole text parts and an image count in one call.
+    pub fn one_shot(parts: &[&str], images: u32) -> Fingerprint {
+        let mut h = ResultHasher::new();
+        for p in parts {
+            h.text(p);
+        }
+        h.images(images);
+        h.finish()
+    }
+}
+
+/// The fingerprint of one tool result with a single text part.
+pub fn result_fingerprint(content: &str, images: u32) -> Fingerprint {
+    ResultHasher::one_shot(&[content], images)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    #[test]
+    fn key_order_does_not_matter() {
+        let a = json!({"a":1,"b":{"c":2,"d":3}});
+        let b = json!({"b":{"d":3,"c":2},"a":1});
+        assert_eq!(args_fingerprint(&a), args_fingerprint(&b));
+        assert_eq!(canonical_json(&a), r#"{"a":1,"b":{"c":2,"d":3}}"#);
+    }
+
+    #[test]
+    fn arrays_keep_their_order() {
+        assert_ne!(args_fingerprint(&json!([1, 2])), args_fingerprint(&json!([2, 1])));
+    }
+
+    #[test]
+    fn one_number_form() {
+        assert_eq!(canonical_json(&json!(1.0)), "1");
+        assert_eq!(canonical_json(&json!(-0.0)), "0");
+        assert_eq!(canonical_json(&json!(1.5)), "1.5");
+        assert_eq!(args_fingerprint(&json!({"n": 2})), args_fingerprint(&json!({"n": 2.0})));
+    }
+
+    #[test]
+    fn strings_are_escaped() {
+        assert_eq!(canonical_json(&json!("a\"b\\\n\u{1}")), r#""a\"b\\\n\u0001""#);
+    }
+
+    #[test]
+    fn different_values_differ() {
+        assert_ne!(args_fingerprint(&json!({"a": "1"})), args_fingerprint(&json!({"a": 1})));
+        assert_ne!(args_fingerprint(&json!(null)), args_fingerprint(&json!("null")));
+    }
+
+    #[test]
+    fn hex_round_trips() {
+        let f = args_fingerprint(&json!({"x": 1}));
+        assert_eq!(Fingerprint::from_hex(&f.to_hex()), Some(f));
+        assert_eq!(Fingerprint::from_hex("zz"), None);
+        assert_eq!(f.to_hex().len(), 64);
+    }
+
+    #[test]
+    fn deep_nesting_in_text_is_a_clear_error() {
+        let depth = 200_000;
+        let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let err = args_fingerprint_str(&text).unwrap_err();
+        assert!(err.to_string().contains("recursion limit"), "{err}");
+    }
+
+    #[test]
+    fn deep_nesting_in_a_value_fingerprints_without_overflow() {
+        let depth = 200_000;
+        let mut v = json!(0);
+        for _ in 0..depth {
+            v = Value::Array(vec![v]);
+        }
+        // Run in a thread with a small stack to prove the walk is iterative.
+        let (fp, v) = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || (args_fingerprint(&v), v))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_ne!(fp, args_fingerprint(&json!(0)));
+        dismantle(v);
+    }
+
+    /// Drops a deeply nested value without recursion.
+    fn dismantle(v: Value) {
+        let mut stack = vec![v];
+        while let Some(mut v) = stack.pop() {
+            match &mut v {
+                Value::Array(items) => stack.extend(items.drain(..)),
+                Value::Object(map) => {
+                    let keys: Vec<String> = map.keys().cloned().collect();
+                    for k in keys {
+                        if let Some(x) = map.remove(&k) {
+                            stack.push(x);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn result_hash_counts_images_without_bytes() {
+        // Checklist A9: "T" + 1 image differs from "T" + 2 images; equal text and counts
+        // hash equally whatever the image bytes were (they are never passed in).
+        assert_ne!(result_fingerprint("T", 1), result_fingerprint("T", 2));
+        assert_eq!(result_fingerprint("T", 2), result_fingerprint("T", 2));
+    }
+
+    #[test]
+    fn streaming_equals_one_shot() {
+        // Checklist A10.
+        let mut h = ResultHasher::new();
+        h.text("alpha");
+        h.text("beta");
+        h.image();
+        assert_eq!(h.finish(), ResultHasher::one_shot(&["alpha", "beta"], 1));
+    }
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            "[a-z\"\\\\é]{0,6}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z]{1,3}", inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn reverse_keys(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut pairs: Vec<_> = m.iter().collect();
+                pairs.reverse();
+                Value::Object(pairs.into_iter().map(|(k, v)| (k.clone(), reverse_keys(v))).collect())
+            }
+            Value::Array(a) => Value::Array(a.iter().map(reverse_keys).collect()),
+            other => other.clone(),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn prop_key_order_never_matters(v in arb_json()) {
+            prop_assert_eq!(args_fingerprint(&v), args_fingerprint(&reverse_keys(&v)));
+        }
+
+        #[test]
+        fn prop_canonical_json_parses_back_to_an_equal_value(v in arb_json()) {
+            let text = canonical_json(&v);
+            let back: Value = serde_json::from_str(&text).unwrap();
+            prop_assert_eq!(canonical_json(&back), text);
+        }
+
+        #[test]
+        fn prop_any_text_never_panics(s in ".{0,64}") {
+            let _ = args_fingerprint_str(&s);
+        }
+    }
+}

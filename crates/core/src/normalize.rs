@@ -1,0 +1,102 @@
+//! Result normalisation: volatile fields (durations, pids, ids, timestamps) must not make a
+//! stuck call look like progress.
+//!
+//! The bus computes two fingerprints for every tool result: `raw_fp` (the exact text and
+//! image count) and `norm_fp` (after the tool's [`Normalizer`]). Hosts register their own
+//! normalisers per tool name with [`Normalizers::register`].
+
+use crate::fingerprint::{args_fingerprint, Fingerprint, ResultHasher};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// Everything a normaliser may look at.
+#[derive(Clone, Copy, Debug)]
+pub struct ResultInput<'a> {
+    /// Tool name.
+    pub tool: &'a str,
+    /// The call's arguments, when the call was seen.
+    pub args: Option<&'a Value>,
+    /// The result text.
+    pub content: &'a str,
+    /// Error flag.
+    pub is_error: bool,
+    /// Image count.
+    pub images: u32,
+    /// Structured details, when the runtime has them.
+    pub details: Option<&'a Value>,
+}
+
+/// Turns a result into a fingerprint that ignores what does not mean progress.
+pub trait Normalizer: Send + Sync {
+    /// The fingerprint of the normalised result.
+    fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint;
+}
+
+/// The exact result: text, image count, and details (canonical JSON) when present.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Exact;
+
+impl Normalizer for Exact {
+    fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
+        let mut h = ResultHasher::new();
+        h.text(input.content);
+        h.images(input.images);
+        if let Some(d) = input.details {
+            h.text(&args_fingerprint(d).to_hex());
+        }
+        h.finish()
+    }
+}
+
+/// A set of normalisers keyed by tool name, with a fallback for every other tool.
+#[derive(Clone)]
+pub struct Normalizers {
+    by_tool: BTreeMap<String, Arc<dyn Normalizer>>,
+    fallback: Arc<dyn Normalizer>,
+}
+
+impl fmt::Debug for Normalizers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Normalizers")
+            .field("tools", &self.by_tool.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Default for Normalizers {
+    fn default() -> Self {
+        Normalizers::builtin()
+    }
+}
+
+impl Normalizers {
+    /// Exact hashing for every tool.
+    pub fn exact() -> Normalizers {
+        Normalizers { by_tool: BTreeMap::new(), fallback: Arc::new(Exact) }
+    }
+
+    /// loopguard's built-in normalisers.
+    pub fn builtin() -> Normalizers {
+        crate::normalizers::builtin()
+    }
+
+    /// Uses `n` for results of `tool` (exact name).
+    pub fn register(&mut self, tool: impl Into<String>, n: Arc<dyn Normalizer>) {
+        self.by_tool.insert(tool.into(), n);
+    }
+
+    /// Uses `n` for every tool without its own normaliser.
+    pub fn set_fallback(&mut self, n: Arc<dyn Normalizer>) {
+        self.fallback = n;
+    }
+
+    /// The normalised fingerprint of one result.
+    pub fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
+        match self.by_tool.get(input.tool) {
+            Some(n) => n.fingerprint(input),
+            None => self.fallback.fingerprint(input),
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! loopguard detector `generic-repeat` (LG001): same tool, same arguments, same result, again and again.
+//!
+//! Not implemented yet.

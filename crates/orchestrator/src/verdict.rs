@@ -1,0 +1,85 @@
+//! What the guard answers for each event.
+
+use loopguard_core::Finding;
+use serde::Serialize;
+
+/// The action the host should take.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Let it pass.
+    Continue,
+    /// Inject a corrective message (see [`Verdict::message`] and [`Verdict::deliver`]).
+    Steer,
+    /// Compact the context, then continue.
+    Compact,
+    /// Do not execute this tool call; return [`Verdict::message`] to the model as its error.
+    Block,
+    /// End the request (stable code in [`Verdict::code`]).
+    Abort,
+}
+
+impl Action {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Continue => "continue",
+            Action::Steer => "steer",
+            Action::Compact => "compact",
+            Action::Block => "block",
+            Action::Abort => "abort",
+        }
+    }
+}
+
+/// When a steer should be delivered.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// Before the next model call (Pi's `deliverAs: "steer"`).
+    #[default]
+    Now,
+    /// When the host is idle (after an abort), where it starts a fresh turn and so never
+    /// strands.
+    AtSettle,
+}
+
+/// The guard's answer to one event.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Verdict {
+    /// What to do.
+    pub action: Action,
+    /// Steer text, block reason (the error the model sees) or abort message.
+    pub message: Option<String>,
+    /// For a block: also end the agent loop (Pi's `terminate` hint).
+    pub terminate: bool,
+    /// For a block: refuse every call of the current batch, not only this one.
+    pub whole_batch: bool,
+    /// For an abort: a stable code such as `loop_aborted:generic-repeat`.
+    pub code: Option<String>,
+    /// For a steer: when to deliver it.
+    pub deliver: Delivery,
+    /// The findings behind the verdict.
+    pub findings: Vec<Finding>,
+}
+
+impl Verdict {
+    /// Let it pass.
+    pub fn pass() -> Verdict {
+        Verdict {
+            action: Action::Continue,
+            message: None,
+            terminate: false,
+            whole_batch: false,
+            code: None,
+            deliver: Delivery::Now,
+            findings: Vec::new(),
+        }
+    }
+
+    /// Whether the action is `Continue`.
+    pub fn is_continue(&self) -> bool {
+        self.action == Action::Continue
+    }
+}

@@ -1,0 +1,260 @@
+//! # loopguard-testkit
+//!
+//! Helpers shared by detector tests, fuzz targets and third-party detector authors:
+//! a [`Script`] builder for event sequences, [`run`] to feed a detector through a real
+//! [`Bus`], [`decode_events`] turning arbitrary bytes into events (one decoder for proptest
+//! and cargo-fuzz), and proptest strategies.
+#![warn(missing_docs)]
+
+use loopguard_core::{Bus, Detector, Finding, Origin, OwnedEvent, Stream};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+/// Builds an event sequence the way an agent runtime would emit it.
+///
+/// ```
+/// use loopguard_testkit::Script;
+/// let mut s = Script::new();
+/// s.user("fix the bug");
+/// s.call("read", serde_json::json!({"path": "a.rs"}), "fn main() {}");
+/// assert_eq!(s.events().len(), 5); // user, message start/end, call, result
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Script {
+    events: Vec<OwnedEvent>,
+    next_id: u64,
+    message: u64,
+}
+
+impl Script {
+    /// An empty script.
+    pub fn new() -> Script {
+        Script::default()
+    }
+
+    /// The events so far.
+    pub fn events(&self) -> &[OwnedEvent] {
+        &self.events
+    }
+
+    /// Consumes the script.
+    pub fn into_events(self) -> Vec<OwnedEvent> {
+        self.events
+    }
+
+    /// Appends any event.
+    pub fn push(&mut self, e: OwnedEvent) -> &mut Script {
+        self.events.push(e);
+        self
+    }
+
+    /// A user message of unknown origin.
+    pub fn user(&mut self, text: &str) -> &mut Script {
+        self.push(OwnedEvent::User { text: text.to_owned(), origin: Origin::Unknown })
+    }
+
+    /// A user message of the given origin.
+    pub fn user_from(&mut self, text: &str, origin: Origin) -> &mut Script {
+        self.push(OwnedEvent::User { text: text.to_owned(), origin })
+    }
+
+    /// An agent run starts.
+    pub fn run_start(&mut self) -> &mut Script {
+        self.push(OwnedEvent::RunStart { run_id: None })
+    }
+
+    /// An agent run ends.
+    pub fn run_end(&mut self) -> &mut Script {
+        self.push(OwnedEvent::RunEnd)
+    }
+
+    /// A compaction.
+    pub fn compaction(&mut self) -> &mut Script {
+        self.push(OwnedEvent::Compaction)
+    }
+
+    /// An assistant message streaming `text` on `stream` in `chunk`-character deltas.
+    pub fn message_chunked(&mut self, stream: Stream, text: &str, chunk: usize) -> &mut Script {
+        self.events.push(OwnedEvent::MessageStart);
+        self.message += 1;
+        let chars: Vec<char> = text.chars().collect();
+        for piece in chars.chunks(chunk.max(1)) {
+            self.events.push(OwnedEvent::TextDelta { stream, delta: piece.iter().collect() });
+        }
+        self.push(OwnedEvent::MessageEnd)
+    }
+
+    /// An assistant message with visible text, streamed in 16-character deltas.
+    pub fn message(&mut self, text: &str) -> &mut Script {
+        self.message_chunked(Stream::Text, text, 16)
+    }
+
+    /// A tool call alone (no message around it); returns its id.
+    pub fn tool_call(&mut self, tool: &str, args: Value) -> String {
+        self.next_id += 1;
+        let id = format!("call-{}", self.next_id);
+        self.events.push(OwnedEvent::ToolCall { id: id.clone(), tool: tool.to_owned(), args, batch: None });
+        id
+    }
+
+    /// A tool result for call `id`.
+    pub fn tool_result(&mut self, id: &str, tool: &str, content: &str, is_error: bool) -> &mut Script {
+        self.push(OwnedEvent::ToolResult {
+            id: id.to_owned(),
+            tool: tool.to_owned(),
+            content: content.to_owned(),
+            is_error,
+            images: 0,
+            details: None,
+        })
+    }
+
+    /// One sequential turn: an assistant message issuing one call, then its result.
+    pub fn call(&mut self, tool: &str, args: Value, result: &str) -> &mut Script {
+        self.call_with(tool, args, result, false)
+    }
+
+    /// As [`Script::call`], with the error flag.
+    pub fn call_with(&mut self, tool: &str, args: Value, result: &str, is_error: bool) -> &mut Script {
+        self.events.push(OwnedEvent::MessageStart);
+        self.message += 1;
+        self.events.push(OwnedEvent::MessageEnd);
+        let id = self.tool_call(tool, args);
+        self.tool_result(&id, tool, result, is_error)
+    }
+
+    /// One assistant message issuing several calls in parallel, then their results in order.
+    pub fn batch(&mut self, calls: &[(&str, Value, &str)]) -> &mut Script {
+        self.events.push(OwnedEvent::MessageStart);
+        self.message += 1;
+        self.events.push(OwnedEvent::MessageEnd);
+        let ids: Vec<String> = calls.iter().map(|(t, a, _)| self.tool_call(t, a.clone())).collect();
+        for (id, (t, _, r)) in ids.iter().zip(calls) {
+            self.tool_result(id, t, r, false);
+        }
+        self
+    }
+}
+
+/// Feeds `events` through a bus holding only `detector` and returns every finding with the
+/// index of the event that produced it.
+pub fn run(detector: Box<dyn Detector>, events: &[OwnedEvent]) -> Vec<(usize, Finding)> {
+    let mut bus = Bus::new(vec![detector]);
+    let mut out = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        for f in bus.observe(&e.as_event()) {
+            out.push((i, f));
+        }
+    }
+    out
+}
+
+/// Turns arbitrary bytes into a plausible event stream: a few tools, a few argument and
+/// result shapes, text deltas (multi-byte included), compactions and turns. The same decoder
+/// serves proptest (`vec(any::<u8>(), ..)`) and cargo-fuzz.
+pub fn decode_events(bytes: &[u8]) -> Vec<OwnedEvent> {
+    const TOOLS: [&str; 6] = ["read", "bash", "process", "command_status", "grep", "exec"];
+    const TEXTS: [&str; 6] = [
+        "Let me read the file again. ",
+        "x",
+        "héllo wörld — ",
+        "\n\n",
+        "The answer is 42.\n",
+        "Let me check the end of the file.\n",
+    ];
+    let mut out = Vec::new();
+    let mut it = bytes.chunks(3);
+    let mut id = 0u64;
+    let mut open: Vec<(String, String)> = Vec::new();
+    while let Some(c) = it.next() {
+        let op = c[0] % 12;
+        let a = c.get(1).copied().unwrap_or(0);
+        let b = c.get(2).copied().unwrap_or(0);
+        match op {
+            0 => out.push(OwnedEvent::User {
+                text: format!("please continue {}", a % 3),
+                origin: if b % 2 == 0 { Origin::Unknown } else { Origin::Human },
+            }),
+            1 => out.push(OwnedEvent::MessageStart),
+            2 | 3 => out.push(OwnedEvent::TextDelta {
+                stream: if a % 2 == 0 { Stream::Text } else { Stream::Thinking },
+                delta: TEXTS[usize::from(b) % TEXTS.len()].repeat(usize::from(a % 4) + 1),
+            }),
+            4 => out.push(OwnedEvent::MessageEnd),
+            5..=7 => {
+                id += 1;
+                let tool = TOOLS[usize::from(a) % TOOLS.len()].to_owned();
+                let args = match b % 4 {
+                    0 => json!({"path": format!("f{}", b % 3)}),
+                    1 => json!({"action": if b % 8 < 4 { "poll" } else { "log" }, "sessionId": "s"}),
+                    2 => json!({"command": "ls", "n": b % 2}),
+                    _ => Value::Null,
+                };
+                let cid = format!("c{id}");
+                out.push(OwnedEvent::ToolCall { id: cid.clone(), tool: tool.clone(), args, batch: None });
+                open.push((cid, tool));
+            }
+            8 | 9 => {
+                if let Some((cid, tool)) = open.pop() {
+                    let content = match a % 4 {
+                        0 => "same output".to_owned(),
+                        1 => format!("output {b}"),
+                        2 => format!("Tool {tool} not found"),
+                        _ => String::new(),
+                    };
+                    out.push(OwnedEvent::ToolResult {
+                        id: cid,
+                        tool,
+                        content,
+                        is_error: b % 5 == 0,
+                        images: u32::from(b % 3 == 0),
+                        details: None,
+                    });
+                }
+            }
+            10 => out.push(OwnedEvent::Compaction),
+            _ => out.push(if a % 2 == 0 { OwnedEvent::RunStart { run_id: None } } else { OwnedEvent::RunEnd }),
+        }
+    }
+    out
+}
+
+/// A proptest strategy of decoded event streams.
+pub fn arb_events(max_bytes: usize) -> impl Strategy<Value = Vec<OwnedEvent>> {
+    prop::collection::vec(any::<u8>(), 0..max_bytes).prop_map(|b| decode_events(&b))
+}
+
+/// A proptest strategy of JSON argument objects.
+pub fn arb_args() -> impl Strategy<Value = Value> {
+    prop::collection::btree_map("[a-z]{1,4}", prop_oneof![any::<i32>().prop_map(|n| json!(n)), "[a-z]{0,5}".prop_map(|s| json!(s))], 0..4)
+        .prop_map(|m| Value::Object(m.into_iter().collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_never_panics_and_pairs_results_with_calls() {
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
+        let events = decode_events(&bytes);
+        assert!(!events.is_empty());
+        let mut seen_calls = std::collections::HashSet::new();
+        for e in &events {
+            match e {
+                OwnedEvent::ToolCall { id, .. } => {
+                    seen_calls.insert(id.clone());
+                }
+                OwnedEvent::ToolResult { id, .. } => assert!(seen_calls.contains(id)),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn script_chunks_text() {
+        let mut s = Script::new();
+        s.message_chunked(Stream::Text, "abcdef", 4);
+        assert_eq!(s.events().len(), 4);
+    }
+}
