@@ -16,7 +16,9 @@ fn main() -> ExitCode {
         Some("eval") => eval(&args[1..]),
         Some("fuzz-smoke") => fuzz_smoke(args.get(1).map(String::as_str)),
         _ => {
-            eprintln!("usage: cargo xtask <ci | eval [--preset P] [--check] | fuzz-smoke [SECONDS]>");
+            eprintln!(
+                "usage: cargo xtask <ci | eval [--preset P] [--check] | fuzz-smoke [SECONDS]>"
+            );
             return ExitCode::from(2);
         }
     };
@@ -30,7 +32,9 @@ fn main() -> ExitCode {
 }
 
 fn root() -> PathBuf {
-    let dir = env::var("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from("xtask"));
+    let dir = env::var("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from("xtask"));
     dir.parent().map(Path::to_path_buf).unwrap_or(dir)
 }
 
@@ -42,7 +46,9 @@ fn cargo() -> Command {
 
 fn run(step: &str, mut cmd: Command) -> Result<(), String> {
     eprintln!("==> {step}");
-    let status = cmd.status().map_err(|e| format!("{step}: cannot start: {e}"))?;
+    let status = cmd
+        .status()
+        .map_err(|e| format!("{step}: cannot start: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -56,7 +62,14 @@ fn ci() -> Result<(), String> {
     run("cargo fmt --check", fmt)?;
 
     let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    clippy.args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]);
     run("cargo clippy -D warnings", clippy)?;
 
     let mut test = cargo();
@@ -74,7 +87,8 @@ fn ci() -> Result<(), String> {
             build.args(["build", "-p", "loopguard-cli"]);
             run("build the sidecar for the Pi integration tests", build)?;
             let mut node = Command::new("node");
-            node.current_dir(root()).args(["--test", "integrations/pi/"]);
+            node.current_dir(root())
+                .args(["--test", "integrations/pi/"]);
             node.env("LOOPGUARD_BIN", root().join("target/debug/loopguard"));
             run("node --test integrations/pi/", node)?;
         } else if env::var("CI").as_deref() == Ok("true") {
@@ -102,7 +116,9 @@ fn fuzz_smoke(seconds: Option<&str>) -> Result<(), String> {
         .output()
         .map_err(|e| format!("cargo fuzz: {e}"))?;
     if !list.status.success() {
-        return Err("`cargo +nightly fuzz list` failed: install with `cargo install cargo-fuzz`".to_owned());
+        return Err(
+            "`cargo +nightly fuzz list` failed: install with `cargo install cargo-fuzz`".to_owned(),
+        );
     }
     for target in String::from_utf8_lossy(&list.stdout).lines() {
         let mut c = Command::new("cargo");

@@ -102,7 +102,12 @@ impl Bus {
                 }
             }
         }
-        Bus { detectors, index, normalizers, state: BusState::default() }
+        Bus {
+            detectors,
+            index,
+            normalizers,
+            state: BusState::default(),
+        }
     }
 
     /// Names of the detectors on this bus, in order.
@@ -162,13 +167,21 @@ impl Bus {
             Event::User { text, origin } => {
                 new_turn = self.would_start_turn(text, *origin);
                 let fp = Fingerprint::of_bytes(text.trim().as_bytes());
-                if let Some(pos) = self.state.own_messages.iter().position(|f| *f == fp) {
-                    self.state.own_messages.remove(pos);
-                }
+                let own = match self.state.own_messages.iter().position(|f| *f == fp) {
+                    Some(pos) => {
+                        self.state.own_messages.remove(pos);
+                        true
+                    }
+                    None => *origin == Origin::Guard,
+                };
                 if new_turn {
                     self.state.turn += 1;
                 }
-                self.state.last_user = Some(fp);
+                // The guard's own steer is not the harness's text: a harness repeating its nudge
+                // right after a steer is still a repeat.
+                if !own {
+                    self.state.last_user = Some(fp);
+                }
             }
             Event::RunStart { run_id } => {
                 self.state.run += 1;
@@ -183,7 +196,12 @@ impl Bus {
                 char_offset = self.state.char_offset;
                 self.state.char_offset += delta.chars().count() as u64;
             }
-            Event::ToolCall { id, tool, args, batch } => {
+            Event::ToolCall {
+                id,
+                tool,
+                args,
+                batch,
+            } => {
                 let batch = batch.unwrap_or(self.state.message);
                 let pos = self.bump_batch(batch);
                 let args_fp = args_fingerprint(args);
@@ -205,9 +223,20 @@ impl Bus {
                     args: (*args).clone(),
                 });
             }
-            Event::ToolResult { id, tool, content, is_error, images, details: d } => {
+            Event::ToolResult {
+                id,
+                tool,
+                content,
+                is_error,
+                images,
+                details: d,
+            } => {
                 details = *d;
-                let found = self.state.pending.iter().position(|p| p.id == *id && p.call.tool == *tool);
+                let found = self
+                    .state
+                    .pending
+                    .iter()
+                    .position(|p| p.id == *id && p.call.tool == *tool);
                 let (call, args, orphan) = match found.and_then(|i| self.state.pending.remove(i)) {
                     Some(p) => (p.call.info(), Some(p.args), false),
                     None => {
@@ -295,21 +324,31 @@ impl Bus {
         for d in &self.detectors {
             dets.insert(d.name().to_owned(), d.snapshot()?);
         }
-        let bus = serde_json::to_value(&self.state)
-            .map_err(|e| StateError::Invalid { detector: "bus", message: e.to_string() })?;
+        let bus = serde_json::to_value(&self.state).map_err(|e| StateError::Invalid {
+            detector: "bus",
+            message: e.to_string(),
+        })?;
         Ok(serde_json::json!({ "bus": bus, "detectors": Value::Object(dets) }))
     }
 
     /// Restores a snapshot taken from a bus with the same detectors.
     pub fn restore(&mut self, state: &Value) -> Result<(), StateError> {
-        let bus = state
-            .get("bus")
-            .ok_or_else(|| StateError::Invalid { detector: "bus", message: "missing `bus`".into() })?;
-        let bus_state: BusState = serde_json::from_value(bus.clone())
-            .map_err(|e| StateError::Invalid { detector: "bus", message: e.to_string() })?;
-        let dets = state.get("detectors").and_then(Value::as_object).ok_or_else(|| {
-            StateError::Invalid { detector: "bus", message: "missing `detectors`".into() }
+        let bus = state.get("bus").ok_or_else(|| StateError::Invalid {
+            detector: "bus",
+            message: "missing `bus`".into(),
         })?;
+        let bus_state: BusState =
+            serde_json::from_value(bus.clone()).map_err(|e| StateError::Invalid {
+                detector: "bus",
+                message: e.to_string(),
+            })?;
+        let dets = state
+            .get("detectors")
+            .and_then(Value::as_object)
+            .ok_or_else(|| StateError::Invalid {
+                detector: "bus",
+                message: "missing `detectors`".into(),
+            })?;
         for d in &mut self.detectors {
             let s = dets.get(d.name()).ok_or_else(|| StateError::Invalid {
                 detector: d.name(),
@@ -332,7 +371,7 @@ mod tests {
     /// Records the kinds it sees and reports one finding per tool result.
     struct Probe {
         interest: Interest,
-        seen: std::sync::Arc<std::sync::Mutex<Vec<(EventKind, u64)>>>,
+        seen: Seen,
     }
 
     impl Detector for Probe {
@@ -351,9 +390,14 @@ mod tests {
         }
     }
 
-    fn probe(interest: Interest) -> (Bus, std::sync::Arc<std::sync::Mutex<Vec<(EventKind, u64)>>>) {
+    type Seen = std::sync::Arc<std::sync::Mutex<Vec<(EventKind, u64)>>>;
+
+    fn probe(interest: Interest) -> (Bus, Seen) {
         let seen = std::sync::Arc::default();
-        let bus = Bus::new(vec![Box::new(Probe { interest, seen: std::sync::Arc::clone(&seen) })]);
+        let bus = Bus::new(vec![Box::new(Probe {
+            interest,
+            seen: std::sync::Arc::clone(&seen),
+        })]);
         (bus, seen)
     }
 
@@ -362,7 +406,12 @@ mod tests {
         let (mut bus, seen) = probe(Interest::of(&[EventKind::ToolResult]));
         let args = json!({});
         bus.observe(&Event::MessageStart);
-        bus.observe(&Event::ToolCall { id: "1", tool: "read", args: &args, batch: None });
+        bus.observe(&Event::ToolCall {
+            id: "1",
+            tool: "read",
+            args: &args,
+            batch: None,
+        });
         let f = bus.observe(&Event::ToolResult {
             id: "1",
             tool: "read",
@@ -381,8 +430,18 @@ mod tests {
         let (mut bus, _) = probe(Interest::ALL);
         let args = json!({"p": 1});
         bus.observe(&Event::MessageStart);
-        bus.observe(&Event::ToolCall { id: "a", tool: "read", args: &args, batch: None });
-        bus.observe(&Event::ToolCall { id: "b", tool: "read", args: &args, batch: None });
+        bus.observe(&Event::ToolCall {
+            id: "a",
+            tool: "read",
+            args: &args,
+            batch: None,
+        });
+        bus.observe(&Event::ToolCall {
+            id: "b",
+            tool: "read",
+            args: &args,
+            batch: None,
+        });
         let f = bus.observe(&Event::ToolResult {
             id: "b",
             tool: "read",
@@ -406,16 +465,45 @@ mod tests {
     #[test]
     fn own_steer_and_repeated_harness_text_are_not_new_turns() {
         let (mut bus, _) = probe(Interest::NONE);
-        bus.observe(&Event::User { text: "fix the bug", origin: Origin::Unknown });
+        bus.observe(&Event::User {
+            text: "fix the bug",
+            origin: Origin::Unknown,
+        });
         assert_eq!(bus.turn(), 1);
         bus.note_own_message("stop looping");
-        bus.observe(&Event::User { text: "stop looping", origin: Origin::Unknown });
+        bus.observe(&Event::User {
+            text: "stop looping",
+            origin: Origin::Unknown,
+        });
         assert_eq!(bus.turn(), 1);
-        bus.observe(&Event::User { text: "No tool calls found", origin: Origin::Unknown });
+        bus.observe(&Event::User {
+            text: "No tool calls found",
+            origin: Origin::Unknown,
+        });
         assert_eq!(bus.turn(), 2);
-        bus.observe(&Event::User { text: "No tool calls found", origin: Origin::Unknown });
+        bus.observe(&Event::User {
+            text: "No tool calls found",
+            origin: Origin::Unknown,
+        });
         assert_eq!(bus.turn(), 2);
-        bus.observe(&Event::User { text: "No tool calls found", origin: Origin::Human });
+        bus.note_own_message("please call a tool");
+        bus.observe(&Event::User {
+            text: "please call a tool",
+            origin: Origin::Unknown,
+        });
+        bus.observe(&Event::User {
+            text: "No tool calls found",
+            origin: Origin::Unknown,
+        });
+        assert_eq!(
+            bus.turn(),
+            2,
+            "a nudge repeated after the guard's steer is still a repeat"
+        );
+        bus.observe(&Event::User {
+            text: "No tool calls found",
+            origin: Origin::Human,
+        });
         assert_eq!(bus.turn(), 3);
     }
 
@@ -425,7 +513,12 @@ mod tests {
         let args = json!(null);
         for i in 0..(MAX_PENDING_CALLS * 3) {
             let id = i.to_string();
-            bus.observe(&Event::ToolCall { id: &id, tool: "t", args: &args, batch: Some(i as u64) });
+            bus.observe(&Event::ToolCall {
+                id: &id,
+                tool: "t",
+                args: &args,
+                batch: Some(i as u64),
+            });
         }
         assert!(bus.state.pending.len() <= MAX_PENDING_CALLS);
         assert!(bus.state.batches.len() <= MAX_BATCHES);
@@ -434,11 +527,17 @@ mod tests {
     #[test]
     fn snapshot_restores_bookkeeping() {
         let (mut bus, _) = probe(Interest::NONE);
-        bus.observe(&Event::User { text: "hi", origin: Origin::Human });
+        bus.observe(&Event::User {
+            text: "hi",
+            origin: Origin::Human,
+        });
         let err = bus.snapshot().unwrap_err();
         assert!(matches!(err, StateError::Unsupported("probe")));
         let mut empty = Bus::new(vec![]);
-        empty.observe(&Event::User { text: "hi", origin: Origin::Human });
+        empty.observe(&Event::User {
+            text: "hi",
+            origin: Origin::Human,
+        });
         let snap = empty.snapshot().unwrap();
         let mut other = Bus::new(vec![]);
         other.restore(&snap).unwrap();

@@ -26,7 +26,12 @@ const TOP_KEYS: &[&str] = &["preset", "guard", "detectors", "agents"];
 
 /// The 1-based line of a byte offset.
 pub fn line_of(text: &str, byte: usize) -> usize {
-    text.as_bytes().iter().take(byte).filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()
+        .iter()
+        .take(byte)
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 impl Config {
@@ -47,7 +52,10 @@ impl Config {
             Err(e) => {
                 let line = e.span().map(|s| line_of(text, s.start));
                 return Err(ConfigError::Syntax {
-                    at: Location { file: source.map(str::to_owned), line },
+                    at: Location {
+                        file: source.map(str::to_owned),
+                        line,
+                    },
                     message: e.message().to_owned(),
                 });
             }
@@ -64,8 +72,10 @@ impl Config {
     /// Reads and parses a TOML file.
     pub fn from_file(path: &std::path::Path) -> Result<Config, ConfigError> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError::Io { file: name.clone(), message: e.to_string() })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+            file: name.clone(),
+            message: e.to_string(),
+        })?;
         Config::from_toml_str(&text, Some(&name))
     }
 
@@ -78,18 +88,28 @@ impl Config {
         for (key, value) in table {
             let path = format!("{prefix}{key}");
             let bad = |message: String| ConfigError::Invalid {
-                at: Location { file: None, line: locate(&key) },
+                at: Location {
+                    file: None,
+                    line: locate(&key),
+                },
                 path: path.clone(),
                 message,
             };
             match key.as_str() {
                 "preset" if prefix.is_empty() => match value {
                     toml::Value::String(s) => c.preset = Some(s),
-                    other => return Err(bad(format!("expected a string, found {}", other.type_str()))),
+                    other => {
+                        return Err(bad(format!(
+                            "expected a string, found {}",
+                            other.type_str()
+                        )))
+                    }
                 },
                 "guard" => match value {
                     toml::Value::Table(t) => c.guard = t,
-                    other => return Err(bad(format!("expected a table, found {}", other.type_str()))),
+                    other => {
+                        return Err(bad(format!("expected a table, found {}", other.type_str())))
+                    }
                 },
                 "detectors" => match value {
                     toml::Value::Table(t) => {
@@ -100,15 +120,23 @@ impl Config {
                                 }
                                 other => {
                                     return Err(ConfigError::Invalid {
-                                        at: Location { file: None, line: locate(&name) },
+                                        at: Location {
+                                            file: None,
+                                            line: locate(&name),
+                                        },
                                         path: format!("{path}.{name}"),
-                                        message: format!("expected a table, found {}", other.type_str()),
+                                        message: format!(
+                                            "expected a table, found {}",
+                                            other.type_str()
+                                        ),
                                     })
                                 }
                             }
                         }
                     }
-                    other => return Err(bad(format!("expected a table, found {}", other.type_str()))),
+                    other => {
+                        return Err(bad(format!("expected a table, found {}", other.type_str())))
+                    }
                 },
                 "agents" if prefix.is_empty() => match value {
                     toml::Value::Table(t) => {
@@ -121,18 +149,30 @@ impl Config {
                                 }
                                 other => {
                                     return Err(ConfigError::Invalid {
-                                        at: Location { file: None, line: locate(&id) },
+                                        at: Location {
+                                            file: None,
+                                            line: locate(&id),
+                                        },
                                         path: format!("agents.{id}"),
-                                        message: format!("expected a table, found {}", other.type_str()),
+                                        message: format!(
+                                            "expected a table, found {}",
+                                            other.type_str()
+                                        ),
                                     })
                                 }
                             }
                         }
                     }
-                    other => return Err(bad(format!("expected a table, found {}", other.type_str()))),
+                    other => {
+                        return Err(bad(format!("expected a table, found {}", other.type_str())))
+                    }
                 },
                 _ => {
-                    let expected = if prefix.is_empty() { TOP_KEYS.join(", ") } else { "guard, detectors".to_owned() };
+                    let expected = if prefix.is_empty() {
+                        TOP_KEYS.join(", ")
+                    } else {
+                        "guard, detectors".to_owned()
+                    };
                     return Err(bad(format!("unknown key (expected one of {expected})")));
                 }
             }
@@ -203,7 +243,9 @@ impl Config {
                 "LOOP_GUARD_USE_TERMINATE" => Some((true, "terminate", Kind::Bool)),
                 _ => None,
             };
-            let Some((guard, key, kind)) = target else { continue };
+            let Some((guard, key, kind)) = target else {
+                continue;
+            };
             let err = |message: &str| ConfigError::Env {
                 var: var.clone(),
                 value: value.clone(),
@@ -232,7 +274,9 @@ impl Config {
             let table = if guard {
                 &mut self.guard
             } else {
-                self.detectors.entry("generic-repeat".to_owned()).or_default()
+                self.detectors
+                    .entry("generic-repeat".to_owned())
+                    .or_default()
             };
             table.insert(key.to_owned(), v);
         }
@@ -253,15 +297,16 @@ enum Kind {
 }
 
 fn find_line(text: &str, key: &str) -> Option<usize> {
-    text.lines().position(|l| {
-        let t = l.trim_start();
-        let t = t.trim_start_matches('[').trim_start();
-        t.starts_with(key)
-            || t.contains(&format!(".{key}]"))
-            || t.contains(&format!(".{key}."))
-            || t.contains(&format!("\"{key}\""))
-    })
-    .map(|i| i + 1)
+    text.lines()
+        .position(|l| {
+            let t = l.trim_start();
+            let t = t.trim_start_matches('[').trim_start();
+            t.starts_with(key)
+                || t.contains(&format!(".{key}]"))
+                || t.contains(&format!(".{key}."))
+                || t.contains(&format!("\"{key}\""))
+        })
+        .map(|i| i + 1)
 }
 
 /// Deep-merges `over` into `base`.
@@ -279,11 +324,18 @@ pub fn merge_tables(base: &mut toml::Table, over: &toml::Table) {
 /// Parses a detector's (or the guard's) table into its Options type, with the key path of any
 /// unknown key or wrong type in the error. `scope` is the table's own path, e.g.
 /// `detectors.generic-repeat`.
-pub fn parse_options<T: DeserializeOwned>(scope: &str, table: &toml::Table) -> Result<T, ConfigError> {
+pub fn parse_options<T: DeserializeOwned>(
+    scope: &str,
+    table: &toml::Table,
+) -> Result<T, ConfigError> {
     let value = toml::Value::Table(table.clone());
     serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
         let inner = e.path().to_string();
-        let path = if inner.is_empty() || inner == "." { scope.to_owned() } else { format!("{scope}.{inner}") };
+        let path = if inner.is_empty() || inner == "." {
+            scope.to_owned()
+        } else {
+            format!("{scope}.{inner}")
+        };
         let message = e.into_inner().to_string();
         let message = message.trim_end_matches('\n').to_owned();
         ConfigError::invalid(path, message)
@@ -296,7 +348,8 @@ mod tests {
 
     #[test]
     fn unknown_top_level_key_names_its_path_and_line() {
-        let err = Config::from_toml_str("preset = \"default\"\n\n[gaurd]\nx = 1\n", Some("c.toml")).unwrap_err();
+        let err = Config::from_toml_str("preset = \"default\"\n\n[gaurd]\nx = 1\n", Some("c.toml"))
+            .unwrap_err();
         assert_eq!(err.path(), Some("gaurd"));
         assert!(err.to_string().starts_with("c.toml:3:"), "{err}");
     }
@@ -317,11 +370,20 @@ mod tests {
         )
         .unwrap();
         let a = c.for_agent("safe-runner");
-        assert_eq!(a.detectors["ping-pong"]["warning-threshold"].as_integer(), Some(8));
-        assert_eq!(a.detectors["ping-pong"]["critical-threshold"].as_integer(), Some(20));
+        assert_eq!(
+            a.detectors["ping-pong"]["warning-threshold"].as_integer(),
+            Some(8)
+        );
+        assert_eq!(
+            a.detectors["ping-pong"]["critical-threshold"].as_integer(),
+            Some(20)
+        );
         assert!(a.agents.is_empty());
         let b = c.for_agent("other");
-        assert_eq!(b.detectors["ping-pong"]["warning-threshold"].as_integer(), Some(10));
+        assert_eq!(
+            b.detectors["ping-pong"]["warning-threshold"].as_integer(),
+            Some(10)
+        );
     }
 
     #[test]
@@ -350,7 +412,9 @@ mod tests {
         assert_eq!(g["block-threshold"].as_integer(), Some(8));
         assert_eq!(g["ignore-errors"].as_bool(), Some(true));
         assert_eq!(g["ignore-tools"].as_array().map(Vec::len), Some(2));
-        let err = c.apply_env([("LOOP_GUARD_ABORT_THRESHOLD".into(), "-1".into())]).unwrap_err();
+        let err = c
+            .apply_env([("LOOP_GUARD_ABORT_THRESHOLD".into(), "-1".into())])
+            .unwrap_err();
         assert!(err.to_string().contains("LOOP_GUARD_ABORT_THRESHOLD"));
     }
 

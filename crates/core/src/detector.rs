@@ -233,6 +233,12 @@ macro_rules! snapshot_via_serde {
     };
 }
 
+impl std::fmt::Debug for dyn Detector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Detector({})", self.name())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,11 +256,5 @@ mod tests {
         let d: Box<dyn Detector> = Box::new(Nop);
         assert_eq!(d.name(), "nop");
         assert!(matches!(d.snapshot(), Err(StateError::Unsupported("nop"))));
-    }
-}
-
-impl std::fmt::Debug for dyn Detector {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Detector({})", self.name())
     }
 }

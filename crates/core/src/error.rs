@@ -107,7 +107,11 @@ pub enum ConfigError {
 impl ConfigError {
     /// An invalid-key error without a file.
     pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> ConfigError {
-        ConfigError::Invalid { at: Location::default(), path: path.into(), message: message.into() }
+        ConfigError::Invalid {
+            at: Location::default(),
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     /// Attaches a file name where none is set yet.
@@ -119,10 +123,10 @@ impl ConfigError {
                 | ConfigError::Invalid { at, .. }
                 | ConfigError::UnknownDetector { at, .. }
                 | ConfigError::NotLinked { at, .. }
-                | ConfigError::UnknownPreset { at, .. } => {
-                    if at.file.is_none() {
-                        at.file = Some(file.to_owned());
-                    }
+                | ConfigError::UnknownPreset { at, .. }
+                    if at.file.is_none() =>
+                {
+                    at.file = Some(file.to_owned());
                 }
                 _ => {}
             }

@@ -25,7 +25,9 @@ pub enum Stream {
 }
 
 /// Who wrote a user-side message, as far as the host knows.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Copy, Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
     /// The host does not say; the guard decides (own steer, repeated harness text, or a person).
@@ -315,14 +317,39 @@ impl OwnedEvent {
     pub fn as_event(&self) -> Event<'_> {
         match self {
             OwnedEvent::SessionStart { id } => Event::SessionStart { id },
-            OwnedEvent::User { text, origin } => Event::User { text, origin: *origin },
-            OwnedEvent::RunStart { run_id } => Event::RunStart { run_id: run_id.as_deref() },
+            OwnedEvent::User { text, origin } => Event::User {
+                text,
+                origin: *origin,
+            },
+            OwnedEvent::RunStart { run_id } => Event::RunStart {
+                run_id: run_id.as_deref(),
+            },
             OwnedEvent::RunEnd => Event::RunEnd,
             OwnedEvent::MessageStart => Event::MessageStart,
-            OwnedEvent::TextDelta { stream, delta } => Event::TextDelta { stream: *stream, delta },
+            OwnedEvent::TextDelta { stream, delta } => Event::TextDelta {
+                stream: *stream,
+                delta,
+            },
             OwnedEvent::MessageEnd => Event::MessageEnd,
-            OwnedEvent::ToolCall { id, tool, args, batch } => Event::ToolCall { id, tool, args, batch: *batch },
-            OwnedEvent::ToolResult { id, tool, content, is_error, images, details } => Event::ToolResult {
+            OwnedEvent::ToolCall {
+                id,
+                tool,
+                args,
+                batch,
+            } => Event::ToolCall {
+                id,
+                tool,
+                args,
+                batch: *batch,
+            },
+            OwnedEvent::ToolResult {
+                id,
+                tool,
+                content,
+                is_error,
+                images,
+                details,
+            } => Event::ToolResult {
                 id,
                 tool,
                 content,
@@ -337,20 +364,42 @@ impl OwnedEvent {
     /// Copies an [`Event`] into an owned one.
     pub fn from_event(e: &Event<'_>) -> OwnedEvent {
         match e {
-            Event::SessionStart { id } => OwnedEvent::SessionStart { id: (*id).to_owned() },
-            Event::User { text, origin } => OwnedEvent::User { text: (*text).to_owned(), origin: *origin },
-            Event::RunStart { run_id } => OwnedEvent::RunStart { run_id: run_id.map(str::to_owned) },
+            Event::SessionStart { id } => OwnedEvent::SessionStart {
+                id: (*id).to_owned(),
+            },
+            Event::User { text, origin } => OwnedEvent::User {
+                text: (*text).to_owned(),
+                origin: *origin,
+            },
+            Event::RunStart { run_id } => OwnedEvent::RunStart {
+                run_id: run_id.map(str::to_owned),
+            },
             Event::RunEnd => OwnedEvent::RunEnd,
             Event::MessageStart => OwnedEvent::MessageStart,
-            Event::TextDelta { stream, delta } => OwnedEvent::TextDelta { stream: *stream, delta: (*delta).to_owned() },
+            Event::TextDelta { stream, delta } => OwnedEvent::TextDelta {
+                stream: *stream,
+                delta: (*delta).to_owned(),
+            },
             Event::MessageEnd => OwnedEvent::MessageEnd,
-            Event::ToolCall { id, tool, args, batch } => OwnedEvent::ToolCall {
+            Event::ToolCall {
+                id,
+                tool,
+                args,
+                batch,
+            } => OwnedEvent::ToolCall {
                 id: (*id).to_owned(),
                 tool: (*tool).to_owned(),
                 args: (*args).clone(),
                 batch: *batch,
             },
-            Event::ToolResult { id, tool, content, is_error, images, details } => OwnedEvent::ToolResult {
+            Event::ToolResult {
+                id,
+                tool,
+                content,
+                is_error,
+                images,
+                details,
+            } => OwnedEvent::ToolResult {
                 id: (*id).to_owned(),
                 tool: (*tool).to_owned(),
                 content: (*content).to_owned(),

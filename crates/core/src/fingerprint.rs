@@ -278,7 +278,10 @@ impl Default for ResultHasher {
 impl ResultHasher {
     /// An empty hasher.
     pub fn new() -> Self {
-        ResultHasher { hash: Sha256::new(), images: 0 }
+        ResultHasher {
+            hash: Sha256::new(),
+            images: 0,
+        }
     }
 
     /// Adds one text part.
@@ -348,7 +351,10 @@ mod tests {
 
     #[test]
     fn arrays_keep_their_order() {
-        assert_ne!(args_fingerprint(&json!([1, 2])), args_fingerprint(&json!([2, 1])));
+        assert_ne!(
+            args_fingerprint(&json!([1, 2])),
+            args_fingerprint(&json!([2, 1]))
+        );
     }
 
     #[test]
@@ -356,18 +362,30 @@ mod tests {
         assert_eq!(canonical_json(&json!(1.0)), "1");
         assert_eq!(canonical_json(&json!(-0.0)), "0");
         assert_eq!(canonical_json(&json!(1.5)), "1.5");
-        assert_eq!(args_fingerprint(&json!({"n": 2})), args_fingerprint(&json!({"n": 2.0})));
+        assert_eq!(
+            args_fingerprint(&json!({"n": 2})),
+            args_fingerprint(&json!({"n": 2.0}))
+        );
     }
 
     #[test]
     fn strings_are_escaped() {
-        assert_eq!(canonical_json(&json!("a\"b\\\n\u{1}")), r#""a\"b\\\n\u0001""#);
+        assert_eq!(
+            canonical_json(&json!("a\"b\\\n\u{1}")),
+            r#""a\"b\\\n\u0001""#
+        );
     }
 
     #[test]
     fn different_values_differ() {
-        assert_ne!(args_fingerprint(&json!({"a": "1"})), args_fingerprint(&json!({"a": 1})));
-        assert_ne!(args_fingerprint(&json!(null)), args_fingerprint(&json!("null")));
+        assert_ne!(
+            args_fingerprint(&json!({"a": "1"})),
+            args_fingerprint(&json!({"a": 1}))
+        );
+        assert_ne!(
+            args_fingerprint(&json!(null)),
+            args_fingerprint(&json!("null"))
+        );
     }
 
     #[test]
@@ -409,7 +427,7 @@ mod tests {
         let mut stack = vec![v];
         while let Some(mut v) = stack.pop() {
             match &mut v {
-                Value::Array(items) => stack.extend(items.drain(..)),
+                Value::Array(items) => stack.append(items),
                 Value::Object(map) => {
                     let keys: Vec<String> = map.keys().cloned().collect();
                     for k in keys {
@@ -462,7 +480,12 @@ mod tests {
             Value::Object(m) => {
                 let mut pairs: Vec<_> = m.iter().collect();
                 pairs.reverse();
-                Value::Object(pairs.into_iter().map(|(k, v)| (k.clone(), reverse_keys(v))).collect())
+                Value::Object(
+                    pairs
+                        .into_iter()
+                        .map(|(k, v)| (k.clone(), reverse_keys(v)))
+                        .collect(),
+                )
             }
             Value::Array(a) => Value::Array(a.iter().map(reverse_keys).collect()),
             other => other.clone(),

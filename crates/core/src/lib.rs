@@ -32,8 +32,8 @@ pub use error::{ConfigError, Location};
 pub use event::{Event, EventKind, Interest, Origin, OwnedEvent, Stream};
 pub use finding::{truncate_chars, Finding, Level, MAX_EVIDENCE};
 pub use fingerprint::{
-    args_fingerprint, args_fingerprint_str, canonical_json, result_fingerprint, ArgsError, Fingerprint,
-    ResultHasher,
+    args_fingerprint, args_fingerprint_str, canonical_json, result_fingerprint, ArgsError,
+    Fingerprint, ResultHasher,
 };
 pub use normalize::{Exact, Normalizer, Normalizers, ResultInput};
 pub use registry::{BuildFn, OptionDoc, Registration, Registry, BUILTIN_NAMES};
@@ -48,7 +48,8 @@ pub struct FixedState;
 impl std::hash::BuildHasher for FixedState {
     type Hasher = ahash::AHasher;
     fn build_hasher(&self) -> ahash::AHasher {
-        ahash::RandomState::with_seeds(0x6c6f_6f70, 0x6775_6172, 0x6420_6c67, 0x2d63_6f72).build_hasher()
+        ahash::RandomState::with_seeds(0x6c6f_6f70, 0x6775_6172, 0x6420_6c67, 0x2d63_6f72)
+            .build_hasher()
     }
 }
 

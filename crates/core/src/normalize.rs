@@ -74,7 +74,10 @@ impl Default for Normalizers {
 impl Normalizers {
     /// Exact hashing for every tool.
     pub fn exact() -> Normalizers {
-        Normalizers { by_tool: BTreeMap::new(), fallback: Arc::new(Exact) }
+        Normalizers {
+            by_tool: BTreeMap::new(),
+            fallback: Arc::new(Exact),
+        }
     }
 
     /// loopguard's built-in normalisers.

@@ -43,7 +43,10 @@ pub struct Registration {
 
 impl fmt::Debug for Registration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Registration").field("name", &self.name).field("code", &self.code).finish()
+        f.debug_struct("Registration")
+            .field("name", &self.name)
+            .field("code", &self.code)
+            .finish()
     }
 }
 
@@ -106,7 +109,9 @@ impl Registry {
 
     /// A registry of exactly these entries (deduplicated; two different entries with one
     /// name are an error).
-    pub fn from_entries<I: IntoIterator<Item = &'static Registration>>(entries: I) -> Result<Registry, ConfigError> {
+    pub fn from_entries<I: IntoIterator<Item = &'static Registration>>(
+        entries: I,
+    ) -> Result<Registry, ConfigError> {
         let mut out: Vec<&'static Registration> = Vec::new();
         for e in entries {
             if let Some(prev) = out.iter().find(|p| p.name == e.name || p.code == e.code) {
@@ -114,7 +119,11 @@ impl Registry {
                     continue;
                 }
                 return Err(ConfigError::Duplicate {
-                    name: if prev.name == e.name { e.name.to_owned() } else { e.code.to_owned() },
+                    name: if prev.name == e.name {
+                        e.name.to_owned()
+                    } else {
+                        e.code.to_owned()
+                    },
                     first: prev.code.to_owned(),
                     second: e.code.to_owned(),
                 });
@@ -126,7 +135,10 @@ impl Registry {
     }
 
     /// Adds entries (e.g. a third party's) to this registry.
-    pub fn with<I: IntoIterator<Item = &'static Registration>>(self, more: I) -> Result<Registry, ConfigError> {
+    pub fn with<I: IntoIterator<Item = &'static Registration>>(
+        self,
+        more: I,
+    ) -> Result<Registry, ConfigError> {
         Registry::from_entries(self.entries.into_iter().chain(more))
     }
 
@@ -154,11 +166,22 @@ impl Registry {
         for name in names {
             if self.get(name).is_none() {
                 let known = self.names().join(", ");
-                let at = Location { file: config.source.clone(), line: None };
+                let at = Location {
+                    file: config.source.clone(),
+                    line: None,
+                };
                 return Err(if BUILTIN_NAMES.contains(&name.as_str()) {
-                    ConfigError::NotLinked { at, name: name.clone(), known }
+                    ConfigError::NotLinked {
+                        at,
+                        name: name.clone(),
+                        known,
+                    }
                 } else {
-                    ConfigError::UnknownDetector { at, name: name.clone(), known }
+                    ConfigError::UnknownDetector {
+                        at,
+                        name: name.clone(),
+                        known,
+                    }
                 });
             }
         }
@@ -208,7 +231,10 @@ mod tests {
 
     fn build_a(t: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
         if let Some(k) = t.keys().next() {
-            return Err(ConfigError::invalid(format!("detectors.alpha.{k}"), "unknown key"));
+            return Err(ConfigError::invalid(
+                format!("detectors.alpha.{k}"),
+                "unknown key",
+            ));
         }
         Ok(Box::new(Nop("alpha")))
     }
@@ -261,10 +287,20 @@ mod tests {
     fn defaults_and_enabled_key_choose_what_is_built() {
         let r = Registry::from_entries([&A, &B]).unwrap();
         let built = r.build(&Config::default()).unwrap();
-        assert_eq!(built.iter().map(|d| d.name()).collect::<Vec<_>>(), vec!["alpha"]);
-        let c = Config::from_toml_str("[detectors.alpha]\nenabled = false\n[detectors.beta]\nenabled = true\n", None).unwrap();
+        assert_eq!(
+            built.iter().map(|d| d.name()).collect::<Vec<_>>(),
+            vec!["alpha"]
+        );
+        let c = Config::from_toml_str(
+            "[detectors.alpha]\nenabled = false\n[detectors.beta]\nenabled = true\n",
+            None,
+        )
+        .unwrap();
         let built = r.build(&c).unwrap();
-        assert_eq!(built.iter().map(|d| d.name()).collect::<Vec<_>>(), vec!["beta"]);
+        assert_eq!(
+            built.iter().map(|d| d.name()).collect::<Vec<_>>(),
+            vec!["beta"]
+        );
         let c = Config::from_toml_str("[detectors.beta]\nenabled = 1\n", Some("f.toml")).unwrap();
         let err = r.build(&c).unwrap_err();
         assert_eq!(err.path(), Some("detectors.beta.enabled"));

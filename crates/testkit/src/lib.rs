@@ -50,12 +50,18 @@ impl Script {
 
     /// A user message of unknown origin.
     pub fn user(&mut self, text: &str) -> &mut Script {
-        self.push(OwnedEvent::User { text: text.to_owned(), origin: Origin::Unknown })
+        self.push(OwnedEvent::User {
+            text: text.to_owned(),
+            origin: Origin::Unknown,
+        })
     }
 
     /// A user message of the given origin.
     pub fn user_from(&mut self, text: &str, origin: Origin) -> &mut Script {
-        self.push(OwnedEvent::User { text: text.to_owned(), origin })
+        self.push(OwnedEvent::User {
+            text: text.to_owned(),
+            origin,
+        })
     }
 
     /// An agent run starts.
@@ -79,7 +85,10 @@ impl Script {
         self.message += 1;
         let chars: Vec<char> = text.chars().collect();
         for piece in chars.chunks(chunk.max(1)) {
-            self.events.push(OwnedEvent::TextDelta { stream, delta: piece.iter().collect() });
+            self.events.push(OwnedEvent::TextDelta {
+                stream,
+                delta: piece.iter().collect(),
+            });
         }
         self.push(OwnedEvent::MessageEnd)
     }
@@ -93,12 +102,23 @@ impl Script {
     pub fn tool_call(&mut self, tool: &str, args: Value) -> String {
         self.next_id += 1;
         let id = format!("call-{}", self.next_id);
-        self.events.push(OwnedEvent::ToolCall { id: id.clone(), tool: tool.to_owned(), args, batch: None });
+        self.events.push(OwnedEvent::ToolCall {
+            id: id.clone(),
+            tool: tool.to_owned(),
+            args,
+            batch: None,
+        });
         id
     }
 
     /// A tool result for call `id`.
-    pub fn tool_result(&mut self, id: &str, tool: &str, content: &str, is_error: bool) -> &mut Script {
+    pub fn tool_result(
+        &mut self,
+        id: &str,
+        tool: &str,
+        content: &str,
+        is_error: bool,
+    ) -> &mut Script {
         self.push(OwnedEvent::ToolResult {
             id: id.to_owned(),
             tool: tool.to_owned(),
@@ -115,7 +135,13 @@ impl Script {
     }
 
     /// As [`Script::call`], with the error flag.
-    pub fn call_with(&mut self, tool: &str, args: Value, result: &str, is_error: bool) -> &mut Script {
+    pub fn call_with(
+        &mut self,
+        tool: &str,
+        args: Value,
+        result: &str,
+        is_error: bool,
+    ) -> &mut Script {
         self.events.push(OwnedEvent::MessageStart);
         self.message += 1;
         self.events.push(OwnedEvent::MessageEnd);
@@ -128,7 +154,10 @@ impl Script {
         self.events.push(OwnedEvent::MessageStart);
         self.message += 1;
         self.events.push(OwnedEvent::MessageEnd);
-        let ids: Vec<String> = calls.iter().map(|(t, a, _)| self.tool_call(t, a.clone())).collect();
+        let ids: Vec<String> = calls
+            .iter()
+            .map(|(t, a, _)| self.tool_call(t, a.clone()))
+            .collect();
         for (id, (t, _, r)) in ids.iter().zip(calls) {
             self.tool_result(id, t, r, false);
         }
@@ -173,11 +202,19 @@ pub fn decode_events(bytes: &[u8]) -> Vec<OwnedEvent> {
         match op {
             0 => out.push(OwnedEvent::User {
                 text: format!("please continue {}", a % 3),
-                origin: if b % 2 == 0 { Origin::Unknown } else { Origin::Human },
+                origin: if b % 2 == 0 {
+                    Origin::Unknown
+                } else {
+                    Origin::Human
+                },
             }),
             1 => out.push(OwnedEvent::MessageStart),
             2 | 3 => out.push(OwnedEvent::TextDelta {
-                stream: if a % 2 == 0 { Stream::Text } else { Stream::Thinking },
+                stream: if a % 2 == 0 {
+                    Stream::Text
+                } else {
+                    Stream::Thinking
+                },
                 delta: TEXTS[usize::from(b) % TEXTS.len()].repeat(usize::from(a % 4) + 1),
             }),
             4 => out.push(OwnedEvent::MessageEnd),
@@ -186,12 +223,19 @@ pub fn decode_events(bytes: &[u8]) -> Vec<OwnedEvent> {
                 let tool = TOOLS[usize::from(a) % TOOLS.len()].to_owned();
                 let args = match b % 4 {
                     0 => json!({"path": format!("f{}", b % 3)}),
-                    1 => json!({"action": if b % 8 < 4 { "poll" } else { "log" }, "sessionId": "s"}),
+                    1 => {
+                        json!({"action": if b % 8 < 4 { "poll" } else { "log" }, "sessionId": "s"})
+                    }
                     2 => json!({"command": "ls", "n": b % 2}),
                     _ => Value::Null,
                 };
                 let cid = format!("c{id}");
-                out.push(OwnedEvent::ToolCall { id: cid.clone(), tool: tool.clone(), args, batch: None });
+                out.push(OwnedEvent::ToolCall {
+                    id: cid.clone(),
+                    tool: tool.clone(),
+                    args,
+                    batch: None,
+                });
                 open.push((cid, tool));
             }
             8 | 9 => {
@@ -213,7 +257,11 @@ pub fn decode_events(bytes: &[u8]) -> Vec<OwnedEvent> {
                 }
             }
             10 => out.push(OwnedEvent::Compaction),
-            _ => out.push(if a % 2 == 0 { OwnedEvent::RunStart { run_id: None } } else { OwnedEvent::RunEnd }),
+            _ => out.push(if a % 2 == 0 {
+                OwnedEvent::RunStart { run_id: None }
+            } else {
+                OwnedEvent::RunEnd
+            }),
         }
     }
     out
@@ -226,8 +274,15 @@ pub fn arb_events(max_bytes: usize) -> impl Strategy<Value = Vec<OwnedEvent>> {
 
 /// A proptest strategy of JSON argument objects.
 pub fn arb_args() -> impl Strategy<Value = Value> {
-    prop::collection::btree_map("[a-z]{1,4}", prop_oneof![any::<i32>().prop_map(|n| json!(n)), "[a-z]{0,5}".prop_map(|s| json!(s))], 0..4)
-        .prop_map(|m| Value::Object(m.into_iter().collect()))
+    prop::collection::btree_map(
+        "[a-z]{1,4}",
+        prop_oneof![
+            any::<i32>().prop_map(|n| json!(n)),
+            "[a-z]{0,5}".prop_map(|s| json!(s))
+        ],
+        0..4,
+    )
+    .prop_map(|m| Value::Object(m.into_iter().collect()))
 }
 
 #[cfg(test)]
