@@ -192,10 +192,10 @@ pub fn decode_events(bytes: &[u8]) -> Vec<OwnedEvent> {
         "Let me check the end of the file.\n",
     ];
     let mut out = Vec::new();
-    let mut it = bytes.chunks(3);
+    let it = bytes.chunks(3);
     let mut id = 0u64;
     let mut open: Vec<(String, String)> = Vec::new();
-    while let Some(c) = it.next() {
+    for c in it {
         let op = c[0] % 12;
         let a = c.get(1).copied().unwrap_or(0);
         let b = c.get(2).copied().unwrap_or(0);

@@ -1,0 +1,409 @@
+//! The ping-pong state machine.
+//!
+//! Two tiers, both judged on the proposed `ToolCall`, before it is recorded:
+//!
+//! 1. **Alternation (OpenClaw's ping-pong).** A run-scoped history of the last
+//!    `history-size` calls. The alternating tail is the longest suffix going last, other,
+//!    last, other… (two distinct calls); the proposed call must be `other`. Count = tail
+//!    length + 1. Warning at `warning-threshold` whatever the results; critical at
+//!    `critical-threshold` only with no-progress evidence: every tail call has a result and
+//!    each side's results are identical.
+//! 2. **Cycles (loopguard's own).** Cycles of 2 to `max-period` calls whose results repeat
+//!    identically (see [`crate::window`]); a warning once the cycle went round
+//!    `cycle-warning-repeats` times and the proposed call continues it, critical after
+//!    `cycle-critical-repeats`.
+//!
+//! Both are kept incrementally: the tail length and the evidence run are running counts,
+//! and the cycle windows are updated with one insertion and one removal each. Results
+//! may arrive out of order (parallel batches); calls are folded into the running counts in
+//! call order, once they and every earlier call are resolved. A call still without result
+//! when a call of a later batch arrives is resolved as "no result", which breaks evidence.
+
+use crate::window::{Cycles, Resolved};
+use crate::{Settings, NAME};
+use loopguard_core::{
+    Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level, StateError,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::VecDeque;
+
+/// How many of its own blocked calls the detector remembers (to ignore their results).
+const MAX_BLOCKED: usize = 16;
+
+/// One recorded call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Record {
+    call: Fingerprint,
+    tool: String,
+    batch: u64,
+    /// Seq of the `ToolCall` (or of the result, for a result whose call was never seen).
+    seq: u64,
+    /// `None` while pending; `Some(None)` when resolved without a result.
+    result: Option<Option<Fingerprint>>,
+}
+
+/// Everything that changes while the detector runs.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct State {
+    /// The run id the history belongs to.
+    scope: Option<String>,
+    /// The newest `history-size` records (and any older unresolved ones' successors).
+    history: VecDeque<Record>,
+    /// Absolute index of `history[0]`.
+    base: u64,
+    /// Absolute index of the first record not yet folded into the running counts.
+    frontier: u64,
+    /// Consecutive records, newest first, with call\[i\] == call\[i-2\].
+    alt_run: u32,
+    /// Consecutive folded records, newest first, with results and (call, result)\[i\] ==
+    /// (call, result)\[i-2\].
+    ev_run: u32,
+    cycles: Cycles,
+    /// The key of the cycle warned about in the current episode.
+    warned: Option<String>,
+    /// Seqs of calls this detector blocked (never recorded; their results are ignored).
+    blocked: VecDeque<u64>,
+    /// The batch of the last recorded call: pending calls of earlier batches were already
+    /// resolved when its first call arrived.
+    last_batch: Option<u64>,
+}
+
+/// The `ping-pong` detector (LG003).
+#[derive(Debug)]
+pub struct PingPong {
+    settings: Settings,
+    state: State,
+}
+
+impl PingPong {
+    /// A detector with these settings.
+    pub fn new(settings: Settings) -> PingPong {
+        let mut d = PingPong {
+            settings,
+            state: State::default(),
+        };
+        d.rebuild();
+        d
+    }
+
+    /// The settings in use.
+    pub fn settings(&self) -> Settings {
+        self.settings
+    }
+
+    fn rebuild(&mut self) {
+        let s = self.settings;
+        self.state.cycles.rebuild(
+            s.max_period,
+            s.cycle_warning_repeats,
+            s.cycle_critical_repeats,
+        );
+    }
+
+    fn end(&self) -> u64 {
+        self.state.base + self.state.history.len() as u64
+    }
+
+    fn get(&self, abs: u64) -> Option<&Record> {
+        let i = abs.checked_sub(self.state.base)?;
+        self.state.history.get(usize::try_from(i).ok()?)
+    }
+
+    fn scope(&mut self, cx: &Cx<'_>) {
+        if self.state.scope.as_deref() != cx.run_id() {
+            let blocked = std::mem::take(&mut self.state.blocked);
+            self.state = State {
+                scope: cx.run_id().map(str::to_owned),
+                blocked,
+                ..State::default()
+            };
+            self.rebuild();
+        }
+    }
+
+    /// Appends a record (updating the alternation run) and trims the history.
+    fn append(&mut self, rec: Record) {
+        let abs = self.end();
+        let same_as_two_back = abs
+            .checked_sub(2)
+            .and_then(|i| self.get(i))
+            .is_some_and(|r| r.call == rec.call);
+        self.state.alt_run = if same_as_two_back {
+            self.state.alt_run.saturating_add(1)
+        } else {
+            0
+        };
+        self.state.history.push_back(rec);
+        let cap = self.settings.history_size as usize;
+        while self.state.history.len() > cap {
+            // Fold an evicted record first if it is the next one to fold and resolved;
+            // otherwise it is dropped unresolved and folding moves past it.
+            if self.state.frontier == self.state.base {
+                if let Some(r) = self.state.history.front() {
+                    if r.result.is_none() {
+                        self.state.history[0].result = Some(None);
+                    }
+                }
+                self.fold();
+            }
+            self.state.history.pop_front();
+            self.state.base += 1;
+            self.state.frontier = self.state.frontier.max(self.state.base);
+        }
+    }
+
+    /// Folds resolved records, in call order, into the evidence run and the cycle windows.
+    fn fold(&mut self) {
+        while let Some(rec) = self.get(self.state.frontier) {
+            let Some(result) = rec.result else { break };
+            let abs = self.state.frontier;
+            let matches = result.is_some()
+                && abs
+                    .checked_sub(2)
+                    .and_then(|i| self.get(i))
+                    .is_some_and(|old| old.call == rec.call && old.result == Some(result));
+            let resolved = Resolved {
+                call: rec.call.short(),
+                result: result.map(|r| r.short()),
+                seq: rec.seq,
+            };
+            self.state.ev_run = if matches {
+                self.state.ev_run.saturating_add(1)
+            } else {
+                0
+            };
+            if self.settings.detect_cycles {
+                self.state.cycles.push(resolved);
+            }
+            self.state.frontier += 1;
+        }
+    }
+
+    /// Resolves, as "no result", pending calls of batches other than `batch`.
+    fn give_up_before(&mut self, batch: u64) {
+        if self.state.last_batch.replace(batch) == Some(batch) {
+            return;
+        }
+        let mut changed = false;
+        let start = usize::try_from(self.state.frontier.saturating_sub(self.state.base))
+            .unwrap_or(usize::MAX);
+        for r in self.state.history.iter_mut().skip(start) {
+            if r.result.is_none() && r.batch != batch {
+                r.result = Some(None);
+                changed = true;
+            }
+        }
+        if changed {
+            self.fold();
+        }
+    }
+
+    /// OpenClaw's alternation test for the proposed call: (count, evidence, paired record).
+    fn alternation(&self, proposed: &Fingerprint) -> Option<(u32, bool, &Record)> {
+        let end = self.end();
+        let last = self.get(end.checked_sub(1)?)?;
+        let other = self.get(end.checked_sub(2)?)?;
+        if last.call == other.call || *proposed != other.call {
+            return None;
+        }
+        let len = u32::try_from(self.state.history.len()).unwrap_or(u32::MAX);
+        let tail = self.state.alt_run.saturating_add(2).min(len);
+        let has = |r: &Record| matches!(r.result, Some(Some(_)));
+        let evidence = self.state.frontier == end
+            && if tail >= 3 {
+                self.state.ev_run >= tail - 2
+            } else {
+                has(last) && has(other)
+            };
+        Some((tail + 1, evidence, last))
+    }
+
+    fn on_call(&mut self, cx: &mut Cx<'_>) {
+        let Some(call) = cx.call() else { return };
+        self.scope(cx);
+        self.give_up_before(call.batch);
+        let mut finding: Option<Finding> = None;
+        let s = self.settings;
+        if let Some((count, evidence, last)) = self.alternation(&call.call_fp) {
+            let mut pair = [sig(&last.tool, &last.call), sig(&call.tool, &call.call_fp)];
+            pair.sort();
+            let key = format!("pingpong:{}", pair.join("|"));
+            let paired = last.tool.clone();
+            let evidence_seqs: Vec<u64> = {
+                let skip = self
+                    .state
+                    .history
+                    .len()
+                    .saturating_sub(count.saturating_sub(1) as usize);
+                self.state
+                    .history
+                    .iter()
+                    .skip(skip)
+                    .map(|r| r.seq)
+                    .collect()
+            };
+            if count >= s.critical_threshold && evidence {
+                let message = format!(
+                    "CRITICAL: You are alternating between repeated tool-call patterns ({count} consecutive calls) with no progress. This appears to be a stuck ping-pong loop. Session execution blocked to prevent resource waste."
+                );
+                finding = Some(
+                    Finding::new(NAME, Level::Critical, count, key, message)
+                        .with_evidence(evidence_seqs)
+                        .with_tool(paired),
+                );
+            } else if count >= s.warning_threshold {
+                let message = format!(
+                    "WARNING: You are alternating between repeated tool-call patterns ({count} consecutive calls). This looks like a ping-pong loop; stop retrying and report the task as failed."
+                );
+                finding = Some(
+                    Finding::new(NAME, Level::Warning, count, key, message)
+                        .with_evidence(evidence_seqs)
+                        .with_tool(paired),
+                );
+            }
+        }
+        if s.detect_cycles && finding.as_ref().is_none_or(|f| f.level < Level::Critical) {
+            let proposed = call.call_fp.short();
+            let crit = self.state.cycles.find(s.cycle_critical_repeats, proposed);
+            let warn = self.state.cycles.find(s.cycle_warning_repeats, proposed);
+            match (crit, warn) {
+                (Some(w), _) => {
+                    let key = cycle_key(&w.calls());
+                    let count = u32::try_from(w.size + 1).unwrap_or(u32::MAX);
+                    let message = format!(
+                        "CRITICAL: You are cycling through the same {} tool calls with identical results ({count} consecutive calls, {} times round). This is a stuck loop; the call is blocked. Stop and report what blocks you.",
+                        w.calls().len(),
+                        w.repeats
+                    );
+                    let seqs = self.state.cycles.seqs(w.size);
+                    self.state.warned = Some(key.clone());
+                    finding = Some(
+                        Finding::new(NAME, Level::Critical, count, key, message)
+                            .with_evidence(seqs)
+                            .with_tool(call.tool.clone()),
+                    );
+                }
+                (None, Some(w)) => {
+                    let key = cycle_key(&w.calls());
+                    // The cycle tier speaks for this loop: one warning per cycle, which also
+                    // replaces the alternation tier's repeated warnings.
+                    finding = None;
+                    if self.state.warned.as_deref() != Some(key.as_str()) {
+                        let count = u32::try_from(w.size + 1).unwrap_or(u32::MAX);
+                        let message = format!(
+                            "WARNING: You are cycling through the same {} tool calls with identical results ({count} consecutive calls, {} times round). Nothing changes between rounds: try something different, or stop and report what blocks you.",
+                            w.calls().len(),
+                            w.repeats
+                        );
+                        let seqs = self.state.cycles.seqs(w.size);
+                        finding = Some(
+                            Finding::new(NAME, Level::Warning, count, key.clone(), message)
+                                .with_evidence(seqs)
+                                .with_tool(call.tool.clone()),
+                        );
+                    }
+                    self.state.warned = Some(key);
+                }
+                (None, None) => self.state.warned = None,
+            }
+        }
+        let blocked = finding.as_ref().is_some_and(|f| f.level == Level::Critical);
+        if let Some(f) = finding {
+            cx.report(f);
+        }
+        if blocked {
+            // A blocked call never runs: it is not recorded, and its result is ignored.
+            if self.state.blocked.len() >= MAX_BLOCKED {
+                self.state.blocked.pop_front();
+            }
+            self.state.blocked.push_back(call.seq);
+            return;
+        }
+        self.append(Record {
+            call: call.call_fp,
+            tool: call.tool.clone(),
+            batch: call.batch,
+            seq: call.seq,
+            result: None,
+        });
+    }
+
+    fn on_result(&mut self, cx: &mut Cx<'_>) {
+        let Some(r) = cx.result() else { return };
+        self.scope(cx);
+        if !r.orphan && self.state.blocked.contains(&r.call.seq) {
+            return;
+        }
+        let start = usize::try_from(self.state.frontier.saturating_sub(self.state.base))
+            .unwrap_or(usize::MAX);
+        let found = if r.orphan {
+            None
+        } else {
+            self.state
+                .history
+                .iter()
+                .skip(start)
+                .position(|rec| rec.result.is_none() && rec.seq == r.call.seq)
+                .map(|p| p + start)
+        };
+        match found {
+            Some(i) => {
+                if let Some(rec) = self.state.history.get_mut(i) {
+                    rec.result = Some(Some(r.norm_fp));
+                }
+            }
+            None => self.append(Record {
+                call: r.call.call_fp,
+                tool: r.call.tool.clone(),
+                batch: r.call.batch,
+                seq: cx.seq(),
+                result: Some(Some(r.norm_fp)),
+            }),
+        }
+        self.fold();
+    }
+}
+
+fn sig(tool: &str, call: &Fingerprint) -> String {
+    format!("{tool}:{:016x}", call.short())
+}
+
+fn cycle_key(calls: &[u64]) -> String {
+    let parts: Vec<String> = calls.iter().map(|c| format!("{c:016x}")).collect();
+    format!("cycle:{}", parts.join("|"))
+}
+
+impl Detector for PingPong {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn interest(&self) -> Interest {
+        Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
+    }
+
+    fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
+        match event {
+            Event::ToolCall { .. } => self.on_call(cx),
+            Event::ToolResult { .. } => self.on_result(cx),
+            _ => {}
+        }
+    }
+
+    fn snapshot(&self) -> Result<Value, StateError> {
+        serde_json::to_value(&self.state).map_err(|e| StateError::Invalid {
+            detector: NAME,
+            message: e.to_string(),
+        })
+    }
+
+    fn restore(&mut self, state: &Value) -> Result<(), StateError> {
+        self.state = serde_json::from_value(state.clone()).map_err(|e| StateError::Invalid {
+            detector: NAME,
+            message: e.to_string(),
+        })?;
+        self.rebuild();
+        Ok(())
+    }
+}

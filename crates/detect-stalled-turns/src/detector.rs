@@ -1,0 +1,333 @@
+//! The stalled-turns state machine.
+//!
+//! Two counters, both reset by any tool activity (a call or a result):
+//! - **nudges**: user-side messages that repeat the previous one word for word (what a
+//!   harness sends when the model answered without a tool call);
+//! - **replies**: assistant messages that issued no tool call and are empty, or repeat the
+//!   previous such reply (both streams compared, whitespace ignored).
+//!
+//! An assistant message is judged when the next user message, message or run end arrives,
+//! because its tool calls are only known after it ends. Text is hashed as it streams, so
+//! each delta costs time proportional to its own length and nothing is buffered.
+
+use crate::{Settings, NAME};
+use loopguard_core::{
+    truncate_chars, Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level, Origin,
+    MAX_EVIDENCE,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+const SAMPLE_CHARS: usize = 120;
+
+/// A whitespace-insensitive running hash of one stream of a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct StreamHash {
+    hash: u64,
+    /// Non-whitespace characters seen.
+    chars: u64,
+}
+
+impl Default for StreamHash {
+    fn default() -> StreamHash {
+        StreamHash {
+            hash: FNV_OFFSET,
+            chars: 0,
+        }
+    }
+}
+
+impl StreamHash {
+    fn feed(&mut self, text: &str) {
+        for c in text.chars().filter(|c| !c.is_whitespace()) {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                self.hash ^= u64::from(b);
+                self.hash = self.hash.wrapping_mul(FNV_PRIME);
+            }
+            self.chars += 1;
+        }
+    }
+}
+
+/// What a finished assistant message said (both streams).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Reply {
+    text: StreamHash,
+    thinking: StreamHash,
+}
+
+impl Reply {
+    fn is_empty(&self) -> bool {
+        self.text.chars == 0 && self.thinking.chars == 0
+    }
+}
+
+/// A run of stalled exchanges of one kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Run {
+    count: u32,
+    evidence: VecDeque<u64>,
+}
+
+impl Run {
+    fn reset(&mut self) {
+        self.count = 0;
+        self.evidence.clear();
+    }
+
+    fn bump(&mut self, seq: u64) {
+        self.count = self.count.saturating_add(1);
+        if self.evidence.len() >= MAX_EVIDENCE {
+            self.evidence.pop_front();
+        }
+        self.evidence.push_back(seq);
+    }
+}
+
+/// Everything that changes while the detector runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct State {
+    /// The last counted user-side message (fingerprint of its trimmed text).
+    last_nudge: Option<Fingerprint>,
+    /// The last user-side message of any kind, as the bus remembers it (to tell the guard's
+    /// own steer, which the bus does not count as a new turn, from a harness repeat).
+    last_user: Option<Fingerprint>,
+    /// The start of that message, for the finding's sample.
+    nudge_sample: String,
+    nudges: Run,
+    /// The message being streamed.
+    current: Option<Reply>,
+    /// The current message issued a tool call before it ended.
+    current_has_call: bool,
+    /// A finished message whose tool calls are not known yet, with its `MessageEnd` seq.
+    pending: Option<(Reply, u64)>,
+    /// The reply the reply run repeats (`None` when the run is made of empty replies only).
+    last_reply: Option<Reply>,
+    replies: Run,
+    /// A warning was reported for the current stall.
+    warned: bool,
+}
+
+/// The `stalled-turns` detector (LG009).
+#[derive(Debug)]
+pub struct StalledTurns {
+    settings: Settings,
+    state: State,
+}
+
+impl StalledTurns {
+    /// A detector with these settings.
+    pub fn new(settings: Settings) -> StalledTurns {
+        StalledTurns {
+            settings,
+            state: State::default(),
+        }
+    }
+
+    /// The settings in use.
+    pub fn settings(&self) -> Settings {
+        self.settings
+    }
+
+    fn tool_activity(&mut self) {
+        let s = &mut self.state;
+        s.pending = None;
+        if s.current.is_some() {
+            s.current_has_call = true;
+        }
+        s.last_nudge = None;
+        s.nudges.reset();
+        s.last_reply = None;
+        s.replies.reset();
+        s.warned = false;
+    }
+
+    /// Judges the finished message whose tool calls are now known to be none.
+    fn settle_reply(&mut self) {
+        let Some((reply, seq)) = self.state.pending.take() else {
+            return;
+        };
+        if !self.settings.count_replies {
+            return;
+        }
+        let s = &mut self.state;
+        if reply.is_empty() || s.last_reply == Some(reply) {
+            s.replies.bump(seq);
+        } else {
+            s.replies.reset();
+            s.replies.bump(seq);
+            s.last_reply = Some(reply);
+        }
+    }
+
+    fn on_user(&mut self, text: &str, origin: Origin, cx: &Cx<'_>) {
+        let fp = Fingerprint::of_bytes(text.trim().as_bytes());
+        let repeat = self.state.last_nudge == Some(fp);
+        // The guard's own steer, delivered back by the host, neither counts nor resets, and
+        // is not the harness's last text either.
+        if origin == Origin::Guard {
+            return;
+        }
+        let same_as_last_user = self.state.last_user.replace(fp) == Some(fp);
+        // The bus starts no turn for an own steer it recognised by its text: skip it too.
+        if !cx.is_new_turn() && !same_as_last_user && origin != Origin::Human {
+            self.state.last_user = self.state.last_nudge;
+            return;
+        }
+        let s = &mut self.state;
+        if origin == Origin::Human {
+            // A person spoke: whatever came before is not a harness loop.
+            s.last_nudge = None;
+            s.nudges.reset();
+            s.last_reply = None;
+            s.replies.reset();
+            s.warned = false;
+            return;
+        }
+        if repeat {
+            if self.settings.count_nudges {
+                s.nudges.bump(cx.seq());
+            }
+        } else {
+            // A different message: a new nudge candidate, and a fresh start for replies.
+            s.last_nudge = Some(fp);
+            s.nudge_sample = truncate_chars(text.trim(), SAMPLE_CHARS);
+            s.nudges.reset();
+            if self.settings.count_nudges {
+                s.nudges.bump(cx.seq());
+            }
+            s.last_reply = None;
+            s.replies.reset();
+            s.warned = false;
+        }
+    }
+
+    fn judge(&mut self, cx: &mut Cx<'_>) {
+        let s = &self.state;
+        let (count, by_nudges) = if s.nudges.count >= s.replies.count {
+            (s.nudges.count, true)
+        } else {
+            (s.replies.count, false)
+        };
+        if count < self.settings.warning_threshold {
+            self.state.warned = false;
+            return;
+        }
+        let critical = count >= self.settings.critical_threshold;
+        if !critical && self.state.warned {
+            return;
+        }
+        self.state.warned = true;
+        let s = &self.state;
+        let (key, what, evidence, sample) = if by_nudges {
+            let fp = s.last_nudge.map(|f| f.to_hex()).unwrap_or_default();
+            let what = format!(
+                "The same message (\"{}\") came {count} times in a row with no tool call in between",
+                s.nudge_sample
+            );
+            (
+                format!("stalled-turns:nudge:{fp}"),
+                what,
+                &s.nudges.evidence,
+                Some(s.nudge_sample.clone()),
+            )
+        } else {
+            let what = format!("Your last {count} replies called no tool and added nothing new");
+            (
+                "stalled-turns:reply".to_owned(),
+                what,
+                &s.replies.evidence,
+                None,
+            )
+        };
+        let evidence: Vec<u64> = evidence.iter().copied().collect();
+        let finding = if critical {
+            let message = format!(
+                "CRITICAL: {what}. The agent is stalled and not making progress. Aborting the run to stop the loop."
+            );
+            let mut f =
+                Finding::new(NAME, Level::Critical, count, key, message).with_evidence(evidence);
+            f.abort = true;
+            f
+        } else {
+            let message = format!(
+                "WARNING: {what}. Make the tool call the task needs now, or state the blocker and stop."
+            );
+            Finding::new(NAME, Level::Warning, count, key, message).with_evidence(evidence)
+        };
+        cx.report(match sample {
+            Some(sample) => finding.with_sample(&sample),
+            None => finding,
+        });
+    }
+}
+
+impl Detector for StalledTurns {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn interest(&self) -> Interest {
+        Interest::of(&[
+            EventKind::User,
+            EventKind::RunEnd,
+            EventKind::MessageStart,
+            EventKind::TextDelta,
+            EventKind::MessageEnd,
+            EventKind::ToolCall,
+            EventKind::ToolResult,
+        ])
+    }
+
+    fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
+        match event {
+            Event::ToolCall { .. } | Event::ToolResult { .. } => self.tool_activity(),
+            Event::MessageStart => {
+                let before = self.state.replies.count;
+                self.settle_reply();
+                self.state.current = Some(Reply::default());
+                self.state.current_has_call = false;
+                if self.state.replies.count != before {
+                    self.judge(cx);
+                }
+            }
+            Event::TextDelta { stream, delta } => {
+                if let Some(r) = self.state.current.as_mut() {
+                    match stream {
+                        loopguard_core::Stream::Text => r.text.feed(delta),
+                        loopguard_core::Stream::Thinking => r.thinking.feed(delta),
+                    }
+                }
+            }
+            Event::MessageEnd => {
+                if let Some(r) = self.state.current.take() {
+                    if !self.state.current_has_call {
+                        self.state.pending = Some((r, cx.seq()));
+                    }
+                }
+                self.state.current_has_call = false;
+            }
+            Event::RunEnd => {
+                let before = self.state.replies.count;
+                self.settle_reply();
+                if self.state.replies.count != before {
+                    self.judge(cx);
+                }
+            }
+            Event::User { text, origin } => {
+                let before = (self.state.nudges.count, self.state.replies.count);
+                self.settle_reply();
+                self.on_user(text, *origin, cx);
+                if (self.state.nudges.count, self.state.replies.count) != before {
+                    self.judge(cx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    loopguard_core::snapshot_via_serde!(state);
+}

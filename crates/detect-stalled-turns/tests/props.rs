@@ -1,0 +1,71 @@
+//! Invariants of `stalled-turns` over arbitrary event streams.
+#![allow(clippy::unwrap_used)]
+
+use loopguard_core::{Bus, Detector, Level};
+use loopguard_detect_stalled_turns::{Settings, StalledTurns};
+use loopguard_testkit::{arb_events, run, Script};
+use proptest::prelude::*;
+use serde_json::json;
+
+fn det() -> Box<dyn Detector> {
+    Box::new(StalledTurns::new(Settings::default()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Findings carry counts consistent with their level; only critical findings abort.
+    #[test]
+    fn levels_match_counts(events in arb_events(900)) {
+        for (_, f) in run(det(), &events) {
+            prop_assert!(f.count >= 3);
+            prop_assert_eq!(f.level == Level::Critical, f.count >= 10);
+            prop_assert_eq!(f.abort, f.level == Level::Critical);
+            prop_assert!(f.evidence.len() <= loopguard_core::MAX_EVIDENCE);
+        }
+    }
+
+    /// Distinct user messages, each followed by any tool-less reply, never stall.
+    #[test]
+    fn distinct_user_messages_never_stall(n in 1usize..30, empty in any::<bool>()) {
+        let mut s = Script::new();
+        for i in 0..n {
+            s.user(&format!("request number {i}"));
+            s.message(if empty { "" } else { "ok" });
+        }
+        prop_assert!(run(det(), s.events()).is_empty());
+    }
+
+    /// A tool call between every two nudges means no stall, however many nudges.
+    #[test]
+    fn tool_activity_between_nudges_never_stalls(n in 1usize..40) {
+        let mut s = Script::new();
+        for i in 0..n {
+            s.user("No tool calls found");
+            s.user("No tool calls found");
+            s.call("bash", json!({"command": format!("ls {i}")}), "x");
+        }
+        prop_assert!(run(det(), s.events()).is_empty());
+    }
+
+    /// Same input, same findings; a snapshot taken mid-stream and restored into a fresh
+    /// detector gives the same findings as an uninterrupted run.
+    #[test]
+    fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
+        let a = run(det(), &events);
+        prop_assert_eq!(&a, &run(det(), &events));
+        let cut = cut.min(events.len());
+        let mut bus = Bus::new(vec![det()]);
+        let mut out = Vec::new();
+        for (i, e) in events[..cut].iter().enumerate() {
+            out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        }
+        let snap = bus.snapshot().unwrap();
+        let mut bus2 = Bus::new(vec![det()]);
+        bus2.restore(&snap).unwrap();
+        for (i, e) in events.iter().enumerate().skip(cut) {
+            out.extend(bus2.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        }
+        prop_assert_eq!(a, out);
+    }
+}

@@ -1,0 +1,39 @@
+//! Fuzzes `ping-pong` with arbitrary event streams, with the default and the OpenClaw
+//! settings: it must never panic, counts must respect the thresholds and the history cap,
+//! and a snapshot/restore in the middle must change nothing.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use loopguard::ping_pong::{PingPong, Settings};
+use loopguard_core::{Bus, Level};
+
+fuzz_target!(|data: &[u8]| {
+    let events = loopguard_testkit::decode_events(data);
+    for settings in [Settings::default(), Settings::OPENCLAW] {
+        let whole = loopguard_testkit::run(Box::new(PingPong::new(settings)), &events);
+        for (_, f) in &whole {
+            if f.key.starts_with("pingpong:") {
+                assert!(f.count >= settings.warning_threshold);
+                assert!(f.count <= settings.history_size + 1);
+                if f.level == Level::Critical {
+                    assert!(f.count >= settings.critical_threshold);
+                }
+            } else {
+                assert!(settings.detect_cycles, "cycle findings only with the cycle tier");
+            }
+        }
+        let cut = events.len() / 2;
+        let mut bus = Bus::new(vec![Box::new(PingPong::new(settings))]);
+        let mut split = Vec::new();
+        for (i, e) in events[..cut].iter().enumerate() {
+            split.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        }
+        let snap = bus.snapshot().expect("snapshot");
+        let mut bus = Bus::new(vec![Box::new(PingPong::new(settings))]);
+        bus.restore(&snap).expect("restore");
+        for (i, e) in events.iter().enumerate().skip(cut) {
+            split.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        }
+        assert_eq!(whole, split);
+    }
+});
