@@ -1,3 +1,252 @@
-//! loopguard detector `known-poll-no-progress` (LG002): status/poll/exec tools whose normalised output does not change.
-//!
-//! Not implemented yet.
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+mod detector;
+mod history;
+
+pub use detector::KnownPoll;
+
+use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The detector's registered name.
+pub const NAME: &str = "known-poll-no-progress";
+/// The detector's stable code.
+pub const CODE: &str = "LG002";
+
+const SCOPE: &str = "detectors.known-poll-no-progress";
+
+/// The largest accepted `history-size` (the streak walk is linear in it).
+pub const MAX_HISTORY_SIZE: u32 = 1000;
+
+/// Which calls are polls: a tool name and, optionally, an argument that must hold one of the
+/// listed string values.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PollRule {
+    /// Tool name, exactly as called.
+    pub tool: String,
+    /// An argument name (top-level key of the arguments object).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arg: Option<String>,
+    /// The argument's accepted string values; empty: the argument only has to be present.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+}
+
+impl PollRule {
+    /// A rule matching every call of `tool`.
+    pub fn tool(tool: &str) -> PollRule {
+        PollRule {
+            tool: tool.to_owned(),
+            arg: None,
+            values: Vec::new(),
+        }
+    }
+
+    /// A rule matching calls of `tool` whose argument `arg` is one of `values`.
+    pub fn with_arg(tool: &str, arg: &str, values: &[&str]) -> PollRule {
+        PollRule {
+            tool: tool.to_owned(),
+            arg: Some(arg.to_owned()),
+            values: values.iter().map(|v| (*v).to_owned()).collect(),
+        }
+    }
+
+    /// Whether a call of `tool` with `args` is a poll by this rule.
+    pub fn matches(&self, tool: &str, args: &Value) -> bool {
+        if self.tool != tool {
+            return false;
+        }
+        match &self.arg {
+            None => true,
+            Some(arg) => match args.get(arg) {
+                None => false,
+                Some(v) if self.values.is_empty() => !v.is_null(),
+                Some(v) => v
+                    .as_str()
+                    .is_some_and(|s| self.values.iter().any(|x| x == s)),
+            },
+        }
+    }
+}
+
+/// The `[detectors.known-poll-no-progress]` table as written. Every key is optional; see
+/// [`Settings`] for the defaults.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    /// Warn when a poll's newest outcomes were identical this many times (OpenClaw
+    /// `warningThreshold`).
+    pub warning_threshold: Option<u32>,
+    /// Block the poll when its newest outcomes were identical this many times (OpenClaw
+    /// `criticalThreshold`); must be greater than `warning-threshold`.
+    pub critical_threshold: Option<u32>,
+    /// How many call records the run's history keeps (OpenClaw `historySize`).
+    pub history_size: Option<u32>,
+    /// Which calls are polls (replaces the default list).
+    pub poll_tools: Option<Vec<PollRule>>,
+}
+
+/// Resolved settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Settings {
+    /// Warning threshold (no-progress streak).
+    pub warning_threshold: u32,
+    /// Critical threshold (no-progress streak).
+    pub critical_threshold: u32,
+    /// History size.
+    pub history_size: u32,
+    /// Poll rules.
+    pub poll_tools: Vec<PollRule>,
+}
+
+impl Settings {
+    /// OpenClaw's warning threshold.
+    pub const DEFAULT_WARNING_THRESHOLD: u32 = 10;
+    /// OpenClaw's critical threshold.
+    pub const DEFAULT_CRITICAL_THRESHOLD: u32 = 20;
+    /// OpenClaw's history size.
+    pub const DEFAULT_HISTORY_SIZE: u32 = 30;
+
+    /// OpenClaw's known poll calls: `command_status` (any arguments) and `process` with
+    /// action `poll` or `log`.
+    pub fn openclaw_poll_tools() -> Vec<PollRule> {
+        vec![
+            PollRule::tool("command_status"),
+            PollRule::with_arg("process", "action", &["poll", "log"]),
+        ]
+    }
+
+    /// loopguard's default poll calls: OpenClaw's, plus Claude Code's `BashOutput` and
+    /// `TaskOutput` (reading a background shell's or task's output).
+    pub fn default_poll_tools() -> Vec<PollRule> {
+        let mut v = Settings::openclaw_poll_tools();
+        v.push(PollRule::tool("BashOutput"));
+        v.push(PollRule::tool("TaskOutput"));
+        v
+    }
+
+    /// Resolves and validates options.
+    pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
+        let positive = |key: &str, v: Option<u32>, default: u32| -> Result<u32, ConfigError> {
+            match v {
+                None => Ok(default),
+                Some(0) => Err(ConfigError::invalid(
+                    format!("{SCOPE}.{key}"),
+                    "must be a positive integer",
+                )),
+                Some(n) => Ok(n),
+            }
+        };
+        let warning_threshold = positive(
+            "warning-threshold",
+            o.warning_threshold,
+            Self::DEFAULT_WARNING_THRESHOLD,
+        )?;
+        let critical_threshold = positive(
+            "critical-threshold",
+            o.critical_threshold,
+            Self::DEFAULT_CRITICAL_THRESHOLD,
+        )?;
+        let history_size = positive("history-size", o.history_size, Self::DEFAULT_HISTORY_SIZE)?;
+        if warning_threshold >= critical_threshold {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.critical-threshold"),
+                format!(
+                    "warning-threshold must be lower than critical-threshold (got {warning_threshold} and {critical_threshold})"
+                ),
+            ));
+        }
+        if history_size > MAX_HISTORY_SIZE {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.history-size"),
+                format!("must be at most {MAX_HISTORY_SIZE} (got {history_size})"),
+            ));
+        }
+        let poll_tools = o
+            .poll_tools
+            .clone()
+            .unwrap_or_else(Settings::default_poll_tools);
+        for (i, r) in poll_tools.iter().enumerate() {
+            if r.tool.is_empty() {
+                return Err(ConfigError::invalid(
+                    format!("{SCOPE}.poll-tools[{i}].tool"),
+                    "must not be empty",
+                ));
+            }
+            if r.arg.is_none() && !r.values.is_empty() {
+                return Err(ConfigError::invalid(
+                    format!("{SCOPE}.poll-tools[{i}].values"),
+                    "needs `arg` (the argument whose value is matched)",
+                ));
+            }
+        }
+        Ok(Settings {
+            warning_threshold,
+            critical_threshold,
+            history_size,
+            poll_tools,
+        })
+    }
+
+    /// Whether a call is a known poll.
+    pub fn is_poll(&self, tool: &str, args: &Value) -> bool {
+        self.poll_tools.iter().any(|r| r.matches(tool, args))
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            warning_threshold: Self::DEFAULT_WARNING_THRESHOLD,
+            critical_threshold: Self::DEFAULT_CRITICAL_THRESHOLD,
+            history_size: Self::DEFAULT_HISTORY_SIZE,
+            poll_tools: Settings::default_poll_tools(),
+        }
+    }
+}
+
+fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
+    let options: Options = parse_options(SCOPE, table)?;
+    Ok(Box::new(KnownPoll::new(Settings::from_options(&options)?)))
+}
+
+/// The registration submitted to loopguard's registry.
+pub const REGISTRATION: Registration = Registration {
+    name: NAME,
+    code: CODE,
+    summary: "Poll and status calls whose normalised output does not change.",
+    docs: include_str!("../README.md"),
+    default_enabled: true,
+    options: &[
+        OptionDoc {
+            name: "warning-threshold",
+            ty: "positive integer",
+            default: "10",
+            doc: "Warn when the poll's newest outcomes were identical this many times.",
+        },
+        OptionDoc {
+            name: "critical-threshold",
+            ty: "positive integer",
+            default: "20",
+            doc: "Block the poll when its newest outcomes were identical this many times; greater than warning-threshold.",
+        },
+        OptionDoc {
+            name: "history-size",
+            ty: "positive integer (at most 1000)",
+            default: "30",
+            doc: "How many call records the run's history keeps.",
+        },
+        OptionDoc {
+            name: "poll-tools",
+            ty: "list of tables {tool, arg?, values?}",
+            default: "[{tool = \"command_status\"}, {tool = \"process\", arg = \"action\", values = [\"poll\", \"log\"]}, {tool = \"BashOutput\"}, {tool = \"TaskOutput\"}]",
+            doc: "Which calls are polls: a tool name, optionally with an argument that must hold one of the values.",
+        },
+    ],
+    build,
+};
+
+loopguard_core::register_detector!(REGISTRATION);

@@ -1,3 +1,206 @@
-//! loopguard detector `unknown-tool` (LG004): retries of a tool that does not exist.
-//!
-//! Not implemented yet.
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+mod detector;
+mod shapes;
+
+pub use detector::UnknownTool;
+
+use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration};
+use serde::{Deserialize, Serialize};
+
+/// The detector's registered name.
+pub const NAME: &str = "unknown-tool";
+/// The detector's stable code.
+pub const CODE: &str = "LG004";
+
+const SCOPE: &str = "detectors.unknown-tool";
+
+/// The largest accepted `history-size`.
+pub const MAX_HISTORY_SIZE: u32 = 1000;
+
+/// The `[detectors.unknown-tool]` table as written. Every key is optional; see [`Settings`]
+/// for the defaults.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    /// Warn when the tool failed as unavailable this many times in a row.
+    pub warning_threshold: Option<u32>,
+    /// Block the call when the tool failed as unavailable this many times in a row (OpenClaw
+    /// `unknownToolThreshold`); greater than `warning-threshold` when warnings are on.
+    pub critical_threshold: Option<u32>,
+    /// Turns the warning tier on or off (OpenClaw has none).
+    pub warn: Option<bool>,
+    /// How many call records the run's history keeps (OpenClaw `historySize`).
+    pub history_size: Option<u32>,
+    /// The tools the host offers; a call to any other name is blocked at once. Empty: not
+    /// checked.
+    pub available_tools: Option<Vec<String>>,
+    /// Also recognise the shell's own "command not found" messages (agents whose tool is a
+    /// shell command), whatever the error flag.
+    pub shell_shapes: Option<bool>,
+}
+
+/// Resolved settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Settings {
+    /// Warning threshold (consecutive unavailable failures).
+    pub warning_threshold: u32,
+    /// Critical threshold (consecutive unavailable failures).
+    pub critical_threshold: u32,
+    /// Warning tier on.
+    pub warn: bool,
+    /// History size.
+    pub history_size: u32,
+    /// Tools the host offers (empty: not checked).
+    pub available_tools: Vec<String>,
+    /// Shell shapes on.
+    pub shell_shapes: bool,
+}
+
+impl Settings {
+    /// loopguard's warning threshold.
+    pub const DEFAULT_WARNING_THRESHOLD: u32 = 3;
+    /// loopguard's critical threshold (OpenClaw: 10).
+    pub const DEFAULT_CRITICAL_THRESHOLD: u32 = 5;
+    /// Warnings on.
+    pub const DEFAULT_WARN: bool = true;
+    /// OpenClaw's history size.
+    pub const DEFAULT_HISTORY_SIZE: u32 = 30;
+    /// Shell shapes on.
+    pub const DEFAULT_SHELL_SHAPES: bool = true;
+    /// OpenClaw's `unknownToolThreshold`.
+    pub const OPENCLAW_THRESHOLD: u32 = 10;
+
+    /// OpenClaw's `unknown_tool_repeat`: critical at 10, no warning, error shapes only.
+    pub fn openclaw() -> Settings {
+        Settings {
+            warning_threshold: Self::DEFAULT_WARNING_THRESHOLD,
+            critical_threshold: Self::OPENCLAW_THRESHOLD,
+            warn: false,
+            history_size: Self::DEFAULT_HISTORY_SIZE,
+            available_tools: Vec::new(),
+            shell_shapes: false,
+        }
+    }
+
+    /// Resolves and validates options.
+    pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
+        let positive = |key: &str, v: Option<u32>, default: u32| -> Result<u32, ConfigError> {
+            match v {
+                None => Ok(default),
+                Some(0) => Err(ConfigError::invalid(
+                    format!("{SCOPE}.{key}"),
+                    "must be a positive integer",
+                )),
+                Some(n) => Ok(n),
+            }
+        };
+        let warning_threshold = positive(
+            "warning-threshold",
+            o.warning_threshold,
+            Self::DEFAULT_WARNING_THRESHOLD,
+        )?;
+        let critical_threshold = positive(
+            "critical-threshold",
+            o.critical_threshold,
+            Self::DEFAULT_CRITICAL_THRESHOLD,
+        )?;
+        let history_size = positive("history-size", o.history_size, Self::DEFAULT_HISTORY_SIZE)?;
+        let warn = o.warn.unwrap_or(Self::DEFAULT_WARN);
+        if warn && warning_threshold >= critical_threshold {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.critical-threshold"),
+                format!(
+                    "warning-threshold must be lower than critical-threshold (got {warning_threshold} and {critical_threshold}); set `warn = false` to have no warning tier"
+                ),
+            ));
+        }
+        if history_size > MAX_HISTORY_SIZE {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.history-size"),
+                format!("must be at most {MAX_HISTORY_SIZE} (got {history_size})"),
+            ));
+        }
+        let available_tools = o.available_tools.clone().unwrap_or_default();
+        if let Some(i) = available_tools.iter().position(String::is_empty) {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.available-tools[{i}]"),
+                "must not be empty",
+            ));
+        }
+        Ok(Settings {
+            warning_threshold,
+            critical_threshold,
+            warn,
+            history_size,
+            available_tools,
+            shell_shapes: o.shell_shapes.unwrap_or(Self::DEFAULT_SHELL_SHAPES),
+        })
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            warning_threshold: Self::DEFAULT_WARNING_THRESHOLD,
+            critical_threshold: Self::DEFAULT_CRITICAL_THRESHOLD,
+            warn: Self::DEFAULT_WARN,
+            history_size: Self::DEFAULT_HISTORY_SIZE,
+            available_tools: Vec::new(),
+            shell_shapes: Self::DEFAULT_SHELL_SHAPES,
+        }
+    }
+}
+
+fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
+    let options: Options = parse_options(SCOPE, table)?;
+    Ok(Box::new(UnknownTool::new(Settings::from_options(
+        &options,
+    )?)))
+}
+
+/// The registration submitted to loopguard's registry.
+pub const REGISTRATION: Registration = Registration {
+    name: NAME,
+    code: CODE,
+    summary: "Retries of a tool (or shell command) that does not exist, whatever the arguments.",
+    docs: include_str!("../README.md"),
+    default_enabled: true,
+    options: &[
+        OptionDoc {
+            name: "warning-threshold",
+            ty: "positive integer",
+            default: "3",
+            doc: "Warn when the tool failed as unavailable this many times in a row.",
+        },
+        OptionDoc {
+            name: "critical-threshold",
+            ty: "positive integer",
+            default: "5",
+            doc: "Block the call when the tool failed as unavailable this many times in a row.",
+        },
+        OptionDoc { name: "warn", ty: "bool", default: "true", doc: "Turns the warning tier on or off." },
+        OptionDoc {
+            name: "history-size",
+            ty: "positive integer (at most 1000)",
+            default: "30",
+            doc: "How many call records the run's history keeps.",
+        },
+        OptionDoc {
+            name: "available-tools",
+            ty: "list of strings",
+            default: "[]",
+            doc: "The tools the host offers; a call to any other name is blocked at once (empty: not checked).",
+        },
+        OptionDoc {
+            name: "shell-shapes",
+            ty: "bool",
+            default: "true",
+            doc: "Also recognise the shell's own \"command not found\" messages, whatever the error flag.",
+        },
+    ],
+    build,
+};
+
+loopguard_core::register_detector!(REGISTRATION);

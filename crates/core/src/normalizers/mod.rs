@@ -1,9 +1,681 @@
 //! loopguard's built-in result normalisers (exec-like results, process polls, message sends,
 //! and a generic pass over JSON results and shell noise).
+//!
+//! OpenClaw's outcome rules are the floor (seed-systems §3.2):
+//! - `exec` with structured details hashes by status: `running` → {status, tail};
+//!   `completed`/`failed` → {status, exitCode, timedOut, output}; `approval-pending` /
+//!   `approval-unavailable` → {status, reason, host, command, warningText}. Duration, pid,
+//!   cwd and session ids are simply not hashed.
+//! - `process` with action `poll` → {action, status, exitCode, exitSignal, aggregated, text};
+//!   action `log` → {action, status, totalLines, totalChars, truncated, exitCode, exitSignal,
+//!   text}.
+//! - Outbound sends (`sessions_send`; `message` with a send-like action; provider send tools
+//!   such as `telegram`) hash only their details with volatile keys removed (message, file
+//!   and poll ids, receipts, run ids, idempotency keys, timestamps; a bare `id` of a message
+//!   delivery object).
+//! - Everything else hashes {details, text}.
+//!
+//! On top of that, every text (result text, exec output and tail, poll output, strings inside
+//! JSON) goes through the generic text pass ([`text`]), and JSON results and details go
+//! through the generic JSON pass ([`json`]). The error flag and the image count are part of
+//! every fingerprint.
 
-use crate::normalize::Normalizers;
+mod json;
+mod text;
+
+use crate::fingerprint::{args_fingerprint, Fingerprint, ResultHasher};
+use crate::normalize::{Normalizer, Normalizers, ResultInput};
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+/// `message` actions that deliver something (OpenClaw's list).
+const SEND_ACTIONS: &[&str] = &[
+    "send",
+    "broadcast",
+    "reply",
+    "thread-reply",
+    "sendWithEffect",
+    "sendAttachment",
+    "upload-file",
+    "sticker",
+    "poll",
+];
+
+/// Provider-docked send tools.
+const PROVIDER_SEND_TOOLS: &[&str] = &[
+    "telegram",
+    "discord",
+    "slack",
+    "whatsapp",
+    "signal",
+    "imessage",
+    "msteams",
+    "googlechat",
+    "matrix",
+];
+
+/// Volatile keys of send results (compared case-insensitively, `-`/`_` ignored).
+const SEND_VOLATILE_KEYS: &[&str] = &[
+    "messageid",
+    "messageids",
+    "platformmessageid",
+    "platformmessageids",
+    "fileid",
+    "filekey",
+    "pollid",
+    "receipt",
+    "runid",
+    "idempotencykey",
+    "ts",
+    "timestamp",
+    "sentat",
+    "deliveredat",
+    "createdat",
+];
 
 /// The built-in set.
 pub(crate) fn builtin() -> Normalizers {
-    Normalizers::exact()
+    let mut n = Normalizers::exact();
+    n.set_fallback(Arc::new(Generic));
+    n.register("exec", Arc::new(Exec));
+    n.register("process", Arc::new(Process));
+    n.register("message", Arc::new(Send));
+    n.register("sessions_send", Arc::new(Send));
+    for tool in PROVIDER_SEND_TOOLS {
+        n.register(*tool, Arc::new(Send));
+    }
+    n
+}
+
+/// Hashes one normalised shape with the rule's name, the error flag and the image count.
+fn finish(rule: &str, shape: &Value, input: &ResultInput<'_>) -> Fingerprint {
+    let mut h = ResultHasher::new();
+    h.text(rule);
+    h.text(if input.is_error { "error" } else { "ok" });
+    h.text(&args_fingerprint(shape).to_hex());
+    h.images(input.images);
+    h.finish()
+}
+
+fn normalized_text(content: &str) -> Value {
+    Value::String(text::normalize_text(content.trim()))
+}
+
+fn str_field<'a>(v: Option<&'a Value>, key: &str) -> Option<&'a str> {
+    v.and_then(|v| v.get(key)).and_then(Value::as_str)
+}
+
+fn field(details: Option<&Value>, key: &str) -> Value {
+    details
+        .and_then(|d| d.get(key))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+fn text_field(details: Option<&Value>, key: &str) -> Value {
+    match details.and_then(|d| d.get(key)) {
+        Some(Value::String(s)) => Value::String(text::normalize_text(s)),
+        Some(other) => json::normalize_value(other),
+        None => Value::Null,
+    }
+}
+
+/// The generic rule: {details, text}, both through the generic passes. A text that is a JSON
+/// object or array is normalised as JSON.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Generic;
+
+impl Generic {
+    fn shape(input: &ResultInput<'_>) -> Value {
+        let details = input
+            .details
+            .map(json::normalize_value)
+            .unwrap_or(Value::Null);
+        let text = match json::parse_json_text(input.content) {
+            Some(v) => json!({ "json": json::normalize_value(&v) }),
+            None => normalized_text(input.content),
+        };
+        json!({ "details": details, "text": text })
+    }
+}
+
+impl Normalizer for Generic {
+    fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
+        finish("generic", &Generic::shape(input), input)
+    }
+}
+
+/// OpenClaw's `exec` rule, by `details.status`; the generic rule without a known status.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Exec;
+
+impl Normalizer for Exec {
+    fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
+        let d = input.details.filter(|d| d.is_object());
+        let shape = match str_field(d, "status") {
+            Some(status @ "running") => {
+                let tail = str_field(d, "tail").unwrap_or("");
+                json!({ "status": status, "tail": text::normalize_text(tail) })
+            }
+            Some(status @ ("completed" | "failed")) => {
+                let exit_code = match d.and_then(|d| d.get("exitCode")) {
+                    Some(n @ Value::Number(_)) => n.clone(),
+                    _ => Value::Null,
+                };
+                let timed_out = d
+                    .and_then(|d| d.get("timedOut"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                let output = match str_field(d, "aggregated") {
+                    Some(a) if !a.is_empty() => a,
+                    _ => input.content.trim(),
+                };
+                json!({
+                    "status": status,
+                    "exitCode": exit_code,
+                    "timedOut": timed_out,
+                    "output": text::normalize_text(output),
+                })
+            }
+            Some(status @ ("approval-pending" | "approval-unavailable")) => json!({
+                "status": status,
+                "reason": field(d, "reason"),
+                "host": field(d, "host"),
+                "command": field(d, "command"),
+                "warningText": field(d, "warningText"),
+            }),
+            _ => return Generic.fingerprint(input),
+        };
+        finish("exec", &shape, input)
+    }
+}
+
+/// OpenClaw's `process` rule for actions `poll` and `log`; the generic rule otherwise.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Process;
+
+impl Normalizer for Process {
+    fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
+        let d = input.details.filter(|d| d.is_object());
+        let text = normalized_text(input.content);
+        let shape = match str_field(input.args, "action") {
+            Some(action @ "poll") => json!({
+                "action": action,
+                "status": field(d, "status"),
+                "exitCode": field(d, "exitCode"),
+                "exitSignal": field(d, "exitSignal"),
+                "aggregated": text_field(d, "aggregated"),
+                "text": text,
+            }),
+            Some(action @ "log") => json!({
+                "action": action,
+                "status": field(d, "status"),
+                "totalLines": field(d, "totalLines"),
+                "totalChars": field(d, "totalChars"),
+                "truncated": field(d, "truncated"),
+                "exitCode": field(d, "exitCode"),
+                "exitSignal": field(d, "exitSignal"),
+                "text": text,
+            }),
+            _ => return Generic.fingerprint(input),
+        };
+        finish("process", &shape, input)
+    }
+}
+
+/// OpenClaw's outbound-send rule: only the details, volatile ids removed, text ignored.
+/// Without details, a JSON text gets the same treatment; a plain text gets the generic rule.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Send;
+
+impl Send {
+    fn is_send(input: &ResultInput<'_>) -> bool {
+        let action = str_field(input.args, "action");
+        match input.tool {
+            "sessions_send" => true,
+            "message" => action.is_some_and(|a| SEND_ACTIONS.contains(&a)),
+            _ => action.is_none_or(|a| SEND_ACTIONS.contains(&a)),
+        }
+    }
+}
+
+fn squash(key: &str) -> String {
+    key.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A message delivery object: a string `id`, a string `text`, and a direction, sender,
+/// account or conversation.
+fn is_delivery_object(map: &Map<String, Value>) -> bool {
+    map.get("id").is_some_and(Value::is_string)
+        && map.get("text").is_some_and(Value::is_string)
+        && ["direction", "senderId", "accountId", "conversation"]
+            .iter()
+            .any(|k| map.contains_key(*k))
+}
+
+fn strip_send(v: &Value, depth: usize) -> Value {
+    if depth >= json::MAX_DEPTH {
+        return Value::String(args_fingerprint(v).to_hex());
+    }
+    match v {
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|x| strip_send(x, depth + 1)).collect())
+        }
+        Value::Object(map) => {
+            let delivery = is_delivery_object(map);
+            let mut out = Map::new();
+            for (k, x) in map {
+                let volatile = k.len() <= 32 && SEND_VOLATILE_KEYS.contains(&squash(k).as_str());
+                if volatile || json::is_volatile_key(k) || (delivery && k == "id") {
+                    continue;
+                }
+                out.insert(k.clone(), strip_send(x, depth + 1));
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+impl Normalizer for Send {
+    fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
+        if !Send::is_send(input) {
+            return Generic.fingerprint(input);
+        }
+        let shape = match input.details {
+            Some(d) => json!({ "details": strip_send(d, 0) }),
+            None => match json::parse_json_text(input.content) {
+                Some(v) => json!({ "json": strip_send(&v, 0) }),
+                None => return Generic.fingerprint(input),
+            },
+        };
+        finish("send", &shape, input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn input<'a>(
+        tool: &'a str,
+        args: Option<&'a Value>,
+        content: &'a str,
+        details: Option<&'a Value>,
+    ) -> ResultInput<'a> {
+        ResultInput {
+            tool,
+            args,
+            content,
+            is_error: false,
+            images: 0,
+            details,
+        }
+    }
+
+    fn fp(tool: &str, args: &Value, content: &str, details: Option<&Value>) -> Fingerprint {
+        builtin().fingerprint(&input(tool, Some(args), content, details))
+    }
+
+    #[test]
+    fn b16_exec_completed_ignores_duration_pid_and_cwd() {
+        let args = json!({"command": "make"});
+        let a = json!({"status": "completed", "exitCode": 2, "durationMs": 120, "cwd": "/a", "pid": 11, "aggregated": "error: x"});
+        let b = json!({"status": "completed", "exitCode": 2, "durationMs": 999, "cwd": "/b", "pid": 42, "aggregated": "error: x"});
+        assert_eq!(
+            fp("exec", &args, "took 120ms", Some(&a)),
+            fp("exec", &args, "took 999ms", Some(&b))
+        );
+        let c = json!({"status": "completed", "exitCode": 2, "aggregated": "error: y"});
+        assert_ne!(
+            fp("exec", &args, "", Some(&a)),
+            fp("exec", &args, "", Some(&c))
+        );
+        let d = json!({"status": "completed", "exitCode": 0, "aggregated": "error: x"});
+        assert_ne!(
+            fp("exec", &args, "", Some(&a)),
+            fp("exec", &args, "", Some(&d))
+        );
+        let e = json!({"status": "failed", "exitCode": 2, "aggregated": "error: x"});
+        assert_ne!(
+            fp("exec", &args, "", Some(&a)),
+            fp("exec", &args, "", Some(&e))
+        );
+    }
+
+    #[test]
+    fn exec_completed_falls_back_to_text_when_aggregated_is_empty() {
+        let args = json!({"command": "x"});
+        let a = json!({"status": "failed", "exitCode": 1, "aggregated": ""});
+        assert_eq!(
+            fp("exec", &args, "attempt failed", Some(&a)),
+            fp("exec", &args, "attempt failed\n", Some(&a))
+        );
+        assert_ne!(
+            fp("exec", &args, "attempt 1 failed", Some(&a)),
+            fp("exec", &args, "attempt 2 failed", Some(&a))
+        );
+    }
+
+    #[test]
+    fn b17_exec_running_hashes_status_and_tail_only() {
+        let args = json!({"command": "npm run build"});
+        let a =
+            json!({"status": "running", "sessionId": "s-1", "pid": 100, "tail": "compiling..."});
+        let b =
+            json!({"status": "running", "sessionId": "s-2", "pid": 200, "tail": "compiling..."});
+        assert_eq!(
+            fp(
+                "exec",
+                &args,
+                "Command still running (session s-1, pid 100)",
+                Some(&a)
+            ),
+            fp(
+                "exec",
+                &args,
+                "Command still running (session s-2, pid 200)",
+                Some(&b)
+            )
+        );
+        let c = json!({"status": "running", "tail": "linking..."});
+        assert_ne!(
+            fp("exec", &args, "", Some(&a)),
+            fp("exec", &args, "", Some(&c))
+        );
+    }
+
+    #[test]
+    fn b18_exec_date_output_keeps_differing() {
+        let args = json!({"command": "date"});
+        let a = json!({"status": "completed", "exitCode": 0, "aggregated": "Mon Jan  1 12:00:01 UTC 2024"});
+        let b = json!({"status": "completed", "exitCode": 0, "aggregated": "Mon Jan  1 12:00:02 UTC 2024"});
+        assert_ne!(
+            fp("exec", &args, "", Some(&a)),
+            fp("exec", &args, "", Some(&b))
+        );
+    }
+
+    #[test]
+    fn exec_approval_hashes_the_approval_fields() {
+        let args = json!({"command": "rm -rf x"});
+        let a = json!({"status": "approval-pending", "reason": "r", "host": "h", "command": "rm -rf x", "requestedAt": 1});
+        let b = json!({"status": "approval-pending", "reason": "r", "host": "h", "command": "rm -rf x", "requestedAt": 2});
+        assert_eq!(
+            fp("exec", &args, "", Some(&a)),
+            fp("exec", &args, "", Some(&b))
+        );
+    }
+
+    #[test]
+    fn exec_without_status_uses_the_generic_rule() {
+        let args = json!({"command": "ls"});
+        assert_eq!(
+            fp("exec", &args, "a\nb", None),
+            fp("exec", &args, "a\nb", None)
+        );
+        assert_ne!(
+            fp("exec", &args, "a\nb", None),
+            fp("exec", &args, "a\nc", None)
+        );
+    }
+
+    #[test]
+    fn process_poll_hashes_openclaw_fields() {
+        let args = json!({"action": "poll", "sessionId": "s"});
+        let a = json!({"status": "running", "exitCode": null, "aggregated": "50%", "polledAt": 1, "durationMs": 5});
+        let b = json!({"status": "running", "exitCode": null, "aggregated": "50%", "polledAt": 2, "durationMs": 9});
+        assert_eq!(
+            fp("process", &args, "still running", Some(&a)),
+            fp("process", &args, "still running", Some(&b))
+        );
+        let c = json!({"status": "running", "aggregated": "60%"});
+        assert_ne!(
+            fp("process", &args, "still running", Some(&a)),
+            fp("process", &args, "still running", Some(&c))
+        );
+        assert_ne!(
+            fp("process", &args, "still running", Some(&a)),
+            fp("process", &args, "done", Some(&a))
+        );
+    }
+
+    #[test]
+    fn process_log_hashes_openclaw_fields() {
+        let args = json!({"action": "log", "sessionId": "s"});
+        let a = json!({"status": "running", "totalLines": 10, "totalChars": 100, "truncated": false, "at": 1});
+        let b = json!({"status": "running", "totalLines": 10, "totalChars": 100, "truncated": false, "at": 2});
+        assert_eq!(
+            fp("process", &args, "tail", Some(&a)),
+            fp("process", &args, "tail", Some(&b))
+        );
+        let c =
+            json!({"status": "running", "totalLines": 11, "totalChars": 110, "truncated": false});
+        assert_ne!(
+            fp("process", &args, "tail", Some(&a)),
+            fp("process", &args, "tail", Some(&c))
+        );
+    }
+
+    #[test]
+    fn process_other_actions_hash_everything() {
+        let args = json!({"action": "list"});
+        let a = json!({"status": "ok", "polledAt": 1});
+        let b = json!({"status": "ok", "polledAt": 2});
+        assert_ne!(
+            fp("process", &args, "", Some(&a)),
+            fp("process", &args, "", Some(&b))
+        );
+    }
+
+    #[test]
+    fn b65_message_sends_ignore_volatile_ids() {
+        let args = json!({"action": "send", "to": "chat-1", "text": "hi"});
+        let a = json!({"ok": true, "messageId": "m1", "receipt": {"ts": 1}, "sentAt": "2026-01-01T00:00:00Z", "chatId": "chat-1"});
+        let b = json!({"ok": true, "messageId": "m2", "receipt": {"ts": 2}, "sentAt": "2026-01-01T00:00:09Z", "chatId": "chat-1"});
+        assert_eq!(
+            fp("message", &args, "Sent message m1", Some(&a)),
+            fp("message", &args, "Sent message m2", Some(&b))
+        );
+        // a different conversation id keeps differing
+        let c = json!({"ok": true, "messageId": "m3", "chatId": "chat-2"});
+        assert_ne!(
+            fp("message", &args, "", Some(&a)),
+            fp("message", &args, "", Some(&c))
+        );
+    }
+
+    #[test]
+    fn nested_broadcast_ids_and_bare_delivery_ids_are_stripped() {
+        let args = json!({"action": "broadcast", "text": "hi"});
+        let a = json!({"results": [{"messageId": "a", "platformMessageIds": ["x"], "route": "r1"}], "message": {"id": "p1", "text": "hi", "direction": "out"}});
+        let b = json!({"results": [{"messageId": "b", "platformMessageIds": ["y"], "route": "r1"}], "message": {"id": "p2", "text": "hi", "direction": "out"}});
+        assert_eq!(
+            fp("message", &args, "", Some(&a)),
+            fp("message", &args, "", Some(&b))
+        );
+        // stable route ids stay distinguishable
+        let c = json!({"results": [{"messageId": "b", "route": "r2"}], "message": {"id": "p2", "text": "hi", "direction": "out"}});
+        assert_ne!(
+            fp("message", &args, "", Some(&a)),
+            fp("message", &args, "", Some(&c))
+        );
+        // a bare id outside a delivery object is kept
+        let d = json!({"item": {"id": "k1"}});
+        let e = json!({"item": {"id": "k2"}});
+        assert_ne!(
+            fp("message", &args, "", Some(&d)),
+            fp("message", &args, "", Some(&e))
+        );
+    }
+
+    #[test]
+    fn different_message_text_keeps_differing() {
+        let args = json!({"action": "send"});
+        let a = json!({"message": {"id": "p1", "text": "hello", "direction": "out"}});
+        let b = json!({"message": {"id": "p2", "text": "bye", "direction": "out"}});
+        assert_ne!(
+            fp("message", &args, "", Some(&a)),
+            fp("message", &args, "", Some(&b))
+        );
+    }
+
+    #[test]
+    fn sessions_send_and_provider_tools_strip_run_ids_and_file_ids() {
+        let a = json!({"status": "delivered", "runId": "run-1"});
+        let b = json!({"status": "delivered", "runId": "run-2"});
+        let args = json!({"session": "x", "text": "t"});
+        assert_eq!(
+            fp("sessions_send", &args, "", Some(&a)),
+            fp("sessions_send", &args, "", Some(&b))
+        );
+        let a = json!({"ok": true, "fileId": "f1", "pollId": "p1"});
+        let b = json!({"ok": true, "fileId": "f2", "pollId": "p2"});
+        assert_eq!(
+            fp("telegram", &json!({"to": 1}), "", Some(&a)),
+            fp("telegram", &json!({"to": 1}), "", Some(&b))
+        );
+        let up = json!({"action": "upload-file"});
+        assert_eq!(
+            fp("message", &up, "", Some(&a)),
+            fp("message", &up, "", Some(&b))
+        );
+    }
+
+    #[test]
+    fn non_send_message_actions_keep_full_hashing() {
+        let args = json!({"action": "read"});
+        let a = json!({"messages": [{"messageId": "m1"}], "fetchedAt": 1});
+        let b = json!({"messages": [{"messageId": "m2"}], "fetchedAt": 1});
+        assert_ne!(
+            fp("message", &args, "", Some(&a)),
+            fp("message", &args, "", Some(&b))
+        );
+    }
+
+    #[test]
+    fn send_without_details_uses_json_text() {
+        let args = json!({"action": "send"});
+        assert_eq!(
+            fp("message", &args, "{\"ok\":true,\"message_id\":1}", None),
+            fp("message", &args, "{\"ok\":true,\"message_id\":2}", None)
+        );
+        assert_ne!(
+            fp("message", &args, "sent 1", None),
+            fp("message", &args, "sent 2", None)
+        );
+    }
+
+    #[test]
+    fn generic_json_results_ignore_timestamps_uuids_and_request_ids() {
+        let args = json!({"q": 1});
+        let a = "{\"error\": \"rate limited\", \"request_id\": \"abc1\", \"at\": \"2026-03-13T19:44:50Z\", \"trace\": \"5b1c2d3e-1111-4222-8333-944455556666\"}";
+        let b = "{\"error\": \"rate limited\", \"request_id\": \"abc2\", \"at\": \"2026-03-13T19:44:59Z\", \"trace\": \"0b6fff8a-4d86-4dbd-b022-9e7a745a9eae\"}";
+        assert_eq!(
+            fp("web_fetch", &args, a, None),
+            fp("web_fetch", &args, b, None)
+        );
+        let c = "{\"error\": \"not found\", \"request_id\": \"abc2\"}";
+        assert_ne!(
+            fp("web_fetch", &args, a, None),
+            fp("web_fetch", &args, c, None)
+        );
+    }
+
+    #[test]
+    fn generic_details_are_normalised() {
+        let args = json!({});
+        let a = json!({"status": "ok", "timestamp": 1});
+        let b = json!({"status": "ok", "timestamp": 2});
+        assert_eq!(
+            fp("tool", &args, "x", Some(&a)),
+            fp("tool", &args, "x", Some(&b))
+        );
+        let c = json!({"status": "failed", "timestamp": 2});
+        assert_ne!(
+            fp("tool", &args, "x", Some(&a)),
+            fp("tool", &args, "x", Some(&c))
+        );
+    }
+
+    #[test]
+    fn bash_line_counter_loops_hash_equal() {
+        // sweagent-msb-dschat__fasterxml__jackson-core-174: only the counter changes.
+        let args = json!({"command": "cd fastjson/"});
+        assert_eq!(
+            fp(
+                "cd",
+                &args,
+                "/bin/bash: line 11301: cd: fastjson/: No such file or directory",
+                None
+            ),
+            fp(
+                "cd",
+                &args,
+                "/bin/bash: line 11316: cd: fastjson/: No such file or directory",
+                None
+            )
+        );
+    }
+
+    #[test]
+    fn wrapper_nonces_hash_equal() {
+        let args = json!({"url": "https://x"});
+        let a = "<<<EXTERNAL_UNTRUSTED_CONTENT id=\"a1\">>>\n404\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id=\"a1\">>>";
+        let b = "<<<EXTERNAL_UNTRUSTED_CONTENT id=\"b2\">>>\n404\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id=\"b2\">>>";
+        assert_eq!(fp("browser", &args, a, None), fp("browser", &args, b, None));
+    }
+
+    #[test]
+    fn real_progress_still_differs() {
+        let args = json!({"command": "ls"});
+        assert_ne!(
+            fp("bash", &args, "a.txt", None),
+            fp("bash", &args, "a.txt\nb.txt", None)
+        );
+        assert_ne!(
+            fp("bash", &args, "10 passed in 0.1s", None),
+            fp("bash", &args, "11 passed in 0.1s", None)
+        );
+        assert_ne!(
+            fp("read", &args, "1: foo\n2: bar", None),
+            fp("read", &args, "1: foo\n2: baz", None)
+        );
+    }
+
+    #[test]
+    fn error_flag_and_images_are_part_of_the_fingerprint() {
+        let n = builtin();
+        let args = json!({});
+        let ok = input("t", Some(&args), "x", None);
+        let err = ResultInput {
+            is_error: true,
+            ..ok
+        };
+        let img = ResultInput { images: 1, ..ok };
+        assert_ne!(n.fingerprint(&ok), n.fingerprint(&err));
+        assert_ne!(n.fingerprint(&ok), n.fingerprint(&img));
+    }
+
+    #[test]
+    fn hosts_can_override_a_tool() {
+        #[derive(Debug)]
+        struct Constant;
+        impl Normalizer for Constant {
+            fn fingerprint(&self, _: &ResultInput<'_>) -> Fingerprint {
+                Fingerprint::default()
+            }
+        }
+        let mut n = builtin();
+        n.register("exec", Arc::new(Constant));
+        let args = json!({});
+        assert_eq!(
+            n.fingerprint(&input("exec", Some(&args), "anything", None)),
+            Fingerprint::default()
+        );
+    }
 }

@@ -1,0 +1,654 @@
+//! The generic text pass: masks specific kinds of noise that change on every call without
+//! meaning progress, and nothing else.
+//!
+//! Masked (each replaced by a fixed placeholder):
+//! - a shell's own line counter in its error prefix: `/bin/bash: line 12395: …`,
+//!   `sh: 3: …` (only when the prefix names a shell: bash, sh, zsh, dash, ksh);
+//! - an interactive prompt's command counter: `In [12]:`, `Out[12]:`;
+//! - a background job's pid: a line `[1] 12345`;
+//! - elapsed-time figures after a timing word: `Ran 3 tests in 0.012s`, `2 passed in 0.03s`,
+//!   `took 0.3 seconds`, `Time elapsed: 0.0062 sec.`, `Wall time: 1.2 seconds`,
+//!   `duration_ms: 16190`, and the `real`/`user`/`sys` lines of `time`;
+//! - process ids after `pid` (`pid 4242`, `PID: 4242`, `pid=4242`);
+//! - session ids after `session` when the id contains a digit (`session a1b2c3`);
+//! - request ids: after `request id` / `request-id` / `requestId` / `x-request-id`, and
+//!   `req_…` tokens;
+//! - UUIDs and ISO-8601 date-times (`2026-03-13T19:44:50.935Z`, `2026-03-13 19:44:50`);
+//! - the random id of a wrapper marker: `<<<EXTERNAL_UNTRUSTED_CONTENT id="…">>>`.
+//!
+//! Not masked, on purpose: plain numbers (line numbers of a listing, counters in progress
+//! output, test counts), file paths, dates without a time, `date`'s default output.
+
+/// Placeholder for a masked number or token.
+const MASK: &str = "<*>";
+
+/// Applies the text pass. Linear in the length of `s`.
+pub(crate) fn normalize_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for line in s.split_inclusive('\n') {
+        normalize_line(line, &mut out);
+    }
+    out
+}
+
+fn normalize_line(line: &str, out: &mut String) {
+    let rest = mask_line_prefix(line, out);
+    if let Some(rest) = mask_time_line(rest, out) {
+        scan_inline(rest, out);
+    }
+}
+
+/// Shell error prefixes, prompt counters and job pids at the start of a line. Writes the
+/// (masked) prefix to `out` and returns the rest of the line.
+fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
+    // `/bin/bash: line 123: ` or `sh: 3: `
+    if let Some(colon) = line.find(": ") {
+        let head = &line[..colon];
+        if !head.contains(' ') && is_shell_path(head) {
+            let after = &line[colon + 2..];
+            let (word, after) = match after.strip_prefix("line ") {
+                Some(a) => ("line ", a),
+                None => ("", after),
+            };
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && after[digits..].starts_with(':') {
+                out.push_str(head);
+                out.push_str(": ");
+                out.push_str(word);
+                out.push_str(MASK);
+                return &after[digits..];
+            }
+        }
+    }
+    // `In [12]:` / `Out[12]:`
+    for p in ["In [", "Out["] {
+        if let Some(after) = line.strip_prefix(p) {
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && after[digits..].starts_with("]:") {
+                out.push_str(p);
+                out.push_str(MASK);
+                return &after[digits..];
+            }
+        }
+    }
+    // `[1] 12345` (a background job's pid)
+    if let Some(after) = line.strip_prefix('[') {
+        let job = after.bytes().take_while(u8::is_ascii_digit).count();
+        if job > 0 {
+            if let Some(pid) = after[job..].strip_prefix("] ") {
+                let digits = pid.bytes().take_while(u8::is_ascii_digit).count();
+                if digits > 0 && pid[digits..].trim().is_empty() {
+                    out.push('[');
+                    out.push_str(&after[..job]);
+                    out.push_str("] ");
+                    out.push_str(MASK);
+                    return &pid[digits..];
+                }
+            }
+        }
+    }
+    line
+}
+
+fn is_shell_path(head: &str) -> bool {
+    let base = head.rsplit('/').next().unwrap_or(head);
+    matches!(base, "bash" | "sh" | "zsh" | "dash" | "ksh")
+}
+
+/// `real\t0m1.234s` style lines of the `time` builtin: masks the whole figure. Returns
+/// `None` when the line was fully handled.
+fn mask_time_line<'a>(line: &'a str, out: &mut String) -> Option<&'a str> {
+    for w in ["real", "user", "sys"] {
+        if let Some(after) = line.strip_prefix(w) {
+            let ws = after
+                .bytes()
+                .take_while(|b| *b == b' ' || *b == b'\t')
+                .count();
+            let fig = &after[ws..];
+            let body = fig.trim_end();
+            if ws > 0
+                && !body.is_empty()
+                && body.ends_with('s')
+                && body
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || matches!(b, b'm' | b's' | b'.' | b','))
+            {
+                out.push_str(w);
+                out.push_str(&after[..ws]);
+                out.push_str(MASK);
+                out.push_str(&fig[body.len()..]);
+                return None;
+            }
+        }
+    }
+    Some(line)
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Scans one line left to right; at each word start tries the inline patterns.
+fn scan_inline(line: &str, out: &mut String) {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    let mut copied = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let at_word_start = i == 0 || !is_word_byte(bytes[i - 1]);
+        let hit = if b == b'<' {
+            wrapper_marker(line, i)
+        } else if at_word_start && b.is_ascii_alphanumeric() {
+            uuid_at(bytes, i)
+                .or_else(|| iso_datetime_at(bytes, i))
+                .or_else(|| keyword_at(line, i))
+                .or_else(|| req_token_at(bytes, i))
+        } else {
+            None
+        };
+        match hit {
+            Some((keep_end, mask_end)) => {
+                out.push_str(&line[copied..keep_end]);
+                out.push_str(MASK);
+                copied = mask_end;
+                i = mask_end.max(i + 1);
+            }
+            None => i += 1,
+        }
+    }
+    out.push_str(&line[copied..]);
+}
+
+/// A match: bytes `[start, keep_end)` are kept, `[keep_end, mask_end)` are replaced.
+type Hit = Option<(usize, usize)>;
+
+fn hex_run(bytes: &[u8], i: usize, n: usize) -> bool {
+    bytes
+        .get(i..i + n)
+        .is_some_and(|s| s.iter().all(u8::is_ascii_hexdigit))
+}
+
+fn uuid_at(bytes: &[u8], i: usize) -> Hit {
+    let groups = [8usize, 4, 4, 4, 12];
+    let mut p = i;
+    for (k, n) in groups.iter().enumerate() {
+        if !hex_run(bytes, p, *n) {
+            return None;
+        }
+        p += n;
+        if k < 4 {
+            if bytes.get(p) != Some(&b'-') {
+                return None;
+            }
+            p += 1;
+        }
+    }
+    if bytes.get(p).is_some_and(|b| is_word_byte(*b)) {
+        return None;
+    }
+    Some((i, p))
+}
+
+fn digits_at(bytes: &[u8], i: usize, n: usize) -> bool {
+    bytes
+        .get(i..i + n)
+        .is_some_and(|s| s.iter().all(u8::is_ascii_digit))
+}
+
+/// `YYYY-MM-DDTHH:MM[:SS[.frac]][Z|±HH[:]MM]`, or with a space instead of `T` when seconds
+/// are present.
+fn iso_datetime_at(bytes: &[u8], i: usize) -> Hit {
+    if !(digits_at(bytes, i, 4)
+        && bytes.get(i + 4) == Some(&b'-')
+        && digits_at(bytes, i + 5, 2)
+        && bytes.get(i + 7) == Some(&b'-')
+        && digits_at(bytes, i + 8, 2))
+    {
+        return None;
+    }
+    let sep = *bytes.get(i + 10)?;
+    if !(sep == b'T' || sep == b' ')
+        || !digits_at(bytes, i + 11, 2)
+        || bytes.get(i + 13) != Some(&b':')
+    {
+        return None;
+    }
+    if !digits_at(bytes, i + 14, 2) {
+        return None;
+    }
+    let mut p = i + 16;
+    let has_seconds = bytes.get(p) == Some(&b':') && digits_at(bytes, p + 1, 2);
+    if has_seconds {
+        p += 3;
+        if matches!(bytes.get(p), Some(b'.') | Some(b','))
+            && bytes.get(p + 1).is_some_and(u8::is_ascii_digit)
+        {
+            p += 1;
+            while bytes.get(p).is_some_and(u8::is_ascii_digit) {
+                p += 1;
+            }
+        }
+    } else if sep == b' ' {
+        return None;
+    }
+    match bytes.get(p) {
+        Some(b'Z') => p += 1,
+        Some(b'+') | Some(b'-') if digits_at(bytes, p + 1, 2) => {
+            p += 3;
+            if bytes.get(p) == Some(&b':') && digits_at(bytes, p + 1, 2) {
+                p += 3;
+            } else if digits_at(bytes, p, 2) {
+                p += 2;
+            }
+        }
+        _ => {}
+    }
+    if bytes.get(p).is_some_and(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    Some((i, p))
+}
+
+/// `req_` followed by at least 10 letters or digits.
+fn req_token_at(bytes: &[u8], i: usize) -> Hit {
+    if bytes.get(i..i + 4) != Some(b"req_") {
+        return None;
+    }
+    let n = bytes[i + 4..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric())
+        .count();
+    if n < 10 || bytes.get(i + 4 + n).is_some_and(|b| is_word_byte(*b)) {
+        return None;
+    }
+    Some((i, i + 4 + n))
+}
+
+/// `<<<SOME_MARKER id="…">>>`: masks the id value.
+fn wrapper_marker(line: &str, i: usize) -> Hit {
+    let rest = line.get(i..)?;
+    let body = rest.strip_prefix("<<<")?;
+    let name_len = body
+        .bytes()
+        .take_while(|b| b.is_ascii_uppercase() || *b == b'_')
+        .count();
+    if name_len == 0 {
+        return None;
+    }
+    let close = body.find(">>>")?;
+    let inner = &body[..close];
+    let id = inner.find("id=\"")?;
+    let start = id + 4;
+    let end = start + inner[start..].find('"')?;
+    if end == start {
+        return None;
+    }
+    let base = i + 3;
+    Some((base + start, base + end))
+}
+
+/// Words after which an elapsed time follows.
+const TIME_WORDS: &[&str] = &["in", "took", "elapsed", "time", "duration", "after", "wall"];
+/// Keys whose integer value is a duration (the unit is in the key).
+const DURATION_KEYS: &[&str] = &[
+    "duration_ms",
+    "durationms",
+    "elapsed_ms",
+    "elapsedms",
+    "took_ms",
+    "tookms",
+    "time_ms",
+];
+/// Time units accepted after a number.
+const UNITS: &[&str] = &[
+    "seconds",
+    "second",
+    "secs",
+    "sec",
+    "s",
+    "ms",
+    "milliseconds",
+    "us",
+    "µs",
+    "ns",
+    "minutes",
+    "min",
+    "mins",
+    "m",
+];
+
+/// Keyword-led patterns: a keyword, separators, then the masked value.
+fn keyword_at(line: &str, i: usize) -> Hit {
+    let bytes = line.as_bytes();
+    // Every keyword starts with one of these letters and is at most 16 bytes long: most
+    // words are rejected here without any work.
+    if !matches!(
+        bytes.get(i).map(u8::to_ascii_lowercase),
+        Some(b'i' | b't' | b'e' | b'd' | b'a' | b'w' | b'p' | b's' | b'r' | b'x')
+    ) {
+        return None;
+    }
+    let word_len = bytes[i..]
+        .iter()
+        .take_while(|b| is_word_byte(**b) || **b == b'-')
+        .count();
+    if word_len > 16 {
+        return None;
+    }
+    let mut buf = [0u8; 16];
+    for (d, s) in buf.iter_mut().zip(&bytes[i..i + word_len]) {
+        *d = s.to_ascii_lowercase();
+    }
+    // The word is ASCII (letters, digits, `_`, `-`).
+    let word = std::str::from_utf8(&buf[..word_len]).ok()?;
+    let word = word.trim_end_matches('-');
+    let after_word = i + word.len();
+    let value_start = skip_separators(bytes, after_word);
+    if value_start == after_word && !DURATION_KEYS.contains(&word) {
+        // a separator is required between a keyword and its value
+        return None;
+    }
+    if TIME_WORDS.contains(&word) {
+        return duration_at(bytes, value_start).map(|end| (value_start, end));
+    }
+    if DURATION_KEYS.contains(&word) {
+        if value_start == after_word {
+            return None;
+        }
+        let n = number_len(bytes, value_start);
+        return (n > 0 && !bytes.get(value_start + n).is_some_and(|b| is_word_byte(*b)))
+            .then_some((value_start, value_start + n));
+    }
+    match word {
+        "pid" => {
+            let n = bytes[value_start..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            (n > 0 && !bytes.get(value_start + n).is_some_and(|b| is_word_byte(*b)))
+                .then_some((value_start, value_start + n))
+        }
+        "session" | "sessionid" | "session_id" | "session-id" => {
+            id_token_at(line, value_start, word == "session")
+        }
+        "requestid" | "request_id" | "request-id" | "x-request-id" => {
+            id_token_at(line, value_start, false)
+        }
+        "request" => {
+            // `request id: …`
+            let rest = line.get(value_start..)?;
+            let lower = rest.get(..2)?.to_ascii_lowercase();
+            if lower != "id" || rest.as_bytes().get(2).is_some_and(|b| is_word_byte(*b)) {
+                return None;
+            }
+            let v = skip_separators(bytes, value_start + 2);
+            if v == value_start + 2 {
+                return None;
+            }
+            id_token_at(line, v, false)
+        }
+        _ => None,
+    }
+}
+
+fn skip_separators(bytes: &[u8], mut p: usize) -> usize {
+    while bytes
+        .get(p)
+        .is_some_and(|b| matches!(b, b' ' | b'\t' | b':' | b'=' | b'"' | b'\'' | b'#'))
+    {
+        p += 1;
+    }
+    p
+}
+
+/// An id token at `p`: letters, digits, `-`, `_`, `.`; at least 4 characters and at least
+/// one digit. With `needs_mixed`, a bare number is refused (so `session 2` stays).
+fn id_token_at(line: &str, p: usize, needs_mixed: bool) -> Hit {
+    let bytes = line.as_bytes();
+    let n = bytes
+        .get(p..)?
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        .count();
+    let token = line.get(p..p + n)?.trim_end_matches('.');
+    let n = token.len();
+    if n < 4 || !token.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if needs_mixed && token.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((p, p + n))
+}
+
+/// Length of `\d+(\.\d+)?` at `p`.
+fn number_len(bytes: &[u8], p: usize) -> usize {
+    let int = bytes
+        .get(p..)
+        .map_or(0, |s| s.iter().take_while(|b| b.is_ascii_digit()).count());
+    if int == 0 {
+        return 0;
+    }
+    let q = p + int;
+    if matches!(bytes.get(q), Some(b'.') | Some(b',')) {
+        let frac = bytes
+            .get(q + 1..)
+            .map_or(0, |s| s.iter().take_while(|b| b.is_ascii_digit()).count());
+        if frac > 0 {
+            return int + 1 + frac;
+        }
+    }
+    int
+}
+
+/// A duration at `p`: a number, an optional space, a time unit, then a non-word byte.
+/// Returns the end of the unit.
+fn duration_at(bytes: &[u8], p: usize) -> Option<usize> {
+    let n = number_len(bytes, p);
+    if n == 0 {
+        return None;
+    }
+    let mut q = p + n;
+    if bytes.get(q) == Some(&b' ') {
+        q += 1;
+    }
+    let rest = bytes.get(q..)?;
+    for unit in UNITS {
+        let u = unit.as_bytes();
+        if rest.len() >= u.len()
+            && rest[..u.len()].eq_ignore_ascii_case(u)
+            && !rest.get(u.len()).is_some_and(|b| is_word_byte(*b))
+        {
+            return Some(q + u.len());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_text as n;
+
+    #[test]
+    fn bash_line_counter_is_masked() {
+        let a = "/bin/bash: line 11301: cd: fastjson/: No such file or directory";
+        let b = "/bin/bash: line 11316: cd: fastjson/: No such file or directory";
+        assert_eq!(n(a), n(b));
+        assert_eq!(
+            n(a),
+            "/bin/bash: line <*>: cd: fastjson/: No such file or directory"
+        );
+        assert_eq!(
+            n("/bin/sh: 1: foo: not found"),
+            n("/bin/sh: 7: foo: not found")
+        );
+    }
+
+    #[test]
+    fn bash_line_counter_keeps_the_message() {
+        assert_ne!(
+            n("/bin/bash: line 1: cd: fastjson/: No such file or directory"),
+            n("/bin/bash: line 1: cd: fastxml/: No such file or directory")
+        );
+    }
+
+    #[test]
+    fn script_line_numbers_and_listings_are_kept() {
+        // A script's own line number is not a shell counter.
+        assert_ne!(
+            n("./run.sh: line 4: mvn: command not found"),
+            n("./run.sh: line 5: mvn: command not found")
+        );
+        // Line numbers of a file listing are content.
+        assert_ne!(
+            n("12:    let x = 1;\n13:    let y = 2;\n"),
+            n("13:    let x = 1;\n14:    let y = 2;\n")
+        );
+        assert_ne!(n("     1\tfoo\n"), n("     2\tfoo\n"));
+    }
+
+    #[test]
+    fn progress_counters_are_kept() {
+        assert_ne!(
+            n("Downloading: 45% (90/200)"),
+            n("Downloading: 50% (100/200)")
+        );
+        assert_ne!(n("Ran 3 tests in 0.01s"), n("Ran 4 tests in 0.01s"));
+        assert_ne!(n("processed 10 items"), n("processed 11 items"));
+    }
+
+    #[test]
+    fn elapsed_time_footers_are_masked() {
+        assert_eq!(
+            n("Ran 3 tests in 0.012s\n\nOK\n"),
+            n("Ran 3 tests in 0.020s\n\nOK\n")
+        );
+        assert_eq!(
+            n("=== 2 passed in 0.03s ==="),
+            n("=== 2 passed in 1.10s ===")
+        );
+        assert_eq!(
+            n("Analysis took 0.3 seconds (0.04s to load, 0.3s running 69 checks on 87 files)"),
+            n("Analysis took 0.5 seconds (0.04s to load, 0.3s running 69 checks on 87 files)")
+        );
+        assert_eq!(
+            n("[+] Time elapsed: 0.0062 sec."),
+            n("[+] Time elapsed: 0.0071 sec.")
+        );
+        assert_eq!(n("Wall time: 1.2 seconds"), n("Wall time: 0.4 seconds"));
+        assert_eq!(n("duration_ms: 16190"), n("duration_ms: 181728"));
+        assert_eq!(
+            n("real\t0m1.234s\nuser\t0m0.100s\n"),
+            n("real\t0m2.000s\nuser\t0m0.300s\n")
+        );
+        // the file count still matters
+        assert_ne!(
+            n("took 0.3 seconds on 87 files"),
+            n("took 0.3 seconds on 88 files")
+        );
+    }
+
+    #[test]
+    fn a_bare_number_after_in_is_not_a_duration() {
+        assert_ne!(n("found in 3 files"), n("found in 4 files"));
+        assert_ne!(n("in 2024 we"), n("in 2025 we"));
+    }
+
+    #[test]
+    fn pids_and_sessions_are_masked() {
+        assert_eq!(
+            n("Command still running (session swift-cove-12, pid 4242)."),
+            n("Command still running (session calm-reef-77, pid 999).")
+        );
+        assert_eq!(n("PID: 77"), n("PID: 78"));
+        assert_eq!(n("[1] 12345\n"), n("[1] 23456\n"));
+        assert_ne!(n("session 2 of 3"), n("session 3 of 3"));
+    }
+
+    #[test]
+    fn prompt_counters_are_masked() {
+        assert_eq!(n("In [12]: x\nOut[12]: 3\n"), n("In [13]: x\nOut[13]: 3\n"));
+        assert_ne!(n("Out[12]: 3\n"), n("Out[12]: 4\n"));
+    }
+
+    #[test]
+    fn uuids_timestamps_and_request_ids_are_masked() {
+        assert_eq!(
+            n("job 5b1c2d3e-1111-4222-8333-944455556666 queued at 2026-03-13T19:44:50.935Z"),
+            n("job 0b6fff8a-4d86-4dbd-b022-9e7a745a9eae queued at 2026-03-13T19:45:33.031Z")
+        );
+        assert_eq!(
+            n("at 2026-03-13 19:44:50 ok"),
+            n("at 2026-03-14 08:00:01 ok")
+        );
+        assert_eq!(
+            n("rate limited (request id: a1b2c3d4e5)"),
+            n("rate limited (request id: f9e8d7c6b5)")
+        );
+        assert_eq!(
+            n("x-request-id: GJOGAOf-hoLS20MAABCM"),
+            n("x-request-id: Hkk2lsOf-hoLS20MAXYZ")
+        );
+        assert_eq!(
+            n("error req_011CZ1eqbb4X9uuaufHsbtsZ"),
+            n("error req_011CZ1etUm8axu5EuqVKuhhh")
+        );
+        // a date alone and `date`'s default output are kept
+        assert_ne!(n("2026-03-13"), n("2026-03-14"));
+        assert_ne!(
+            n("Mon Jan  1 12:00:01 UTC 2024"),
+            n("Mon Jan  1 12:00:02 UTC 2024")
+        );
+    }
+
+    #[test]
+    fn wrapper_nonces_are_masked() {
+        let a = "<<<EXTERNAL_UNTRUSTED_CONTENT id=\"8f3a\">>>\nPage not found\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id=\"8f3a\">>>";
+        let b = "<<<EXTERNAL_UNTRUSTED_CONTENT id=\"c1d2\">>>\nPage not found\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id=\"c1d2\">>>";
+        assert_eq!(n(a), n(b));
+        let c = b.replace("Page not found", "Welcome");
+        assert_ne!(n(a), n(&c));
+    }
+
+    #[test]
+    fn multibyte_text_never_panics() {
+        for s in [
+            "é",
+            "pid é",
+            "in 3 µs",
+            "<<<É id=\"",
+            "2026-03-1é",
+            "req_é",
+            "session: é1234",
+            "[1] ",
+            "In [",
+            "real \u{2003}",
+        ] {
+            let _ = n(s);
+        }
+        assert_eq!(n("in 3 µs"), n("in 4 µs"));
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::normalize_text;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn prop_never_panics_and_is_deterministic(s in "(?s).{0,80}") {
+            prop_assert_eq!(normalize_text(&s), normalize_text(&s));
+        }
+
+        #[test]
+        fn prop_noise_shaped_text_never_panics(s in "[a-z0-9 :=\\[\\]<>\"./_-]{0,60}", k in "(in|took|pid|session|request id|req_|/bin/bash: line|In \\[|<<<X id=\")") {
+            let _ = normalize_text(&format!("{k}{s}"));
+        }
+
+        #[test]
+        fn prop_plain_words_are_untouched(s in "[a-zA-Z ,.\n]{0,80}") {
+            prop_assert_eq!(normalize_text(&s), s);
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! OpenClaw's call history: a bounded, run-scoped record of calls and their outcomes, and the
+//! no-progress streak over it (seed-systems §3.2, §3.3).
+
+use loopguard_core::Fingerprint;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// One call and, once known, its outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Record {
+    /// Tool name as called.
+    pub tool: String,
+    /// Call id (to attach the outcome).
+    pub id: String,
+    /// Tool + arguments identity.
+    pub call: Fingerprint,
+    /// Sequence number of the call (or of the result, for a record made from a result alone).
+    pub seq: u64,
+    /// The normalised outcome, once known.
+    pub result: Option<Fingerprint>,
+}
+
+/// The streak of identical newest outcomes of one call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Streak {
+    /// How many.
+    pub count: u32,
+    /// The shared outcome.
+    pub result: Option<Fingerprint>,
+    /// Sequence numbers of the calls in the streak, oldest first.
+    pub seqs: Vec<u64>,
+}
+
+/// The bounded history of one scope (run and user turn).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct History {
+    scope: (u64, u64),
+    records: VecDeque<Record>,
+}
+
+impl History {
+    /// Starts a fresh history when the run or the user turn changed.
+    pub fn sync_scope(&mut self, run: u64, turn: u64) {
+        if self.scope != (run, turn) {
+            self.scope = (run, turn);
+            self.records.clear();
+        }
+    }
+
+    /// Records a call whose outcome is not known yet.
+    pub fn push_call(&mut self, rec: Record, cap: usize) {
+        self.records.push_back(rec);
+        self.trim(cap);
+    }
+
+    /// Attaches an outcome to the newest pending record of the same call id and call; when
+    /// there is none, appends a complete record.
+    pub fn attach(&mut self, rec: Record, cap: usize) {
+        let found = self
+            .records
+            .iter_mut()
+            .rev()
+            .find(|r| r.result.is_none() && r.id == rec.id && r.call == rec.call);
+        match found {
+            Some(r) => r.result = rec.result,
+            None => {
+                self.records.push_back(rec);
+                self.trim(cap);
+            }
+        }
+    }
+
+    fn trim(&mut self, cap: usize) {
+        while self.records.len() > cap.max(1) {
+            self.records.pop_front();
+        }
+    }
+
+    /// The records, oldest first.
+    #[cfg(test)]
+    pub fn records(&self) -> &VecDeque<Record> {
+        &self.records
+    }
+
+    /// The newest record of a call other than `call`: its identity and tool name.
+    pub fn partner(&self, call: &Fingerprint) -> Option<(Fingerprint, &str)> {
+        self.records
+            .iter()
+            .rev()
+            .find(|r| r.call != *call)
+            .map(|r| (r.call, r.tool.as_str()))
+    }
+
+    /// OpenClaw's no-progress streak for `call`: walking newest to oldest, other calls and
+    /// pending records are skipped; the first completed record fixes the outcome; each
+    /// further identical outcome adds one; the first different outcome ends the walk.
+    pub fn no_progress_streak(&self, call: &Fingerprint) -> Streak {
+        let mut s = Streak::default();
+        for r in self.records.iter().rev() {
+            if r.call != *call {
+                continue;
+            }
+            let Some(h) = r.result else { continue };
+            match s.result {
+                None => s.result = Some(h),
+                Some(l) if l == h => {}
+                Some(_) => break,
+            }
+            s.count += 1;
+            s.seqs.push(r.seq);
+        }
+        s.seqs.reverse();
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fp(s: &str) -> Fingerprint {
+        Fingerprint::of_bytes(s.as_bytes())
+    }
+
+    fn rec(id: &str, call: &str, result: Option<&str>, seq: u64) -> Record {
+        Record {
+            tool: "t".into(),
+            id: id.into(),
+            call: fp(call),
+            seq,
+            result: result.map(fp),
+        }
+    }
+
+    #[test]
+    fn streak_skips_other_calls_and_pending_and_stops_at_a_change() {
+        let mut h = History::default();
+        h.push_call(rec("0", "a", Some("x"), 0), 30);
+        h.push_call(rec("1", "a", Some("y"), 1), 30);
+        h.push_call(rec("2", "b", Some("y"), 2), 30);
+        h.push_call(rec("3", "a", Some("y"), 3), 30);
+        h.push_call(rec("4", "a", None, 4), 30);
+        let s = h.no_progress_streak(&fp("a"));
+        assert_eq!(s.count, 2);
+        assert_eq!(s.seqs, vec![1, 3]);
+        assert_eq!(s.result, Some(fp("y")));
+    }
+
+    #[test]
+    fn b29_window_caps_records() {
+        let mut h = History::default();
+        for i in 0..40 {
+            h.push_call(rec(&i.to_string(), "a", Some("x"), i), 30);
+        }
+        assert_eq!(h.records().len(), 30);
+        assert_eq!(h.records()[0].seq, 10);
+        assert_eq!(h.no_progress_streak(&fp("a")).count, 30);
+    }
+
+    #[test]
+    fn outcomes_attach_to_the_pending_record_or_append() {
+        let mut h = History::default();
+        h.push_call(rec("c1", "a", None, 0), 30);
+        h.attach(rec("c1", "a", Some("x"), 1), 30);
+        assert_eq!(h.records().len(), 1);
+        assert_eq!(h.records()[0].result, Some(fp("x")));
+        h.attach(rec("c9", "a", Some("x"), 2), 30);
+        assert_eq!(h.records().len(), 2);
+    }
+
+    #[test]
+    fn a_new_scope_clears() {
+        let mut h = History::default();
+        h.push_call(rec("c1", "a", Some("x"), 0), 30);
+        h.sync_scope(1, 0);
+        assert!(h.records().is_empty());
+    }
+}

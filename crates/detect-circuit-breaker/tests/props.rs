@@ -1,0 +1,99 @@
+//! Invariants of `circuit-breaker` over arbitrary event streams.
+
+use loopguard_core::{Bus, Detector, Level};
+use loopguard_detect_circuit_breaker::CircuitBreaker;
+use loopguard_testkit::{arb_args, arb_events, run, Script};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+fn detector() -> Box<dyn Detector> {
+    Box::new(CircuitBreaker::default())
+}
+
+fn reverse_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .rev()
+                .map(|(k, v)| (k.clone(), reverse_keys(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Same input, same findings; a snapshot taken mid-stream and restored into a fresh
+    /// detector gives the same findings as an uninterrupted run.
+    #[test]
+    fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
+        let a = run(detector(), &events);
+        prop_assert_eq!(&a, &run(detector(), &events));
+        let cut = cut.min(events.len());
+        let mut bus = Bus::new(vec![detector()]);
+        let mut out = Vec::new();
+        for (i, e) in events[..cut].iter().enumerate() {
+            out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        }
+        let snap = bus.snapshot().unwrap();
+        let mut bus2 = Bus::new(vec![detector()]);
+        bus2.restore(&snap).unwrap();
+        for (i, e) in events.iter().enumerate().skip(cut) {
+            out.extend(bus2.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        }
+        prop_assert_eq!(a, out);
+    }
+
+    /// Every finding is critical, at or above the threshold and within the window.
+    #[test]
+    fn findings_are_critical_and_bounded(events in arb_events(900)) {
+        for (_, f) in run(detector(), &events) {
+            prop_assert_eq!(f.level, Level::Critical);
+            // at the threshold, and a window of 30 cannot hold more
+            prop_assert_eq!(f.count, 30);
+            prop_assert!(f.message.contains("global circuit breaker"));
+        }
+    }
+
+    /// Calls whose results all differ never fire, even in an A/B alternation.
+    #[test]
+    fn changing_results_never_fire(n in 1usize..60) {
+        let mut s = Script::new();
+        for i in 0..n {
+            s.call("command_status", json!({"id": 1}), &format!("progress {i}"));
+            s.call("read", json!({"id": 1}), &format!("text {i}"));
+        }
+        s.tool_call("command_status", json!({"id": 1}));
+        prop_assert!(run(detector(), s.events()).is_empty());
+    }
+
+    /// All-distinct poll arguments never fire.
+    #[test]
+    fn distinct_calls_never_fire(n in 1usize..60) {
+        let mut s = Script::new();
+        for i in 0..n {
+            s.call("command_status", json!({"id": i}), "same");
+        }
+        prop_assert!(run(detector(), s.events()).is_empty());
+    }
+
+    /// Key order of the arguments never matters.
+    #[test]
+    fn key_order_never_matters(args in arb_args(), n in 25usize..35) {
+        let mut a = Script::new();
+        let mut b = Script::new();
+        for i in 0..n {
+            let args_i = if i % 2 == 0 { args.clone() } else { reverse_keys(&args) };
+            a.call("command_status", args.clone(), "same");
+            b.call("command_status", args_i, "same");
+        }
+        a.tool_call("command_status", args.clone());
+        b.tool_call("command_status", reverse_keys(&args));
+        let fa = run(detector(), a.events());
+        let fb = run(detector(), b.events());
+        prop_assert_eq!(&fa, &fb);
+        prop_assert_eq!(fa.is_empty(), n < 30);
+    }
+}

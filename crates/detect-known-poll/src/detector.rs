@@ -1,0 +1,125 @@
+//! The state machine of `known-poll-no-progress`.
+
+use crate::history::{History, Record};
+use crate::{Settings, NAME};
+use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct State {
+    history: History,
+}
+
+/// Detects polls (status calls) whose normalised outcome stopped changing: OpenClaw's
+/// `known_poll_no_progress`, judged on the call before it runs.
+#[derive(Debug)]
+pub struct KnownPoll {
+    settings: Settings,
+    state: State,
+}
+
+impl KnownPoll {
+    /// A detector with `settings`.
+    pub fn new(settings: Settings) -> KnownPoll {
+        KnownPoll {
+            settings,
+            state: State::default(),
+        }
+    }
+
+    /// The resolved settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    fn cap(&self) -> usize {
+        self.settings.history_size as usize
+    }
+}
+
+impl Default for KnownPoll {
+    fn default() -> Self {
+        KnownPoll::new(Settings::default())
+    }
+}
+
+impl Detector for KnownPoll {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn interest(&self) -> Interest {
+        Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
+    }
+
+    fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
+        self.state.history.sync_scope(cx.run(), cx.turn());
+        match event {
+            Event::ToolCall { id, tool, args, .. } => {
+                let Some(call) = cx.call() else { return };
+                let mut blocked = false;
+                if self.settings.is_poll(tool, args) {
+                    let streak = self.state.history.no_progress_streak(&call.call_fp);
+                    let level = if streak.count >= self.settings.critical_threshold {
+                        Some(Level::Critical)
+                    } else if streak.count >= self.settings.warning_threshold {
+                        Some(Level::Warning)
+                    } else {
+                        None
+                    };
+                    if let Some(level) = level {
+                        blocked = level == Level::Critical;
+                        let n = streak.count;
+                        let message = match level {
+                            Level::Critical => format!(
+                                "CRITICAL: Called {tool} with identical arguments and no progress {n} times. \
+                                 This appears to be a stuck polling loop. Session execution blocked to prevent resource waste."
+                            ),
+                            Level::Warning => format!(
+                                "WARNING: You have called {tool} {n} times with identical arguments and no progress. \
+                                 Stop polling and either (1) increase wait time between checks, or (2) report the task \
+                                 as failed if the process is stuck."
+                            ),
+                        };
+                        let result = streak.result.map(|r| r.short()).unwrap_or(0);
+                        let key =
+                            format!("poll:{tool}:{:016x}:{result:016x}", call.args_fp.short());
+                        cx.report(
+                            Finding::new(NAME, level, n, key, message)
+                                .with_evidence(streak.seqs)
+                                .with_tool(*tool),
+                        );
+                    }
+                }
+                // A blocked call does not run; like OpenClaw, it is not recorded. If it runs
+                // anyway, its result is recorded as a complete record.
+                if !blocked {
+                    let rec = Record {
+                        tool: (*tool).to_owned(),
+                        id: (*id).to_owned(),
+                        call: call.call_fp,
+                        seq: cx.seq(),
+                        result: None,
+                    };
+                    let cap = self.cap();
+                    self.state.history.push_call(rec, cap);
+                }
+            }
+            Event::ToolResult { id, tool, .. } => {
+                let Some(r) = cx.result() else { return };
+                let rec = Record {
+                    tool: (*tool).to_owned(),
+                    id: (*id).to_owned(),
+                    call: r.call.call_fp,
+                    seq: r.call.seq,
+                    result: Some(r.norm_fp),
+                };
+                let cap = self.cap();
+                self.state.history.attach(rec, cap);
+            }
+            _ => {}
+        }
+    }
+
+    loopguard_core::snapshot_via_serde!(state);
+}

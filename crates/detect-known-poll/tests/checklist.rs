@@ -1,0 +1,473 @@
+//! Checklist section B (items 11-18), the known-poll rows of OpenClaw's test table (§3.10),
+//! the related J items (61-63) and complaints, against the default settings unless a test
+//! says otherwise.
+
+use loopguard_core::{Detector, Finding, Level, OwnedEvent, Registry};
+use loopguard_detect_known_poll::{KnownPoll, Options, PollRule, Settings, REGISTRATION};
+use loopguard_testkit::{run, Script};
+use serde_json::{json, Value};
+
+fn detector() -> Box<dyn Detector> {
+    Box::new(KnownPoll::default())
+}
+
+fn with(settings: Settings) -> Box<dyn Detector> {
+    Box::new(KnownPoll::new(settings))
+}
+
+/// One sequential call with structured details.
+fn call_details(s: &mut Script, tool: &str, args: Value, content: &str, details: Option<Value>) {
+    s.push(OwnedEvent::MessageStart);
+    s.push(OwnedEvent::MessageEnd);
+    let id = s.tool_call(tool, args);
+    s.push(OwnedEvent::ToolResult {
+        id,
+        tool: tool.to_owned(),
+        content: content.to_owned(),
+        is_error: false,
+        images: 0,
+        details,
+    });
+}
+
+fn poll_args() -> Value {
+    json!({"action": "poll", "sessionId": "s"})
+}
+
+fn polls(s: &mut Script, n: usize) {
+    for _ in 0..n {
+        call_details(
+            s,
+            "process",
+            poll_args(),
+            "still running",
+            Some(
+                json!({"status": "running", "exitCode": null, "exitSignal": null, "aggregated": "building..."}),
+            ),
+        );
+    }
+}
+
+/// Findings of `events`, each with its event index.
+fn findings(d: Box<dyn Detector>, events: &[OwnedEvent]) -> Vec<(usize, Finding)> {
+    run(d, events)
+}
+
+fn last_index(s: &Script) -> usize {
+    s.events().len() - 1
+}
+
+// ---- checklist B ------------------------------------------------------------------------
+
+#[test]
+fn b11_known_poll_calls() {
+    let st = Settings::openclaw_poll_tools();
+    let st = Settings {
+        poll_tools: st,
+        ..Settings::default()
+    };
+    assert!(st.is_poll("command_status", &json!({"anything": 1})));
+    assert!(st.is_poll("command_status", &Value::Null));
+    assert!(st.is_poll("process", &json!({"action": "poll", "sessionId": "s"})));
+    assert!(st.is_poll("process", &json!({"action": "log", "sessionId": "s"})));
+    assert!(!st.is_poll("process", &json!({"action": "kill", "sessionId": "s"})));
+    assert!(!st.is_poll("process", &json!({"sessionId": "s"})));
+    assert!(!st.is_poll("exec", &json!({"action": "poll"})));
+    assert!(!st.is_poll("read", &json!({})));
+    // and in behaviour: 25 identical kills are not judged here
+    let mut s = Script::new();
+    for _ in 0..25 {
+        s.call(
+            "process",
+            json!({"action": "kill", "sessionId": "s"}),
+            "killed",
+        );
+    }
+    assert!(findings(detector(), s.events()).is_empty());
+}
+
+#[test]
+fn b12_ten_identical_polls_warn_on_the_eleventh_attempt() {
+    let mut s = Script::new();
+    polls(&mut s, 10);
+    assert!(
+        findings(detector(), s.events()).is_empty(),
+        "no finding during the first ten polls"
+    );
+    s.tool_call("process", poll_args());
+    let f = findings(detector(), s.events());
+    assert_eq!(f.len(), 1);
+    let (at, f) = &f[0];
+    assert_eq!(*at, last_index(&s));
+    assert_eq!(f.level, Level::Warning);
+    assert_eq!(f.detector, "known-poll-no-progress");
+    assert_eq!(f.count, 10);
+    assert!(f.message.contains("no progress"), "{}", f.message);
+    assert_eq!(f.evidence.len(), 10);
+    assert_eq!(f.tool.as_deref(), Some("process"));
+}
+
+#[test]
+fn b13_twenty_identical_polls_block_the_twenty_first() {
+    let mut s = Script::new();
+    polls(&mut s, 20);
+    s.tool_call("process", poll_args());
+    let f = findings(detector(), s.events());
+    let (at, last) = f.last().unwrap();
+    assert_eq!(*at, last_index(&s));
+    assert_eq!(last.level, Level::Critical);
+    assert_eq!(last.count, 20);
+    assert!(
+        last.message.contains("stuck polling loop"),
+        "{}",
+        last.message
+    );
+    assert!(last.message.contains("CRITICAL"), "{}", last.message);
+    // polls 11..20 warned, none was critical before the 21st
+    assert!(f[..f.len() - 1]
+        .iter()
+        .all(|(_, f)| f.level == Level::Warning));
+    assert_eq!(f.len(), 11);
+}
+
+#[test]
+fn b14_polls_whose_output_progresses_are_never_flagged() {
+    let mut s = Script::new();
+    for i in 0..25 {
+        call_details(
+            &mut s,
+            "process",
+            poll_args(),
+            &format!("line {i}"),
+            Some(json!({"status": "running", "aggregated": format!("out {i}")})),
+        );
+    }
+    s.tool_call("process", poll_args());
+    assert!(findings(detector(), s.events()).is_empty());
+    // only `aggregated` advancing is enough too
+    let mut s = Script::new();
+    for i in 0..25 {
+        call_details(
+            &mut s,
+            "process",
+            poll_args(),
+            "same",
+            Some(json!({"status": "running", "aggregated": "x".repeat(i)})),
+        );
+    }
+    assert!(findings(detector(), s.events()).is_empty());
+}
+
+#[test]
+fn b15_non_poll_calls_are_left_to_other_detectors() {
+    let mut s = Script::new();
+    for _ in 0..30 {
+        s.call("read", json!({"path": "a"}), "same");
+    }
+    s.tool_call("read", json!({"path": "a"}));
+    assert!(findings(detector(), s.events()).is_empty());
+}
+
+fn exec_as_poll() -> Settings {
+    Settings {
+        poll_tools: vec![PollRule::tool("exec")],
+        ..Settings::default()
+    }
+}
+
+#[test]
+fn b16_exec_completed_volatile_fields_do_not_count_as_progress() {
+    let mut s = Script::new();
+    for i in 0..20 {
+        call_details(
+            &mut s,
+            "exec",
+            json!({"command": "make test"}),
+            &format!("exit 2 after {i}ms"),
+            Some(
+                json!({"status": "completed", "exitCode": 2, "timedOut": false, "aggregated": "FAIL",
+                        "durationMs": 100 + i, "cwd": format!("/tmp/{i}"), "pid": 4000 + i}),
+            ),
+        );
+    }
+    s.tool_call("exec", json!({"command": "make test"}));
+    let f = findings(with(exec_as_poll()), s.events());
+    let (at, last) = f.last().unwrap();
+    assert_eq!(*at, last_index(&s));
+    assert_eq!((last.level, last.count), (Level::Critical, 20));
+}
+
+#[test]
+fn b17_exec_running_with_changing_session_and_pid_but_same_tail() {
+    let mut s = Script::new();
+    for i in 0..20 {
+        call_details(
+            &mut s,
+            "exec",
+            json!({"command": "npm start"}),
+            &format!("Command still running (session s{i}x, pid {})", 100 + i),
+            Some(
+                json!({"status": "running", "sessionId": format!("s{i}x"), "pid": 100 + i, "tail": "listening on :3000"}),
+            ),
+        );
+    }
+    s.tool_call("exec", json!({"command": "npm start"}));
+    let f = findings(with(exec_as_poll()), s.events());
+    assert_eq!(
+        f.last().map(|(_, f)| (f.level, f.count)),
+        Some((Level::Critical, 20))
+    );
+}
+
+#[test]
+fn b18_changing_exec_output_is_never_flagged() {
+    let mut s = Script::new();
+    for i in 0..30 {
+        call_details(
+            &mut s,
+            "exec",
+            json!({"command": "date"}),
+            "",
+            Some(
+                json!({"status": "completed", "exitCode": 0, "aggregated": format!("Mon Jan  1 12:00:{i:02} UTC 2024")}),
+            ),
+        );
+    }
+    assert!(findings(with(exec_as_poll()), s.events()).is_empty());
+}
+
+// ---- OpenClaw §3.3 primitives and J items -----------------------------------------------
+
+#[test]
+fn d28_interleaving_does_not_reset_the_streak_but_a_different_result_does() {
+    let mut s = Script::new();
+    for i in 0..10 {
+        s.call("command_status", json!({"id": 1}), "pending");
+        s.call("read", json!({"path": format!("f{i}")}), "text");
+    }
+    // 20 records in a 30-record window: the 10 polls are all still there
+    s.tool_call("command_status", json!({"id": 1}));
+    let f = findings(detector(), s.events());
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].1.count, 10);
+
+    let mut s = Script::new();
+    for _ in 0..9 {
+        s.call("command_status", json!({"id": 1}), "pending");
+    }
+    s.call("command_status", json!({"id": 1}), "done");
+    s.tool_call("command_status", json!({"id": 1}));
+    assert!(findings(detector(), s.events()).is_empty());
+}
+
+#[test]
+fn d29_the_window_caps_the_streak() {
+    let mut s = Script::new();
+    for _ in 0..40 {
+        s.call("command_status", json!({}), "pending");
+    }
+    let f = findings(detector(), s.events());
+    assert!(!f.is_empty());
+    assert!(f.iter().all(|(_, f)| f.count <= 30));
+    assert_eq!(f.iter().map(|(_, f)| f.count).max(), Some(30));
+}
+
+#[test]
+fn j61_a_blocked_poll_stays_blocked() {
+    let mut s = Script::new();
+    polls(&mut s, 20);
+    s.tool_call("process", poll_args());
+    s.tool_call("process", poll_args());
+    s.tool_call("process", poll_args());
+    let f = findings(detector(), s.events());
+    let crit: Vec<_> = f
+        .iter()
+        .filter(|(_, f)| f.level == Level::Critical)
+        .collect();
+    assert_eq!(crit.len(), 3);
+    assert!(crit.iter().all(|(_, f)| f.count == 20));
+}
+
+#[test]
+fn j62_history_is_run_scoped() {
+    let mut s = Script::new();
+    polls(&mut s, 15);
+    let boundary = s.events().len();
+    s.run_start();
+    polls(&mut s, 5);
+    s.tool_call("process", poll_args());
+    let f = findings(detector(), s.events());
+    assert!(!f.is_empty(), "the first run warned");
+    assert!(f.iter().all(|(at, _)| *at < boundary), "{f:?}");
+}
+
+#[test]
+fn a_new_user_turn_starts_a_fresh_history() {
+    let mut s = Script::new();
+    s.user("check the build");
+    polls(&mut s, 15);
+    let boundary = s.events().len();
+    s.user("and now check it again");
+    polls(&mut s, 5);
+    s.tool_call("process", poll_args());
+    let f = findings(detector(), s.events());
+    assert!(!f.is_empty(), "the first turn warned");
+    assert!(f.iter().all(|(at, _)| *at < boundary), "{f:?}");
+}
+
+fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigError> {
+    let table: toml::Table = toml_text.parse().expect("valid TOML");
+    (REGISTRATION.build)(&table)
+}
+
+#[test]
+fn j63_config_validation() {
+    let err = build("warning-threshold = 0").unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.known-poll-no-progress.warning-threshold")
+    );
+    assert!(err.to_string().contains("positive integer"), "{err}");
+    let err = build("warning-threshold = 20\ncritical-threshold = 20").unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.known-poll-no-progress.critical-threshold")
+    );
+    assert!(
+        err.to_string()
+            .contains("warning-threshold must be lower than critical-threshold"),
+        "{err}"
+    );
+    let err = build("warning-threshold = -1").unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.known-poll-no-progress.warning-threshold")
+    );
+    let err = build("warning-threshold = 1.5").unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.known-poll-no-progress.warning-threshold")
+    );
+    let err = build("warningThreshold = 10").unwrap_err();
+    assert!(err.to_string().contains("unknown field"), "{err}");
+    let err = build("history-size = 5000").unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.known-poll-no-progress.history-size")
+    );
+    let err = build("poll-tools = [{ tool = \"x\", values = [\"a\"] }]").unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.known-poll-no-progress.poll-tools[0].values")
+    );
+    let err = build("poll-tools = [{ tool = \"x\", pattern = \"a\" }]").unwrap_err();
+    assert!(err.to_string().contains("unknown field"), "{err}");
+    assert!(build("").is_ok());
+}
+
+#[test]
+fn custom_poll_rules_by_tool_and_argument() {
+    let d = build("warning-threshold = 2\ncritical-threshold = 3\npoll-tools = [{ tool = \"job\", arg = \"op\", values = [\"status\"] }]")
+        .unwrap();
+    let mut s = Script::new();
+    for _ in 0..3 {
+        s.call("job", json!({"op": "status", "id": 7}), "queued");
+        s.call("job", json!({"op": "cancel", "id": 7}), "not cancellable");
+    }
+    s.tool_call("job", json!({"op": "status", "id": 7}));
+    s.tool_call("job", json!({"op": "cancel", "id": 7}));
+    let f = run(d, s.events());
+    assert_eq!(f.len(), 2);
+    assert_eq!((f[0].1.level, f[0].1.count), (Level::Warning, 2));
+    assert_eq!((f[1].1.level, f[1].1.count), (Level::Critical, 3));
+    assert!(f.iter().all(|(_, f)| f.tool.as_deref() == Some("job")));
+}
+
+#[test]
+fn poll_whose_only_change_is_an_elapsed_time_footer_is_no_progress() {
+    let mut s = Script::new();
+    for i in 0..10 {
+        s.call(
+            "BashOutput",
+            json!({"bash_id": "b1"}),
+            &format!("<status>running</status>\nWaiting... (elapsed: {}s)", i * 5),
+        );
+    }
+    s.tool_call("BashOutput", json!({"bash_id": "b1"}));
+    let f = findings(detector(), s.events());
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].1.level, Level::Warning);
+}
+
+#[test]
+fn poll_output_that_grows_is_progress() {
+    let mut s = Script::new();
+    let mut out = String::new();
+    for i in 0..30 {
+        out.push_str(&format!("step {i} done\n"));
+        s.call("BashOutput", json!({"bash_id": "b1"}), &out);
+    }
+    assert!(findings(detector(), s.events()).is_empty());
+}
+
+#[test]
+fn readme_presets_build_and_match_the_defaults() {
+    let readme = include_str!("../README.md");
+    let blocks: Vec<&str> = readme
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .collect();
+    assert_eq!(blocks.len(), 2);
+    for b in &blocks {
+        let t: toml::Table = b.parse().unwrap();
+        let inner = t["detectors"]["known-poll-no-progress"]
+            .as_table()
+            .unwrap()
+            .clone();
+        let o: Options = loopguard_core::parse_options("x", &inner).unwrap();
+        let st = Settings::from_options(&o).unwrap();
+        assert_eq!(
+            (st.warning_threshold, st.critical_threshold, st.history_size),
+            (10, 20, 30)
+        );
+        assert!((REGISTRATION.build)(&inner).is_ok());
+    }
+    let default: toml::Table = blocks[0].parse().unwrap();
+    let o: Options = loopguard_core::parse_options(
+        "x",
+        default["detectors"]["known-poll-no-progress"]
+            .as_table()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(Settings::from_options(&o).unwrap(), Settings::default());
+    let oc: toml::Table = blocks[1].parse().unwrap();
+    let o: Options = loopguard_core::parse_options(
+        "x",
+        oc["detectors"]["known-poll-no-progress"]
+            .as_table()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        Settings::from_options(&o).unwrap().poll_tools,
+        Settings::openclaw_poll_tools()
+    );
+}
+
+#[test]
+fn registration_is_discoverable() {
+    let reg = Registry::discover().unwrap();
+    let r = reg.get("known-poll-no-progress").unwrap();
+    assert_eq!(r.code, "LG002");
+    for h in [
+        "## What it detects",
+        "## Why it matters",
+        "## Example transcript",
+        "## Configuration",
+        "## False positives",
+    ] {
+        assert!(r.docs.contains(h), "{h}");
+    }
+}

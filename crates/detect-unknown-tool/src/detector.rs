@@ -1,0 +1,250 @@
+//! The state machine of `unknown-tool`.
+
+use crate::shapes::{command_words, is_shell_syntax_error, openclaw_name, shell_name};
+use crate::{Settings, NAME};
+use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// One call and, once known, whether it failed because its tool does not exist.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Record {
+    tool: String,
+    id: String,
+    seq: u64,
+    /// Command words of the call (for shell tools).
+    words: Vec<String>,
+    /// The outcome is known.
+    done: bool,
+    /// The missing tool's name (lower-cased), when the outcome says so.
+    name: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct State {
+    scope: (u64, u64),
+    records: VecDeque<Record>,
+}
+
+/// Detects retries of a tool that does not exist: OpenClaw's `unknown_tool_repeat`, the
+/// shell's "command not found" for agents whose tool is a command, and calls to names outside
+/// the host's list of available tools.
+#[derive(Debug)]
+pub struct UnknownTool {
+    settings: Settings,
+    state: State,
+}
+
+/// The streak of consecutive unavailable-tool failures of one tool.
+struct Streak {
+    name: String,
+    count: u32,
+    seqs: Vec<u64>,
+}
+
+impl UnknownTool {
+    /// A detector with `settings`.
+    pub fn new(settings: Settings) -> UnknownTool {
+        UnknownTool {
+            settings,
+            state: State::default(),
+        }
+    }
+
+    /// The resolved settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    fn push(&mut self, rec: Record) {
+        self.state.records.push_back(rec);
+        let cap = (self.settings.history_size as usize).max(1);
+        while self.state.records.len() > cap {
+            self.state.records.pop_front();
+        }
+    }
+
+    /// OpenClaw's unknown-tool streak for `tool`: newest to oldest, stop at the first record
+    /// of another tool or without an unknown-tool name; the first fixes the name.
+    fn streak(&self, tool: &str) -> Option<Streak> {
+        let mut s: Option<Streak> = None;
+        for r in self.state.records.iter().rev() {
+            if r.tool != tool {
+                break;
+            }
+            let Some(name) = &r.name else { break };
+            match &mut s {
+                None => {
+                    s = Some(Streak {
+                        name: name.clone(),
+                        count: 1,
+                        seqs: vec![r.seq],
+                    })
+                }
+                Some(st) if st.name == *name => {
+                    st.count += 1;
+                    st.seqs.push(r.seq);
+                }
+                Some(_) => break,
+            }
+        }
+        if let Some(st) = &mut s {
+            st.seqs.reverse();
+        }
+        s
+    }
+
+    fn judge(&self, tool: &str) -> Option<Finding> {
+        let st = &self.settings;
+        if !st.available_tools.is_empty() && !st.available_tools.iter().any(|t| t == tool) {
+            let message = format!(
+                "CRITICAL: tool {tool} is not available here. Stop calling it; use one of the available tools \
+                 ({}) or answer without it.",
+                st.available_tools.join(", ")
+            );
+            let key = format!("unknown-tool:{tool}:{}", tool.to_lowercase());
+            return Some(Finding::new(NAME, Level::Critical, 1, key, message).with_tool(tool));
+        }
+        let s = self.streak(tool)?;
+        let (name, n) = (&s.name, s.count);
+        let level = if n >= st.critical_threshold {
+            Level::Critical
+        } else if st.warn && n >= st.warning_threshold {
+            Level::Warning
+        } else {
+            return None;
+        };
+        let message = match level {
+            Level::Critical => format!(
+                "CRITICAL: attempted unavailable tool {name} {n} times. Stop retrying that missing tool and answer without it."
+            ),
+            Level::Warning => format!(
+                "WARNING: attempted unavailable tool {name} {n} times. It does not exist here: stop retrying it and \
+                 use an available tool, or answer without it."
+            ),
+        };
+        let key = format!("unknown-tool:{tool}:{name}");
+        Some(
+            Finding::new(NAME, level, n, key, message)
+                .with_evidence(s.seqs)
+                .with_tool(tool),
+        )
+    }
+
+    /// The unknown-tool name of an outcome, if it has one.
+    fn outcome_name(&self, rec: &Record, content: &str, is_error: bool) -> Option<String> {
+        if is_error {
+            if let Some(n) = openclaw_name(content) {
+                return Some(n);
+            }
+        }
+        if !self.settings.shell_shapes {
+            return None;
+        }
+        if let Some(n) = shell_name(&rec.tool, &rec.words, content) {
+            return Some(n);
+        }
+        // The shell could not parse a command whose first word is already known to be
+        // missing: the same failed attempt (the command never ran).
+        if is_shell_syntax_error(content) {
+            let prev = self
+                .state
+                .records
+                .iter()
+                .rev()
+                .find(|r| r.done && r.id != rec.id)?;
+            let own = rec
+                .tool
+                .rsplit('/')
+                .next()
+                .unwrap_or(&rec.tool)
+                .to_lowercase();
+            if prev.tool == rec.tool && prev.name.as_deref() == Some(own.as_str()) {
+                return Some(own);
+            }
+        }
+        None
+    }
+}
+
+impl Default for UnknownTool {
+    fn default() -> Self {
+        UnknownTool::new(Settings::default())
+    }
+}
+
+impl Detector for UnknownTool {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn interest(&self) -> Interest {
+        Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
+    }
+
+    fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
+        let scope = (cx.run(), cx.turn());
+        if self.state.scope != scope {
+            self.state.scope = scope;
+            self.state.records.clear();
+        }
+        match event {
+            Event::ToolCall { id, tool, args, .. } => match self.judge(tool) {
+                // A blocked call does not run and is not recorded; if it runs anyway, its
+                // result is recorded on its own.
+                Some(f) if f.level == Level::Critical => cx.report(f),
+                other => {
+                    if let Some(f) = other {
+                        cx.report(f);
+                    }
+                    let words = if self.settings.shell_shapes {
+                        command_words(args)
+                    } else {
+                        Vec::new()
+                    };
+                    self.push(Record {
+                        tool: (*tool).to_owned(),
+                        id: (*id).to_owned(),
+                        seq: cx.seq(),
+                        words,
+                        done: false,
+                        name: None,
+                    });
+                }
+            },
+            Event::ToolResult {
+                id,
+                tool,
+                content,
+                is_error,
+                ..
+            } => {
+                let pos = self
+                    .state
+                    .records
+                    .iter()
+                    .rposition(|r| !r.done && r.id == *id && r.tool == *tool);
+                let mut rec = match pos.and_then(|i| self.state.records.remove(i)) {
+                    Some(r) => r,
+                    None => Record {
+                        tool: (*tool).to_owned(),
+                        id: (*id).to_owned(),
+                        seq: cx.seq(),
+                        words: Vec::new(),
+                        done: false,
+                        name: None,
+                    },
+                };
+                rec.name = self.outcome_name(&rec, content, *is_error);
+                rec.done = true;
+                match pos {
+                    Some(i) if i <= self.state.records.len() => self.state.records.insert(i, rec),
+                    _ => self.push(rec),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    loopguard_core::snapshot_via_serde!(state);
+}

@@ -1,0 +1,374 @@
+//! Checklist section E (items 30-33), the unknown-tool rows of OpenClaw's test table (§3.10),
+//! the shell shapes of the corpus, and `available-tools`.
+
+use loopguard_core::{Detector, Level, Registry};
+use loopguard_detect_unknown_tool::{Options, Settings, UnknownTool, REGISTRATION};
+use loopguard_testkit::{run, Script};
+use serde_json::json;
+
+fn detector() -> Box<dyn Detector> {
+    Box::new(UnknownTool::default())
+}
+
+fn openclaw() -> Box<dyn Detector> {
+    Box::new(UnknownTool::new(Settings::openclaw()))
+}
+
+fn last_index(s: &Script) -> usize {
+    s.events().len() - 1
+}
+
+fn exec_failures(s: &mut Script, n: usize) {
+    for i in 0..n {
+        s.call_with(
+            "exec",
+            json!({"command": format!("ls {i}"), "shape": i}),
+            "Tool exec not found",
+            true,
+        );
+    }
+}
+
+#[test]
+fn e30_nine_failures_are_below_the_openclaw_threshold() {
+    let mut s = Script::new();
+    exec_failures(&mut s, 9);
+    s.tool_call("exec", json!({"command": "ls"}));
+    assert!(run(openclaw(), s.events()).is_empty());
+}
+
+#[test]
+fn e31_ten_failures_block_the_eleventh_attempt_whatever_the_args() {
+    let mut s = Script::new();
+    exec_failures(&mut s, 10);
+    s.tool_call("exec", json!({"command": "something new"}));
+    let f = run(openclaw(), s.events());
+    assert_eq!(f.len(), 1);
+    let (at, f) = &f[0];
+    assert_eq!(*at, last_index(&s));
+    assert_eq!((f.level, f.count), (Level::Critical, 10));
+    assert_eq!(f.detector, "unknown-tool");
+    assert!(f.message.contains("exec"), "{}", f.message);
+    assert!(f.message.contains("answer without it"), "{}", f.message);
+    assert_eq!(f.evidence.len(), 10);
+    // OpenClaw's table: 20 failures with varied args are critical too
+    let mut s = Script::new();
+    exec_failures(&mut s, 20);
+    s.tool_call("exec", json!({}));
+    let f = run(openclaw(), s.events());
+    assert_eq!(f.last().map(|(_, f)| f.level), Some(Level::Critical));
+}
+
+#[test]
+fn e32_recognised_error_shapes() {
+    for (text, name) in [
+        ("unknown tool: foo", "foo"),
+        ("Unknown tool 'foo'", "foo"),
+        ("tool foo not found", "foo"),
+        ("tool \"foo\" is not available", "foo"),
+        ("Error: Unknown tool: FOO", "foo"),
+    ] {
+        let mut s = Script::new();
+        for _ in 0..10 {
+            s.call_with("foo", json!({}), text, true);
+        }
+        s.tool_call("foo", json!({}));
+        let f = run(openclaw(), s.events());
+        assert_eq!(f.len(), 1, "{text}");
+        assert!(f[0].1.key.ends_with(&format!(":{name}")), "{}", f[0].1.key);
+    }
+    // other errors, or the same texts without the error flag, yield nothing
+    for (text, err) in [
+        ("file not found", true),
+        ("permission denied", true),
+        ("unknown tool: foo", false),
+    ] {
+        let mut s = Script::new();
+        for _ in 0..12 {
+            s.call_with("foo", json!({}), text, err);
+        }
+        s.tool_call("foo", json!({}));
+        assert!(run(openclaw(), s.events()).is_empty(), "{text}");
+        assert!(run(detector(), s.events()).is_empty(), "{text}");
+    }
+}
+
+#[test]
+fn e33_a_success_a_different_tool_or_a_different_name_resets() {
+    for breaker in ["success", "other-tool", "other-name"] {
+        let mut s = Script::new();
+        exec_failures(&mut s, 9);
+        match breaker {
+            "success" => {
+                s.call("exec", json!({"command": "ls"}), "a.txt");
+            }
+            "other-tool" => {
+                s.call("read", json!({"path": "a"}), "text");
+            }
+            _ => {
+                s.call_with("exec", json!({}), "unknown tool: bash", true);
+            }
+        }
+        exec_failures(&mut s, 9);
+        s.tool_call("exec", json!({}));
+        assert!(run(openclaw(), s.events()).is_empty(), "{breaker}");
+    }
+}
+
+#[test]
+fn default_warns_at_three_and_blocks_at_five() {
+    let mut s = Script::new();
+    exec_failures(&mut s, 3);
+    s.tool_call("exec", json!({}));
+    let f = run(detector(), s.events());
+    assert_eq!(f.len(), 1);
+    assert_eq!(
+        (f[0].0, f[0].1.level, f[0].1.count),
+        (last_index(&s), Level::Warning, 3)
+    );
+    let mut s = Script::new();
+    exec_failures(&mut s, 5);
+    s.tool_call("exec", json!({}));
+    let f = run(detector(), s.events());
+    assert_eq!(
+        f.last().map(|(i, f)| (*i, f.level, f.count)),
+        Some((last_index(&s), Level::Critical, 5))
+    );
+    assert_eq!(f.len(), 3, "warnings at 3 and 4, critical at 5");
+}
+
+#[test]
+fn a_blocked_call_stays_blocked() {
+    let mut s = Script::new();
+    exec_failures(&mut s, 5);
+    for _ in 0..3 {
+        s.tool_call("exec", json!({}));
+    }
+    let f = run(detector(), s.events());
+    assert_eq!(
+        f.iter().filter(|(_, f)| f.level == Level::Critical).count(),
+        3
+    );
+}
+
+#[test]
+fn sweagent_discussion_loop_with_syntax_errors_in_between() {
+    // the shape of sweagent-msb-doubao__fasterxml__jackson-databind-4265
+    let nf = |n: u32| {
+        format!("/bin/bash: line {n}: DISCUSSION: command not found\n/bin/bash: line {}: It: command not found", n + 1)
+    };
+    let eof = "/bin/bash: line 2: unexpected EOF while looking for matching `''\n/bin/bash: line 4: syntax error: unexpected end of file";
+    let mut s = Script::new();
+    s.call(
+        "DISCUSSION",
+        json!({"command": "DISCUSSION\nFirst, we'll look"}),
+        eof,
+    );
+    s.call(
+        "DISCUSSION",
+        json!({"command": "DISCUSSION\nIt seems"}),
+        &nf(33810),
+    );
+    s.call(
+        "DISCUSSION",
+        json!({"command": "DISCUSSION\nThere's an issue"}),
+        eof,
+    );
+    s.call(
+        "DISCUSSION",
+        json!({"command": "DISCUSSION\nThe previous one's broken"}),
+        eof,
+    );
+    s.tool_call("DISCUSSION", json!({"command": "DISCUSSION\nAgain"}));
+    let f = run(detector(), s.events());
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].1.level, f[0].1.count), (Level::Warning, 3));
+    assert!(f[0].1.message.contains("discussion"), "{}", f[0].1.message);
+    // OpenClaw's preset reads errors only: nothing
+    assert!(run(openclaw(), s.events()).is_empty());
+}
+
+#[test]
+fn a_syntax_error_alone_is_not_an_unknown_tool() {
+    let eof = "/bin/bash: line 2: unexpected EOF while looking for matching `''";
+    let mut s = Script::new();
+    for _ in 0..10 {
+        s.call("python", json!({"command": "python -c 'print(1)"}), eof);
+    }
+    s.tool_call("python", json!({}));
+    assert!(run(detector(), s.events()).is_empty());
+}
+
+#[test]
+fn javac_missing_with_only_the_line_counter_changing() {
+    // sweagent-msb-dschat__fasterxml__jackson-dataformat-xml-644 and -544
+    let mut s = Script::new();
+    for i in 0..5 {
+        s.call(
+            "javac",
+            json!({"command": "javac -cp .:lib/* X.java"}),
+            &format!(
+                "/bin/bash: line {}: javac: command not found",
+                50776 + 15 * i
+            ),
+        );
+    }
+    s.tool_call("javac", json!({"command": "javac -cp .:lib/* X.java"}));
+    let f = run(detector(), s.events());
+    assert_eq!(
+        f.last().map(|(_, f)| (f.level, f.count)),
+        Some((Level::Critical, 5))
+    );
+    let mut s = Script::new();
+    for i in 0..3 {
+        s.call(
+            "javac",
+            json!({"command": format!("javac -cp {i} T.java")}),
+            &format!(
+                "/bin/bash: line {}: /x/jdk-11.0.2/bin/javac: No such file or directory",
+                47782 + 15 * i
+            ),
+        );
+    }
+    s.tool_call("javac", json!({"command": "javac T.java"}));
+    assert_eq!(run(detector(), s.events()).len(), 1);
+}
+
+#[test]
+fn a_bash_tool_running_a_missing_program() {
+    let mut s = Script::new();
+    for i in 0..5 {
+        s.call(
+            "bash",
+            json!({"command": format!("cd /testbed && pytest tests/t{i}.py")}),
+            "bash: line 1: pytest: command not found",
+        );
+    }
+    s.tool_call("bash", json!({"command": "pytest"}));
+    let f = run(detector(), s.events());
+    assert_eq!(
+        f.last().map(|(_, f)| (f.level, f.count)),
+        Some((Level::Critical, 5))
+    );
+    assert!(f.last().unwrap().1.key.ends_with(":pytest"));
+}
+
+#[test]
+fn a_missing_directory_is_not_a_missing_command() {
+    let mut s = Script::new();
+    for i in 0..10 {
+        s.call(
+            "cd",
+            json!({"command": "cd fastjson/"}),
+            &format!(
+                "/bin/bash: line {}: cd: fastjson/: No such file or directory",
+                11301 + 15 * i
+            ),
+        );
+    }
+    s.tool_call("cd", json!({"command": "cd fastjson/"}));
+    assert!(run(detector(), s.events()).is_empty());
+}
+
+#[test]
+fn available_tools_block_an_unknown_name_at_once() {
+    let st = Settings {
+        available_tools: vec!["read".into(), "bash".into()],
+        ..Settings::default()
+    };
+    let mut s = Script::new();
+    s.call("read", json!({}), "ok");
+    s.tool_call("web_search", json!({"q": "x"}));
+    let f = run(Box::new(UnknownTool::new(st)), s.events());
+    assert_eq!(f.len(), 1);
+    assert_eq!(
+        (f[0].0, f[0].1.level, f[0].1.count),
+        (last_index(&s), Level::Critical, 1)
+    );
+    assert!(f[0].1.message.contains("web_search"));
+    assert!(f[0].1.message.contains("read, bash"));
+}
+
+#[test]
+fn j62_history_is_run_scoped() {
+    let mut s = Script::new();
+    exec_failures(&mut s, 4);
+    s.run_start();
+    exec_failures(&mut s, 2);
+    s.tool_call("exec", json!({}));
+    let f = run(detector(), s.events());
+    let boundary = s.events().len() - 1 - 2 * 4;
+    assert!(f.iter().all(|(at, _)| *at < boundary), "{f:?}");
+}
+
+fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigError> {
+    let table: toml::Table = toml_text.parse().expect("valid TOML");
+    (REGISTRATION.build)(&table)
+}
+
+#[test]
+fn j63_config_validation() {
+    let err = build("critical-threshold = 0").unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.unknown-tool.critical-threshold")
+    );
+    assert!(err.to_string().contains("positive integer"));
+    let err = build("warning-threshold = 5\ncritical-threshold = 5").unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.unknown-tool.critical-threshold")
+    );
+    assert!(err
+        .to_string()
+        .contains("warning-threshold must be lower than critical-threshold"));
+    assert!(build("warning-threshold = 5\ncritical-threshold = 5\nwarn = false").is_ok());
+    let err = build("available-tools = [\"\"]").unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.unknown-tool.available-tools[0]")
+    );
+    let err = build("unknownToolThreshold = 10").unwrap_err();
+    assert!(err.to_string().contains("unknown field"));
+    let err = build("history-size = -3").unwrap_err();
+    assert_eq!(err.path(), Some("detectors.unknown-tool.history-size"));
+}
+
+#[test]
+fn readme_presets_build() {
+    let readme = include_str!("../README.md");
+    let blocks: Vec<&str> = readme
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .collect();
+    assert_eq!(blocks.len(), 2);
+    let settings: Vec<Settings> = blocks
+        .iter()
+        .map(|b| {
+            let t: toml::Table = b.parse().unwrap();
+            let inner = t["detectors"]["unknown-tool"].as_table().unwrap().clone();
+            assert!((REGISTRATION.build)(&inner).is_ok());
+            let o: Options = loopguard_core::parse_options("x", &inner).unwrap();
+            Settings::from_options(&o).unwrap()
+        })
+        .collect();
+    assert_eq!(settings[0], Settings::default());
+    assert_eq!(settings[1], Settings::openclaw());
+}
+
+#[test]
+fn registration_is_discoverable() {
+    let reg = Registry::discover().unwrap();
+    let r = reg.get("unknown-tool").unwrap();
+    assert_eq!(r.code, "LG004");
+    for h in [
+        "## What it detects",
+        "## Why it matters",
+        "## Example transcript",
+        "## Configuration",
+        "## False positives",
+    ] {
+        assert!(r.docs.contains(h), "{h}");
+    }
+}

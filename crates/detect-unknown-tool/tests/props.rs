@@ -1,0 +1,87 @@
+//! Invariants of `unknown-tool` over arbitrary event streams.
+
+use loopguard_core::{Bus, Detector, Level};
+use loopguard_detect_unknown_tool::{Settings, UnknownTool};
+use loopguard_testkit::{arb_args, arb_events, run, Script};
+use proptest::prelude::*;
+use serde_json::json;
+
+fn detector() -> Box<dyn Detector> {
+    Box::new(UnknownTool::default())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Same input, same findings; a snapshot taken mid-stream and restored into a fresh
+    /// detector gives the same findings as an uninterrupted run.
+    #[test]
+    fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
+        let a = run(detector(), &events);
+        prop_assert_eq!(&a, &run(detector(), &events));
+        let cut = cut.min(events.len());
+        let mut bus = Bus::new(vec![detector()]);
+        let mut out = Vec::new();
+        for (i, e) in events[..cut].iter().enumerate() {
+            out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        }
+        let snap = bus.snapshot().unwrap();
+        let mut bus2 = Bus::new(vec![detector()]);
+        bus2.restore(&snap).unwrap();
+        for (i, e) in events.iter().enumerate().skip(cut) {
+            out.extend(bus2.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        }
+        prop_assert_eq!(a, out);
+    }
+
+    /// Counts stay within the thresholds' meaning and the history size.
+    #[test]
+    fn findings_are_consistent(events in arb_events(900)) {
+        for (_, f) in run(detector(), &events) {
+            prop_assert!(f.count <= 30);
+            prop_assert_eq!(f.level == Level::Critical, f.count >= 5);
+            prop_assert!(f.count >= 3);
+        }
+    }
+
+    /// Successful results never fire, whatever their text and arguments.
+    #[test]
+    fn successes_never_fire(n in 1usize..40, args in arb_args()) {
+        let mut s = Script::new();
+        for i in 0..n {
+            s.call("exec", args.clone(), &format!("ran {i}"));
+        }
+        s.tool_call("exec", args);
+        prop_assert!(run(detector(), s.events()).is_empty());
+    }
+
+    /// Arguments never matter: the streak is the same whatever they are.
+    #[test]
+    fn arguments_are_ignored(n in 1usize..12, args in prop::collection::vec(arb_args(), 12)) {
+        let mut a = Script::new();
+        let mut b = Script::new();
+        for arg in args.iter().take(n) {
+            a.call_with("exec", arg.clone(), "unknown tool: exec", true);
+            b.call_with("exec", json!({}), "unknown tool: exec", true);
+        }
+        a.tool_call("exec", args[n].clone());
+        b.tool_call("exec", json!({}));
+        let strip = |v: Vec<(usize, loopguard_core::Finding)>| v.into_iter().map(|(i, f)| (i, f.level, f.count)).collect::<Vec<_>>();
+        prop_assert_eq!(strip(run(detector(), a.events())), strip(run(detector(), b.events())));
+    }
+
+    /// Without shell shapes and error flags nothing fires.
+    #[test]
+    fn openclaw_needs_error_outcomes(events in arb_events(600)) {
+        let events: Vec<_> = events
+            .into_iter()
+            .map(|e| match e {
+                loopguard_core::OwnedEvent::ToolResult { id, tool, content, images, details, .. } => {
+                    loopguard_core::OwnedEvent::ToolResult { id, tool, content, is_error: false, images, details }
+                }
+                other => other,
+            })
+            .collect();
+        prop_assert!(run(Box::new(UnknownTool::new(Settings::openclaw())), &events).is_empty());
+    }
+}

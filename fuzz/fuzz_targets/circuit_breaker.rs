@@ -1,0 +1,40 @@
+//! Fuzzes `circuit-breaker` with arbitrary event streams and settings: it must never panic,
+//! only report critical findings at or above the threshold and within the window, and give
+//! the same findings after a snapshot/restore in the middle of the stream.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use loopguard::circuit_breaker::{CircuitBreaker, Settings};
+use loopguard_core::{Bus, Level};
+
+fuzz_target!(|data: &[u8]| {
+    let events = loopguard_testkit::decode_events(data);
+    let threshold = data.first().map_or(30, |b| u32::from(b % 12) + 1);
+    let history = data.get(1).map_or(30, |b| u32::from(b % 40) + 1);
+    let count_pairs = data.get(2).is_none_or(|b| b % 2 == 0);
+    let settings = Settings {
+        threshold,
+        history_size: history,
+        count_pairs,
+    };
+    let make = || Box::new(CircuitBreaker::new(settings.clone()));
+    let findings = loopguard_testkit::run(make(), &events);
+    for (_, f) in &findings {
+        assert_eq!(f.level, Level::Critical);
+        assert!(f.count >= threshold);
+        assert!(f.count <= history);
+    }
+    let cut = events.len() / 2;
+    let mut bus = Bus::new(vec![make()]);
+    let mut out = Vec::new();
+    for (i, e) in events[..cut].iter().enumerate() {
+        out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+    }
+    let snap = bus.snapshot().expect("snapshot");
+    let mut bus2 = Bus::new(vec![make()]);
+    bus2.restore(&snap).expect("restore");
+    for (i, e) in events.iter().enumerate().skip(cut) {
+        out.extend(bus2.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+    }
+    assert_eq!(findings, out);
+});
