@@ -22,7 +22,7 @@ mod event;
 mod finding;
 mod fingerprint;
 mod normalize;
-mod normalizers;
+pub mod normalizers;
 mod registry;
 
 pub use bus::{call_fingerprint, Bus, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};

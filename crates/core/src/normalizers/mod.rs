@@ -79,10 +79,10 @@ pub(crate) fn builtin() -> Normalizers {
     n.set_fallback(Arc::new(Generic));
     n.register("exec", Arc::new(Exec));
     n.register("process", Arc::new(Process));
-    n.register("message", Arc::new(Send));
-    n.register("sessions_send", Arc::new(Send));
+    n.register("message", Arc::new(SendResult));
+    n.register("sessions_send", Arc::new(SendResult));
     for tool in PROVIDER_SEND_TOOLS {
-        n.register(*tool, Arc::new(Send));
+        n.register(*tool, Arc::new(SendResult));
     }
     n
 }
@@ -123,7 +123,7 @@ fn text_field(details: Option<&Value>, key: &str) -> Value {
 /// The generic rule: {details, text}, both through the generic passes. A text that is a JSON
 /// object or array is normalised as JSON.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Generic;
+pub struct Generic;
 
 impl Generic {
     fn shape(input: &ResultInput<'_>) -> Value {
@@ -147,7 +147,7 @@ impl Normalizer for Generic {
 
 /// OpenClaw's `exec` rule, by `details.status`; the generic rule without a known status.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Exec;
+pub struct Exec;
 
 impl Normalizer for Exec {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
@@ -192,7 +192,7 @@ impl Normalizer for Exec {
 
 /// OpenClaw's `process` rule for actions `poll` and `log`; the generic rule otherwise.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Process;
+pub struct Process;
 
 impl Normalizer for Process {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
@@ -226,9 +226,9 @@ impl Normalizer for Process {
 /// OpenClaw's outbound-send rule: only the details, volatile ids removed, text ignored.
 /// Without details, a JSON text gets the same treatment; a plain text gets the generic rule.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Send;
+pub struct SendResult;
 
-impl Send {
+impl SendResult {
     fn is_send(input: &ResultInput<'_>) -> bool {
         let action = str_field(input.args, "action");
         match input.tool {
@@ -280,9 +280,9 @@ fn strip_send(v: &Value, depth: usize) -> Value {
     }
 }
 
-impl Normalizer for Send {
+impl Normalizer for SendResult {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
-        if !Send::is_send(input) {
+        if !SendResult::is_send(input) {
             return Generic.fingerprint(input);
         }
         let shape = match input.details {
