@@ -16,8 +16,8 @@
 //! - Everything else hashes {details, text}.
 //!
 //! On top of that, every text (result text, exec output and tail, poll output, strings inside
-//! JSON) goes through the generic text pass ([`text`]), and JSON results and details go
-//! through the generic JSON pass ([`json`]). The error flag and the image count are part of
+//! JSON) goes through the generic text pass (module `text`), and JSON results and details go
+//! through the generic JSON pass (module `json`). The error flag and the image count are part of
 //! every fingerprint.
 
 mod json;
