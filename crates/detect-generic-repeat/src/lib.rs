@@ -1,3 +1,436 @@
-//! loopguard detector `generic-repeat` (LG001): same tool, same arguments, same result, again and again.
-//!
-//! Not implemented yet.
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+mod detector;
+#[cfg(test)]
+mod tests;
+
+pub use detector::GenericRepeat;
+
+use loopguard_core::{parse_options, ConfigError, Detector, Level, OptionDoc, Registration};
+use serde::{Deserialize, Serialize};
+
+/// The detector's registered name.
+pub const NAME: &str = "generic-repeat";
+/// The detector's stable code.
+pub const CODE: &str = "LG001";
+
+const SCOPE: &str = "detectors.generic-repeat";
+
+/// Which fingerprint of a tool result decides "the same result".
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResultIdentity {
+    /// The exact text and image count (pi-loop-guard's rule): `ResultInfo::raw_fp`.
+    Raw,
+    /// After the tool's normaliser removed volatile fields (durations, pids, ids,
+    /// timestamps): `ResultInfo::norm_fp`. OpenClaw's outcome hashing is of this kind.
+    #[default]
+    Normalized,
+}
+
+/// What the window rule counts as "the same".
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WindowIdentity {
+    /// The same tool and input, whatever the results (pi-repetition-guard); counted on the
+    /// `tool_call`, so a critical level blocks the call.
+    #[default]
+    Call,
+    /// The same tool, input and result; counted when the result arrives.
+    CallAndResult,
+}
+
+/// The `window` sub-table: pi-repetition-guard's sliding window of calls.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct WindowOptions {
+    /// Turns the window rule on or off (writing the table turns it on unless this is `false`).
+    pub enabled: Option<bool>,
+    /// How many of the most recent calls the window holds (the current one included).
+    pub size: Option<u32>,
+    /// Report when the current call's tool and arguments occur this many times in the window.
+    pub threshold: Option<u32>,
+    /// The level of the finding: `critical` (block the call, pi-repetition-guard) or
+    /// `warning` (steer).
+    pub level: Option<Level>,
+    /// `call` (tool + input, whatever the results) or `call-and-result`.
+    pub identity: Option<WindowIdentity>,
+}
+
+/// The `openclaw` sub-table: OpenClaw's `generic_repeat` thresholds over a run-scoped history.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct OpenClawOptions {
+    /// Turns the OpenClaw rule on or off (writing the table turns it on unless this is `false`).
+    pub enabled: Option<bool>,
+    /// How many call records the history keeps (OpenClaw `historySize`).
+    pub history_size: Option<u32>,
+    /// Warn when the same tool and arguments occur this many times in the run's history,
+    /// whatever the results (OpenClaw `warningThreshold`).
+    pub warning_threshold: Option<u32>,
+    /// Block when the newest outcomes of the same tool and arguments were identical this many
+    /// times (interleaved calls do not break it; OpenClaw `criticalThreshold`).
+    pub critical_threshold: Option<u32>,
+    /// Leave known poll calls (`command_status`, `process` with action `poll`/`log`) to the
+    /// `known-poll-no-progress` detector, as OpenClaw does.
+    pub skip_known_polls: Option<bool>,
+}
+
+/// The `[detectors.generic-repeat]` table as written. Every key is optional; see
+/// [`Settings`] for the defaults.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    /// Turns pi-loop-guard's consecutive streak on or off.
+    pub streak: Option<bool>,
+    /// The streak warns when this many consecutive identical (call, result) pairs completed
+    /// (`LOOP_GUARD_WARN_THRESHOLD`).
+    pub warn_threshold: Option<u32>,
+    /// The streak blocks the call that would be the `block-threshold`-th identical one
+    /// (`LOOP_GUARD_BLOCK_THRESHOLD`); must be greater than `warn-threshold`.
+    pub block_threshold: Option<u32>,
+    /// Tools this detector never counts, in any rule (`LOOP_GUARD_IGNORE_TOOLS`).
+    pub ignore_tools: Option<Vec<String>>,
+    /// Results flagged as errors never count as outcomes (`LOOP_GUARD_IGNORE_ERRORS`).
+    pub ignore_errors: Option<bool>,
+    /// Results with no text (whitespace only) and no image are transparent: silence is no
+    /// evidence that nothing changed (`cd ..`, `mkdir -p`, `sed -i`).
+    pub ignore_empty_results: Option<bool>,
+    /// `raw` (exact text and image count) or `normalized` (volatile fields removed).
+    pub result_identity: Option<ResultIdentity>,
+    /// Count consecutive identical whole parallel batches as a streak too (same thresholds).
+    pub batch_streak: Option<bool>,
+    /// pi-repetition-guard's sliding window.
+    pub window: Option<WindowOptions>,
+    /// OpenClaw's generic thresholds.
+    pub openclaw: Option<OpenClawOptions>,
+}
+
+/// Resolved window rule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WindowSettings {
+    /// Window size.
+    pub size: u32,
+    /// Occurrences that fire.
+    pub threshold: u32,
+    /// Finding level.
+    pub level: Level,
+    /// What counts as the same.
+    pub identity: WindowIdentity,
+}
+
+/// Resolved OpenClaw rule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpenClawSettings {
+    /// History size.
+    pub history_size: u32,
+    /// Warning threshold (recent count).
+    pub warning_threshold: u32,
+    /// Critical threshold (no-progress streak).
+    pub critical_threshold: u32,
+    /// Skip known poll calls.
+    pub skip_known_polls: bool,
+}
+
+/// Resolved settings of the detector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Settings {
+    /// Streak rule on.
+    pub streak: bool,
+    /// Streak warn threshold.
+    pub warn_threshold: u32,
+    /// Streak block threshold.
+    pub block_threshold: u32,
+    /// Ignored tools.
+    pub ignore_tools: Vec<String>,
+    /// Ignore error results.
+    pub ignore_errors: bool,
+    /// Empty results are transparent.
+    pub ignore_empty_results: bool,
+    /// Result identity.
+    pub result_identity: ResultIdentity,
+    /// Whole-batch streak on.
+    pub batch_streak: bool,
+    /// Window rule, when on.
+    pub window: Option<WindowSettings>,
+    /// OpenClaw rule, when on.
+    pub openclaw: Option<OpenClawSettings>,
+}
+
+impl Settings {
+    /// Streak on by default.
+    pub const DEFAULT_STREAK: bool = true;
+    /// pi-loop-guard's default warn threshold.
+    pub const DEFAULT_WARN_THRESHOLD: u32 = 3;
+    /// pi-loop-guard's default block threshold.
+    pub const DEFAULT_BLOCK_THRESHOLD: u32 = 5;
+    /// Errors count by default.
+    pub const DEFAULT_IGNORE_ERRORS: bool = false;
+    /// Empty results are transparent by default.
+    pub const DEFAULT_IGNORE_EMPTY_RESULTS: bool = true;
+    /// Normalised results by default.
+    pub const DEFAULT_RESULT_IDENTITY: ResultIdentity = ResultIdentity::Normalized;
+    /// Whole-batch streak on by default.
+    pub const DEFAULT_BATCH_STREAK: bool = true;
+    /// The window rule is on by default (as a warning).
+    pub const DEFAULT_WINDOW_ENABLED: bool = true;
+    /// pi-repetition-guard's window size.
+    pub const DEFAULT_WINDOW_SIZE: u32 = 8;
+    /// The default window threshold: 5 of the last 8 calls (pi-repetition-guard uses 4;
+    /// 4-in-8 warned on five loop-free corpus sessions, 5-in-8 on none).
+    pub const DEFAULT_WINDOW_THRESHOLD: u32 = 5;
+    /// The default preset only warns on the window rule (results are ignored by it).
+    pub const DEFAULT_WINDOW_LEVEL: Level = Level::Warning;
+    /// What the window counts by default.
+    pub const DEFAULT_WINDOW_IDENTITY: WindowIdentity = WindowIdentity::Call;
+    /// The OpenClaw rule is off by default.
+    pub const DEFAULT_OPENCLAW_ENABLED: bool = false;
+    /// OpenClaw's `historySize`.
+    pub const DEFAULT_OPENCLAW_HISTORY_SIZE: u32 = 30;
+    /// OpenClaw's `warningThreshold`.
+    pub const DEFAULT_OPENCLAW_WARNING_THRESHOLD: u32 = 10;
+    /// OpenClaw's `criticalThreshold`.
+    pub const DEFAULT_OPENCLAW_CRITICAL_THRESHOLD: u32 = 20;
+    /// OpenClaw skips known polls in `generic_repeat`.
+    pub const DEFAULT_OPENCLAW_SKIP_KNOWN_POLLS: bool = true;
+    /// The largest window or history accepted (bounds memory and the per-call scan).
+    pub const MAX_HISTORY: u32 = 512;
+
+    /// Resolves and validates options.
+    pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
+        let warn = positive(
+            o.warn_threshold,
+            Settings::DEFAULT_WARN_THRESHOLD,
+            "warn-threshold",
+        )?;
+        let block = positive(
+            o.block_threshold,
+            Settings::DEFAULT_BLOCK_THRESHOLD,
+            "block-threshold",
+        )?;
+        if warn >= block {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.warn-threshold"),
+                format!("must be lower than block-threshold ({warn} >= {block})"),
+            ));
+        }
+        let mut ignore_tools: Vec<String> = o
+            .ignore_tools
+            .iter()
+            .flatten()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect();
+        ignore_tools.sort();
+        ignore_tools.dedup();
+
+        let w = o.window.clone().unwrap_or_default();
+        let window_on = w
+            .enabled
+            .unwrap_or(o.window.is_some() || Settings::DEFAULT_WINDOW_ENABLED);
+        let size = positive(w.size, Settings::DEFAULT_WINDOW_SIZE, "window.size")?;
+        let threshold = positive(
+            w.threshold,
+            Settings::DEFAULT_WINDOW_THRESHOLD,
+            "window.threshold",
+        )?;
+        if size > Settings::MAX_HISTORY {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.window.size"),
+                format!("must be at most {}", Settings::MAX_HISTORY),
+            ));
+        }
+        if threshold > size {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.window.threshold"),
+                format!("must not be greater than window.size ({threshold} > {size})"),
+            ));
+        }
+        let level = w.level.unwrap_or(Settings::DEFAULT_WINDOW_LEVEL);
+        let identity = w.identity.unwrap_or(Settings::DEFAULT_WINDOW_IDENTITY);
+        if level == Level::Critical && identity == WindowIdentity::CallAndResult {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.window.level"),
+                "`critical` needs `identity = \"call\"`: the call-and-result window fires on a result, which \
+                 cannot be blocked",
+            ));
+        }
+        let window = window_on.then_some(WindowSettings {
+            size,
+            threshold,
+            level,
+            identity,
+        });
+
+        let c = o.openclaw.clone().unwrap_or_default();
+        let oc_on = c
+            .enabled
+            .unwrap_or(o.openclaw.is_some() || Settings::DEFAULT_OPENCLAW_ENABLED);
+        let history = positive(
+            c.history_size,
+            Settings::DEFAULT_OPENCLAW_HISTORY_SIZE,
+            "openclaw.history-size",
+        )?;
+        let warning = positive(
+            c.warning_threshold,
+            Settings::DEFAULT_OPENCLAW_WARNING_THRESHOLD,
+            "openclaw.warning-threshold",
+        )?;
+        let critical = positive(
+            c.critical_threshold,
+            Settings::DEFAULT_OPENCLAW_CRITICAL_THRESHOLD,
+            "openclaw.critical-threshold",
+        )?;
+        if history > Settings::MAX_HISTORY {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.openclaw.history-size"),
+                format!("must be at most {}", Settings::MAX_HISTORY),
+            ));
+        }
+        if warning >= critical {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.openclaw.warning-threshold"),
+                format!("must be lower than openclaw.critical-threshold ({warning} >= {critical})"),
+            ));
+        }
+        let openclaw = oc_on.then_some(OpenClawSettings {
+            history_size: history,
+            warning_threshold: warning,
+            critical_threshold: critical,
+            skip_known_polls: c
+                .skip_known_polls
+                .unwrap_or(Settings::DEFAULT_OPENCLAW_SKIP_KNOWN_POLLS),
+        });
+
+        Ok(Settings {
+            streak: o.streak.unwrap_or(Settings::DEFAULT_STREAK),
+            warn_threshold: warn,
+            block_threshold: block,
+            ignore_tools,
+            ignore_errors: o.ignore_errors.unwrap_or(Settings::DEFAULT_IGNORE_ERRORS),
+            ignore_empty_results: o
+                .ignore_empty_results
+                .unwrap_or(Settings::DEFAULT_IGNORE_EMPTY_RESULTS),
+            result_identity: o
+                .result_identity
+                .unwrap_or(Settings::DEFAULT_RESULT_IDENTITY),
+            batch_streak: o.batch_streak.unwrap_or(Settings::DEFAULT_BATCH_STREAK),
+            window,
+            openclaw,
+        })
+    }
+
+    /// Parses and validates a `[detectors.generic-repeat]` table (without `enabled`).
+    pub fn from_table(table: &toml::Table) -> Result<Settings, ConfigError> {
+        let o: Options = parse_options(SCOPE, table)?;
+        Settings::from_options(&o)
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        // The default options always validate; fall back to a literal copy just in case.
+        Settings::from_options(&Options::default()).unwrap_or(Settings {
+            streak: Settings::DEFAULT_STREAK,
+            warn_threshold: Settings::DEFAULT_WARN_THRESHOLD,
+            block_threshold: Settings::DEFAULT_BLOCK_THRESHOLD,
+            ignore_tools: Vec::new(),
+            ignore_errors: Settings::DEFAULT_IGNORE_ERRORS,
+            ignore_empty_results: Settings::DEFAULT_IGNORE_EMPTY_RESULTS,
+            result_identity: Settings::DEFAULT_RESULT_IDENTITY,
+            batch_streak: Settings::DEFAULT_BATCH_STREAK,
+            window: None,
+            openclaw: None,
+        })
+    }
+}
+
+fn positive(v: Option<u32>, default: u32, key: &str) -> Result<u32, ConfigError> {
+    match v {
+        None => Ok(default),
+        Some(0) => Err(ConfigError::invalid(
+            format!("{SCOPE}.{key}"),
+            "must be a positive integer",
+        )),
+        Some(n) => Ok(n),
+    }
+}
+
+fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
+    Ok(Box::new(GenericRepeat::new(Settings::from_table(table)?)))
+}
+
+/// The detector's registration.
+pub const REGISTRATION: Registration = Registration {
+    name: NAME,
+    code: CODE,
+    summary: "same tool, same arguments, same result, again and again (streak, window, OpenClaw thresholds)",
+    docs: include_str!("../README.md"),
+    default_enabled: true,
+    options: &[
+        OptionDoc {
+            name: "streak",
+            ty: "bool",
+            default: "true",
+            doc: "pi-loop-guard's consecutive streak of identical (tool, args, result).",
+        },
+        OptionDoc {
+            name: "warn-threshold",
+            ty: "integer",
+            default: "3",
+            doc: "Steer when this many consecutive identical results completed.",
+        },
+        OptionDoc {
+            name: "block-threshold",
+            ty: "integer",
+            default: "5",
+            doc: "Block the call that would be the N-th identical one; greater than warn-threshold.",
+        },
+        OptionDoc {
+            name: "ignore-tools",
+            ty: "list of strings",
+            default: "[]",
+            doc: "Tools never counted by any rule of this detector.",
+        },
+        OptionDoc {
+            name: "ignore-errors",
+            ty: "bool",
+            default: "false",
+            doc: "Results flagged as errors never count as outcomes.",
+        },
+        OptionDoc {
+            name: "ignore-empty-results",
+            ty: "bool",
+            default: "true",
+            doc: "Results with no text and no image never count as outcomes (silence is not evidence).",
+        },
+        OptionDoc {
+            name: "result-identity",
+            ty: "\"raw\" | \"normalized\"",
+            default: "\"normalized\"",
+            doc: "Exact result text, or the result after removing volatile fields.",
+        },
+        OptionDoc {
+            name: "batch-streak",
+            ty: "bool",
+            default: "true",
+            doc: "Consecutive identical whole parallel batches count as a streak (same thresholds).",
+        },
+        OptionDoc {
+            name: "window",
+            ty: "table {enabled, size, threshold, level, identity}",
+            default: "{ size = 8, threshold = 5, level = \"warning\", identity = \"call\" }",
+            doc: "pi-repetition-guard's rule: the same call N times within the last M calls, whatever the results.",
+        },
+        OptionDoc {
+            name: "openclaw",
+            ty: "table {enabled, history-size, warning-threshold, critical-threshold, skip-known-polls}",
+            default: "{ enabled = false, history-size = 30, warning-threshold = 10, critical-threshold = 20, skip-known-polls = true }",
+            doc: "OpenClaw's generic_repeat: warn on N recent same calls, block on M identical outcomes.",
+        },
+    ],
+    build,
+};
+
+loopguard_core::register_detector!(REGISTRATION);

@@ -1,0 +1,88 @@
+//! Events per second through a bus holding `generic-repeat`, on a mixed tool stream
+//! (distinct reads, a repeating loop, polling with changing output, parallel batches).
+//! `bus-only` is the same stream through an empty bus: the difference is the detector.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use loopguard_core::{Bus, Detector, OwnedEvent};
+use loopguard_detect_generic_repeat::{GenericRepeat, Settings};
+use loopguard_testkit::Script;
+use serde_json::json;
+
+fn stream() -> Vec<OwnedEvent> {
+    let mut s = Script::new();
+    for turn in 0..20 {
+        s.user(&format!("task {turn}"));
+        for i in 0..25 {
+            match i % 5 {
+                0 => s.call(
+                    "read",
+                    json!({"path": format!("src/f{turn}_{i}.rs"), "limit": 200}),
+                    "fn main() {}\n",
+                ),
+                1 => s.call(
+                    "bash",
+                    json!({"command": "cargo test", "timeout": 60}),
+                    "test result: FAILED",
+                ),
+                2 => s.call(
+                    "bash",
+                    json!({"command": "tail -n 3 log"}),
+                    &format!("line {i}"),
+                ),
+                3 => s.batch(&[
+                    (
+                        "grep",
+                        json!({"pattern": "todo", "path": "src"}),
+                        "src/a.rs:1: todo",
+                    ),
+                    (
+                        "read",
+                        json!({"path": "Cargo.toml"}),
+                        "[package]\nname = \"x\"",
+                    ),
+                ]),
+                _ => s.call(
+                    "edit",
+                    json!({"path": "src/lib.rs", "old": format!("a{i}"), "new": format!("b{i}")}),
+                    "ok",
+                ),
+            };
+        }
+    }
+    s.into_events()
+}
+
+fn feed(detectors: Vec<Box<dyn Detector>>, events: &[OwnedEvent]) -> usize {
+    let mut bus = Bus::new(detectors);
+    let mut n = 0;
+    for e in events {
+        n += bus.observe(&e.as_event()).len();
+    }
+    n
+}
+
+fn bench(c: &mut Criterion) {
+    let events = stream();
+    let all: toml::Table = "openclaw = { enabled = true }\nwindow = { size = 8, threshold = 4 }"
+        .parse()
+        .expect("toml");
+    let all = Settings::from_table(&all).expect("settings");
+    let mut g = c.benchmark_group("generic-repeat");
+    g.throughput(Throughput::Elements(events.len() as u64));
+    g.bench_function("bus-only", |b| b.iter(|| feed(vec![], &events)));
+    g.bench_function("default", |b| {
+        b.iter(|| {
+            feed(
+                vec![Box::new(GenericRepeat::new(Settings::default()))],
+                &events,
+            )
+        })
+    });
+    g.bench_function("all-rules", |b| {
+        b.iter(|| feed(vec![Box::new(GenericRepeat::new(all.clone()))], &events))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

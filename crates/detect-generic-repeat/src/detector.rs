@@ -1,0 +1,721 @@
+//! The `generic-repeat` state machine: the consecutive streak (pi-loop-guard), the whole-batch
+//! streak, the sliding window (pi-repetition-guard) and OpenClaw's generic thresholds.
+
+use crate::{ResultIdentity, Settings, WindowIdentity, NAME};
+use loopguard_core::{
+    CallInfo, Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest, Level,
+    ResultInfo, MAX_EVIDENCE,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::VecDeque;
+
+/// How many calls blocked by this detector are remembered, so that their results (an error
+/// carrying the block reason, or a replayed original) never count.
+const MAX_BLOCKED: usize = 64;
+/// How many distinct calls of one batch are kept to recognise the batch's calls again.
+const MAX_BATCH_CALLS: usize = 32;
+/// How many tool names of one batch are kept for messages.
+const MAX_BATCH_TOOLS: usize = 4;
+
+/// The `generic-repeat` detector (LG001).
+#[derive(Debug)]
+pub struct GenericRepeat {
+    settings: Settings,
+    state: State,
+}
+
+/// One completed (call, result) pair.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Pair {
+    tool: String,
+    call: Fingerprint,
+    args: Fingerprint,
+    result: Fingerprint,
+}
+
+/// pi-loop-guard's consecutive streak.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Streak {
+    last: Option<Pair>,
+    count: u32,
+    warned: bool,
+    /// Result sequence numbers of the streak (newest kept).
+    seqs: VecDeque<u64>,
+    /// The call that was blocked, with the streak length at the block: every further
+    /// same-args attempt is blocked too.
+    sticky: Option<(Pair, u32)>,
+    /// Attempts blocked since the block began.
+    blocked: u32,
+}
+
+/// A parallel batch whose results are still arriving.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct OpenBatch {
+    id: u64,
+    size: u32,
+    seen: u32,
+    /// Order-independent sum of the pairs' fingerprints (four 64-bit lanes).
+    sum: [u64; 4],
+    counted: u32,
+    calls: Vec<Fingerprint>,
+    tools: Vec<String>,
+    last: Option<Pair>,
+    seqs: Vec<u64>,
+}
+
+/// The whole-batch streak.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct BatchStreak {
+    open: Option<OpenBatch>,
+    last_sig: Option<Fingerprint>,
+    calls: Vec<Fingerprint>,
+    tools: Vec<String>,
+    size: u32,
+    count: u32,
+    warned: bool,
+    blocked: u32,
+    seqs: VecDeque<u64>,
+}
+
+/// pi-repetition-guard's window of the last N calls.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Window {
+    calls: VecDeque<(Fingerprint, u64)>,
+    counts: FixedMap<Fingerprint, u32>,
+}
+
+/// One OpenClaw history record.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Record {
+    call: Fingerprint,
+    scope: u64,
+    call_seq: u64,
+    result: Option<Fingerprint>,
+}
+
+/// All mutable state (one serde value, for snapshots).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct State {
+    streak: Streak,
+    batch: BatchStreak,
+    /// Sequence numbers of calls this detector reported as critical (blocked).
+    blocked: VecDeque<u64>,
+    window: Window,
+    history: VecDeque<Record>,
+}
+
+impl GenericRepeat {
+    /// A detector with these settings.
+    pub fn new(settings: Settings) -> GenericRepeat {
+        GenericRepeat {
+            settings,
+            state: State::default(),
+        }
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    fn ignored_tool(&self, tool: &str) -> bool {
+        self.settings.ignore_tools.iter().any(|t| t == tool)
+    }
+
+    fn identity(&self, r: &ResultInfo) -> Fingerprint {
+        match self.settings.result_identity {
+            ResultIdentity::Raw => r.raw_fp,
+            ResultIdentity::Normalized => r.norm_fp,
+        }
+    }
+
+    fn reset_turn(&mut self) {
+        self.state.streak = Streak::default();
+        self.state.batch = BatchStreak::default();
+        self.clear_window();
+    }
+
+    fn clear_window(&mut self) {
+        self.state.window.calls.clear();
+        self.state.window.counts.clear();
+    }
+
+    fn on_call(&mut self, event: &Event<'_>, call: &CallInfo, cx: &mut Cx<'_>) {
+        let Event::ToolCall { tool, args, .. } = event else {
+            return;
+        };
+        if self.ignored_tool(tool) {
+            return;
+        }
+        if self
+            .state
+            .batch
+            .open
+            .as_ref()
+            .is_some_and(|b| b.id != call.batch)
+        {
+            self.finish_batch(cx);
+        }
+        let mut critical = false;
+        if self.settings.streak {
+            critical |= self.check_streak_block(call, cx);
+        }
+        if self.settings.batch_streak {
+            critical |= self.check_batch_block(call, cx);
+        }
+        if self.settings.window.is_some() {
+            critical |= self.window_call(tool, args, call, cx);
+        }
+        if self.settings.openclaw.is_some() {
+            critical |= self.openclaw_call(tool, args, call, cx, critical);
+        }
+        if critical {
+            if self.state.blocked.len() >= MAX_BLOCKED {
+                self.state.blocked.pop_front();
+            }
+            self.state.blocked.push_back(call.seq);
+        }
+    }
+
+    fn on_result(&mut self, result: &ResultInfo, empty: bool, cx: &mut Cx<'_>) {
+        if result.orphan {
+            // The call was never seen, so its arguments are unknown: not a usable identity.
+            return;
+        }
+        let blocked = match self
+            .state
+            .blocked
+            .iter()
+            .position(|s| *s == result.call.seq)
+        {
+            // Our own block (or the recorded original of a blocked call): never an outcome.
+            Some(pos) => self.state.blocked.remove(pos).is_some(),
+            None => false,
+        };
+        let ignored = blocked || self.ignored_tool(&result.call.tool);
+        let skipped_error = self.settings.ignore_errors && result.is_error;
+        let skipped_empty = self.settings.ignore_empty_results && empty;
+        let counted = !(ignored || skipped_error || skipped_empty);
+        let pair = Pair {
+            tool: result.call.tool.clone(),
+            call: result.call.call_fp,
+            args: result.call.args_fp,
+            result: self.identity(result),
+        };
+        if self.settings.openclaw.is_some() && counted {
+            self.openclaw_result(result, pair.result, cx);
+        }
+        if counted {
+            self.window_result(&pair, cx);
+        }
+        if result.batch_size > 1 {
+            self.batch_result(result, counted.then_some(pair), cx);
+            return;
+        }
+        if !counted {
+            // Transparent: an ignored tool, an ignored error or a blocked call's result
+            // neither advances nor breaks anything.
+            return;
+        }
+        self.finish_batch(cx);
+        // A serial outcome breaks any run of identical batches.
+        let batch = &mut self.state.batch;
+        batch.last_sig = None;
+        batch.count = 0;
+        batch.warned = false;
+        batch.calls.clear();
+        batch.seqs.clear();
+        if self.settings.streak {
+            self.streak_result(pair, cx);
+        }
+    }
+
+    // ---- streak ------------------------------------------------------------------------
+
+    fn streak_result(&mut self, pair: Pair, cx: &mut Cx<'_>) {
+        let s = &mut self.state.streak;
+        if s.last.as_ref() == Some(&pair) {
+            s.count = s.count.saturating_add(1);
+        } else {
+            s.count = 1;
+            s.warned = false;
+            s.seqs.clear();
+            // Different arguments (or, when a block was not enforced, a different result):
+            // the block is lifted.
+            s.sticky = None;
+            s.blocked = 0;
+            s.last = Some(pair);
+        }
+        push_bounded(&mut s.seqs, cx.seq());
+        if s.count >= self.settings.warn_threshold && !s.warned {
+            s.warned = true;
+            if let Some(p) = &s.last {
+                let msg = format!(
+                    "Loop warning: you called `{}` with the same arguments {} times in a row and got the same \
+                     result every time. Repeating it will not change the outcome: change the arguments, use a \
+                     different tool, or give your final answer.",
+                    p.tool, s.count
+                );
+                let f = Finding::new(NAME, Level::Warning, s.count, streak_key(p), msg)
+                    .with_tool(p.tool.clone())
+                    .with_evidence(s.seqs.iter().copied().collect());
+                cx.report(f);
+            }
+        }
+    }
+
+    fn check_streak_block(&mut self, call: &CallInfo, cx: &mut Cx<'_>) -> bool {
+        let block_at = self.settings.block_threshold.saturating_sub(1);
+        let s = &mut self.state.streak;
+        let (pair, count) = match (&s.sticky, &s.last) {
+            (Some((p, c)), _) if p.call == call.call_fp => (p.clone(), *c),
+            (_, Some(l)) if l.call == call.call_fp && s.count >= block_at => {
+                s.sticky = Some((l.clone(), s.count));
+                s.blocked = 0;
+                (l.clone(), s.count)
+            }
+            _ => return false,
+        };
+        s.blocked = s.blocked.saturating_add(1);
+        let attempt = count.saturating_add(s.blocked);
+        let msg = format!(
+            "Blocked: this exact `{}` call (same arguments) already returned the same result {} times in a \
+             row; identical attempt {} is refused. Make a different call or give your final answer.",
+            pair.tool, count, attempt
+        );
+        let mut evidence: Vec<u64> = s.seqs.iter().copied().collect();
+        evidence.push(cx.seq());
+        let f = Finding::new(NAME, Level::Critical, attempt, streak_key(&pair), msg)
+            .with_tool(pair.tool.clone())
+            .with_evidence(evidence);
+        cx.report(f);
+        true
+    }
+
+    // ---- whole batches -----------------------------------------------------------------
+
+    fn batch_result(&mut self, result: &ResultInfo, pair: Option<Pair>, cx: &mut Cx<'_>) {
+        if self
+            .state
+            .batch
+            .open
+            .as_ref()
+            .is_some_and(|b| b.id != result.call.batch)
+        {
+            self.finish_batch(cx);
+        }
+        let open = self.state.batch.open.get_or_insert_with(|| OpenBatch {
+            id: result.call.batch,
+            size: result.batch_size,
+            ..OpenBatch::default()
+        });
+        open.size = open.size.max(result.batch_size);
+        open.seen = open.seen.saturating_add(1);
+        if let Some(p) = pair {
+            let h = Fingerprint::combine(&[p.call.as_bytes(), p.result.as_bytes()]);
+            for (lane, chunk) in open.sum.iter_mut().zip(h.as_bytes().chunks_exact(8)) {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(chunk);
+                *lane = lane.wrapping_add(u64::from_le_bytes(b));
+            }
+            open.counted = open.counted.saturating_add(1);
+            if open.calls.len() < MAX_BATCH_CALLS && !open.calls.contains(&p.call) {
+                open.calls.push(p.call);
+            }
+            if open.tools.len() < MAX_BATCH_TOOLS && !open.tools.contains(&p.tool) {
+                open.tools.push(p.tool.clone());
+            }
+            if open.seqs.len() < MAX_EVIDENCE {
+                open.seqs.push(cx.seq());
+            }
+            open.last = Some(p);
+        }
+        if open.seen >= open.size {
+            self.finish_batch(cx);
+        }
+    }
+
+    /// Closes the open batch: compares its last result with the streak, and its signature
+    /// with the previous batch's.
+    fn finish_batch(&mut self, cx: &mut Cx<'_>) {
+        let Some(open) = self.state.batch.open.take() else {
+            return;
+        };
+        if open.counted == 0 {
+            return;
+        }
+        if self.settings.streak {
+            // Only the batch's last result is compared with the previous serial result: a
+            // different one ends the streak, an equal one leaves it where it was.
+            let s = &mut self.state.streak;
+            if open.last.is_some() && s.last != open.last {
+                s.last = None;
+                s.count = 0;
+                s.warned = false;
+                s.seqs.clear();
+            }
+        }
+        if !self.settings.batch_streak {
+            return;
+        }
+        let mut bytes = Vec::with_capacity(36);
+        for lane in open.sum {
+            bytes.extend_from_slice(&lane.to_le_bytes());
+        }
+        bytes.extend_from_slice(&open.counted.to_le_bytes());
+        let sig = Fingerprint::of_bytes(&bytes);
+        let b = &mut self.state.batch;
+        if b.last_sig == Some(sig) {
+            b.count = b.count.saturating_add(1);
+        } else {
+            b.last_sig = Some(sig);
+            b.count = 1;
+            b.warned = false;
+            b.seqs.clear();
+            b.calls = open.calls;
+            b.tools = open.tools;
+            b.size = open.counted;
+        }
+        b.blocked = 0;
+        for s in open.seqs {
+            push_bounded(&mut b.seqs, s);
+        }
+        if b.count >= self.settings.warn_threshold && !b.warned {
+            b.warned = true;
+            let msg = format!(
+                "Loop warning: you issued the same batch of {} tool calls ({}) {} times in a row and got the \
+                 same results every time. Repeating it will not change the outcome: change the calls or give \
+                 your final answer.",
+                b.size,
+                tool_list(&b.tools),
+                b.count
+            );
+            let f = Finding::new(NAME, Level::Warning, b.count, batch_key(&sig), msg)
+                .with_tool(b.tools.first().cloned().unwrap_or_default())
+                .with_evidence(b.seqs.iter().copied().collect());
+            cx.report(f);
+        }
+    }
+
+    fn check_batch_block(&mut self, call: &CallInfo, cx: &mut Cx<'_>) -> bool {
+        let block_at = self.settings.block_threshold.saturating_sub(1);
+        let b = &mut self.state.batch;
+        let Some(sig) = b.last_sig else { return false };
+        if b.count < block_at || !b.calls.contains(&call.call_fp) {
+            return false;
+        }
+        b.blocked = b.blocked.saturating_add(1);
+        let msg = format!(
+            "Blocked: `{}` belongs to a batch of {} tool calls ({}) that returned the same results {} times in \
+             a row; this repeat is refused. Make different calls or give your final answer.",
+            call.tool,
+            b.size,
+            tool_list(&b.tools),
+            b.count
+        );
+        let mut evidence: Vec<u64> = b.seqs.iter().copied().collect();
+        evidence.push(cx.seq());
+        let f = Finding::new(
+            NAME,
+            Level::Critical,
+            b.count.saturating_add(b.blocked),
+            batch_key(&sig),
+            msg,
+        )
+        .with_tool(call.tool.clone())
+        .with_evidence(evidence);
+        cx.report(f);
+        true
+    }
+
+    // ---- window (pi-repetition-guard) --------------------------------------------------
+
+    fn window_call(&mut self, tool: &str, args: &Value, call: &CallInfo, cx: &mut Cx<'_>) -> bool {
+        match &self.settings.window {
+            Some(ws) if ws.identity == WindowIdentity::Call => {
+                let key = window_key(tool, args, &call.call_fp);
+                self.window_push(key, tool, cx)
+            }
+            _ => false,
+        }
+    }
+
+    fn window_result(&mut self, pair: &Pair, cx: &mut Cx<'_>) {
+        if let Some(ws) = &self.settings.window {
+            if ws.identity == WindowIdentity::CallAndResult {
+                let key = Fingerprint::combine(&[pair.call.as_bytes(), pair.result.as_bytes()]);
+                self.window_push(key, &pair.tool, cx);
+            }
+        }
+    }
+
+    /// Adds one occurrence to the window and reports when its key reached the threshold.
+    /// Returns whether the finding is critical.
+    fn window_push(&mut self, key: Fingerprint, tool: &str, cx: &mut Cx<'_>) -> bool {
+        let Some(ws) = &self.settings.window else {
+            return false;
+        };
+        let w = &mut self.state.window;
+        w.calls.push_back((key, cx.seq()));
+        *w.counts.entry(key).or_insert(0) += 1;
+        while w.calls.len() > ws.size as usize {
+            if let Some((old, _)) = w.calls.pop_front() {
+                if let Some(n) = w.counts.get_mut(&old) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        w.counts.remove(&old);
+                    }
+                }
+            }
+        }
+        let count = w.counts.get(&key).copied().unwrap_or(0);
+        if count < ws.threshold {
+            return false;
+        }
+        let evidence: Vec<u64> = w
+            .calls
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, s)| *s)
+            .collect();
+        let what = match ws.identity {
+            WindowIdentity::Call => "with the same arguments",
+            WindowIdentity::CallAndResult => "with the same arguments and got the same result",
+        };
+        let msg = format!(
+            "Repetition guard: tool-call loop (same tool+args repeated): `{tool}` was called {what} {count} times \
+             within the last {} calls. Stop repeating it and finish the task from the information you already \
+             have.",
+            ws.size
+        );
+        let f = Finding::new(
+            NAME,
+            ws.level,
+            count,
+            format!("window:{tool}:{}", short_hex(&key)),
+            msg,
+        )
+        .with_tool(tool)
+        .with_evidence(evidence);
+        cx.report(f);
+        ws.level == Level::Critical
+    }
+
+    // ---- OpenClaw ----------------------------------------------------------------------
+
+    fn openclaw_call(
+        &mut self,
+        tool: &str,
+        args: &Value,
+        call: &CallInfo,
+        cx: &mut Cx<'_>,
+        blocked: bool,
+    ) -> bool {
+        let Some(oc) = &self.settings.openclaw else {
+            return false;
+        };
+        let scope = scope_of(cx);
+        let mut critical = false;
+        if !(oc.skip_known_polls && is_known_poll(tool, args)) {
+            let mut recent = 0u32;
+            let mut streak = 0u32;
+            let mut latest: Option<Fingerprint> = None;
+            let mut ended = false;
+            let mut evidence = Vec::new();
+            for r in self.state.history.iter().rev() {
+                if r.scope != scope || r.call != call.call_fp {
+                    continue;
+                }
+                recent += 1;
+                evidence.push(r.call_seq);
+                let Some(h) = r.result else { continue };
+                if ended {
+                    continue;
+                }
+                match latest {
+                    None => {
+                        latest = Some(h);
+                        streak = 1;
+                    }
+                    Some(l) if l == h => streak += 1,
+                    Some(_) => ended = true,
+                }
+            }
+            evidence.reverse();
+            evidence.push(cx.seq());
+            let args_hash = format!("{tool}:{}", call.args_fp.to_hex());
+            if let (true, Some(h)) = (streak >= oc.critical_threshold, latest) {
+                let msg = format!(
+                    "CRITICAL: Called {tool} with identical arguments and identical outcomes {streak} times. \
+                     Session execution blocked to prevent runaway loops."
+                );
+                let key = format!("generic:{tool}:{args_hash}:{}", h.to_hex());
+                cx.report(
+                    Finding::new(NAME, Level::Critical, streak, key, msg)
+                        .with_tool(tool)
+                        .with_evidence(evidence),
+                );
+                critical = true;
+            } else if recent >= oc.warning_threshold {
+                let msg = format!(
+                    "WARNING: You have called {tool} {recent} times with identical arguments. If this is not \
+                     making progress, stop retrying and report the task as failed."
+                );
+                let key = format!("generic:{tool}:{args_hash}");
+                cx.report(
+                    Finding::new(NAME, Level::Warning, recent, key, msg)
+                        .with_tool(tool)
+                        .with_evidence(evidence),
+                );
+            }
+        }
+        if !critical && !blocked {
+            let cap = oc.history_size as usize;
+            self.state.history.push_back(Record {
+                call: call.call_fp,
+                scope,
+                call_seq: call.seq,
+                result: None,
+            });
+            while self.state.history.len() > cap {
+                self.state.history.pop_front();
+            }
+        }
+        critical
+    }
+
+    fn openclaw_result(&mut self, result: &ResultInfo, hash: Fingerprint, cx: &Cx<'_>) {
+        let Some(oc) = &self.settings.openclaw else {
+            return;
+        };
+        let scope = scope_of(cx);
+        let found = self
+            .state
+            .history
+            .iter_mut()
+            .rev()
+            .find(|r| r.scope == scope && r.call_seq == result.call.seq && r.result.is_none());
+        match found {
+            Some(r) => r.result = Some(hash),
+            None => {
+                self.state.history.push_back(Record {
+                    call: result.call.call_fp,
+                    scope,
+                    call_seq: result.call.seq,
+                    result: Some(hash),
+                });
+                while self.state.history.len() > oc.history_size as usize {
+                    self.state.history.pop_front();
+                }
+            }
+        }
+    }
+}
+
+impl Detector for GenericRepeat {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn interest(&self) -> Interest {
+        Interest::of(&[
+            EventKind::User,
+            EventKind::RunStart,
+            EventKind::ToolCall,
+            EventKind::ToolResult,
+        ])
+    }
+
+    fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
+        match event {
+            Event::User { .. } if cx.is_new_turn() => self.reset_turn(),
+            Event::RunStart { .. } => {
+                self.finish_batch(cx);
+                self.clear_window();
+            }
+            Event::ToolCall { .. } => {
+                if let Some(call) = cx.call() {
+                    self.on_call(event, call, cx);
+                }
+            }
+            Event::ToolResult {
+                content, images, ..
+            } => {
+                if let Some(result) = cx.result() {
+                    let empty = content.trim().is_empty() && *images == 0;
+                    self.on_result(result, empty, cx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    loopguard_core::snapshot_via_serde!(state);
+}
+
+fn push_bounded(q: &mut VecDeque<u64>, seq: u64) {
+    if q.len() >= MAX_EVIDENCE {
+        q.pop_front();
+    }
+    q.push_back(seq);
+}
+
+fn short_hex(fp: &Fingerprint) -> String {
+    format!("{:016x}", fp.short())
+}
+
+fn streak_key(p: &Pair) -> String {
+    format!(
+        "streak:{}:{}:{}",
+        p.tool,
+        short_hex(&p.args),
+        short_hex(&p.result)
+    )
+}
+
+fn batch_key(sig: &Fingerprint) -> String {
+    format!("batch:{}", short_hex(sig))
+}
+
+fn tool_list(tools: &[String]) -> String {
+    tools
+        .iter()
+        .map(|t| format!("`{t}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// pi-repetition-guard's call key: tool name plus the normalised input (`null` → empty, a
+/// string as is, anything else as JSON with keys sorted recursively, i.e. the call
+/// fingerprint the bus already computed). The one difference from the seed: a string input
+/// whose text happens to be the JSON of an object input does not collide with it.
+pub(crate) fn window_key(tool: &str, args: &Value, call_fp: &Fingerprint) -> Fingerprint {
+    match args {
+        Value::Null => Fingerprint::combine(&[b"s", tool.as_bytes(), b""]),
+        Value::String(s) => Fingerprint::combine(&[b"s", tool.as_bytes(), s.as_bytes()]),
+        _ => *call_fp,
+    }
+}
+
+/// OpenClaw's known poll calls: `command_status` (any arguments), or `process` with action
+/// `poll` or `log`.
+pub(crate) fn is_known_poll(tool: &str, args: &Value) -> bool {
+    match tool {
+        "command_status" => true,
+        "process" => matches!(
+            args.get("action").and_then(Value::as_str),
+            Some("poll" | "log")
+        ),
+        _ => false,
+    }
+}
+
+/// The run scope of OpenClaw's history: the host's run id when it gave one, else the run
+/// index.
+fn scope_of(cx: &Cx<'_>) -> u64 {
+    match cx.run_id() {
+        Some(id) => Fingerprint::combine(&[b"id", id.as_bytes()]).short(),
+        None => Fingerprint::combine(&[b"run", &cx.run().to_le_bytes()]).short(),
+    }
+}

@@ -1,0 +1,145 @@
+//! Property tests: key order never matters, all-distinct calls never fire, changing results
+//! never reach critical in streak mode, snapshot/restore mid-stream changes nothing, and the
+//! verdicts are deterministic.
+
+use loopguard_core::{Bus, Detector, Finding, Level, OwnedEvent};
+use loopguard_detect_generic_repeat::{GenericRepeat, Settings};
+use loopguard_testkit::{arb_args, arb_events, decode_events, run, Script};
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+
+fn settings(text: &str) -> Settings {
+    Settings::from_table(&text.parse::<toml::Table>().expect("toml")).expect("valid settings")
+}
+
+/// The configurations every property is checked under.
+fn configs() -> Vec<Settings> {
+    vec![
+        Settings::default(),
+        settings("result-identity = \"raw\"\nignore-empty-results = false\nbatch-streak = false\nwindow = { enabled = false }"),
+        settings("streak = false\nbatch-streak = false\nwindow = { size = 8, threshold = 4, level = \"critical\" }"),
+        settings("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nopenclaw = { warning-threshold = 3, critical-threshold = 5 }"),
+        settings("window = { identity = \"call-and-result\", threshold = 3 }\nopenclaw = { enabled = true }"),
+    ]
+}
+
+fn boxed(s: &Settings) -> Box<dyn Detector> {
+    Box::new(GenericRepeat::new(s.clone()))
+}
+
+/// The same value with every object's keys inserted in reverse order.
+fn reverse_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut out = Map::new();
+            for (k, x) in m.iter().rev() {
+                out.insert(k.clone(), reverse_keys(x));
+            }
+            Value::Object(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(reverse_keys).collect()),
+        other => other.clone(),
+    }
+}
+
+const TOOLS: [&str; 3] = ["read", "bash", "grep"];
+const RESULTS: [&str; 3] = ["X", "Y", ""];
+
+fn script(calls: &[(usize, Value, usize, bool)], reverse: bool) -> Vec<OwnedEvent> {
+    let mut s = Script::new();
+    let mut i = 0;
+    while i < calls.len() {
+        let (t, a, r, batched) = &calls[i];
+        let args = if reverse { reverse_keys(a) } else { a.clone() };
+        let tool = TOOLS[t % TOOLS.len()];
+        let result = RESULTS[r % RESULTS.len()];
+        if *batched && i + 1 < calls.len() {
+            let (t2, a2, r2, _) = &calls[i + 1];
+            let args2 = if reverse {
+                reverse_keys(a2)
+            } else {
+                a2.clone()
+            };
+            s.batch(&[
+                (tool, args, result),
+                (TOOLS[t2 % TOOLS.len()], args2, RESULTS[r2 % RESULTS.len()]),
+            ]);
+            i += 2;
+        } else {
+            s.call(tool, args, result);
+            i += 1;
+        }
+    }
+    s.into_events()
+}
+
+fn through_bus_with_snapshot(s: &Settings, events: &[OwnedEvent], cut: usize) -> Vec<Finding> {
+    let mut bus = Bus::new(vec![boxed(s)]);
+    let mut out = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        if i == cut {
+            let text = serde_json::to_string(&bus.snapshot().expect("snapshot")).expect("json");
+            let mut fresh = Bus::new(vec![boxed(s)]);
+            fresh
+                .restore(&serde_json::from_str(&text).expect("parse"))
+                .expect("restore");
+            bus = fresh;
+        }
+        out.extend(bus.observe(&e.as_event()));
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn key_order_never_matters(
+        calls in prop::collection::vec((0..3usize, arb_args(), 0..3usize, any::<bool>()), 1..40)
+    ) {
+        let a = script(&calls, false);
+        let b = script(&calls, true);
+        for s in configs() {
+            prop_assert_eq!(run(boxed(&s), &a), run(boxed(&s), &b));
+        }
+    }
+
+    #[test]
+    fn all_distinct_calls_never_fire(n in 1..80usize, results in prop::collection::vec(0..3usize, 80), batched in any::<bool>()) {
+        let calls: Vec<(usize, Value, usize, bool)> =
+            (0..n).map(|i| (i % 3, json!({"path": format!("f{i}")}), results[i], batched)).collect();
+        let events = script(&calls, false);
+        for s in configs() {
+            prop_assert!(run(boxed(&s), &events).is_empty());
+        }
+    }
+
+    #[test]
+    fn changing_results_never_reach_critical_in_streak_mode(n in 1..80usize, tool in 0..3usize, args in arb_args()) {
+        let mut s = Script::new();
+        for i in 0..n {
+            s.call(TOOLS[tool], args.clone(), &format!("result {i}"));
+        }
+        let streak_only = settings("window = { enabled = false }");
+        prop_assert!(run(boxed(&streak_only), s.events()).is_empty());
+        let default = run(boxed(&Settings::default()), s.events());
+        prop_assert!(default.iter().all(|(_, f)| f.level == Level::Warning));
+    }
+
+    #[test]
+    fn snapshot_restore_mid_stream_changes_nothing(bytes in prop::collection::vec(any::<u8>(), 0..900), cut in any::<prop::sample::Index>()) {
+        let events = decode_events(&bytes);
+        let cut = if events.is_empty() { 0 } else { cut.index(events.len()) };
+        for s in configs() {
+            let plain: Vec<Finding> = run(boxed(&s), &events).into_iter().map(|(_, f)| f).collect();
+            prop_assert_eq!(plain, through_bus_with_snapshot(&s, &events, cut));
+        }
+    }
+
+    #[test]
+    fn verdicts_are_deterministic(events in arb_events(900)) {
+        for s in configs() {
+            prop_assert_eq!(run(boxed(&s), &events), run(boxed(&s), &events));
+        }
+    }
+}

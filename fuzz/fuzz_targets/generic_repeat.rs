@@ -1,0 +1,80 @@
+//! Fuzzes the `generic-repeat` detector: any event stream, several configurations (the
+//! thresholds come from the input too). Invariants: no panic; findings are the detector's,
+//! bounded, and critical only on tool calls; a snapshot/restore halfway changes nothing.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use loopguard::generic_repeat::{GenericRepeat, Settings};
+use loopguard_core::{Bus, Detector, Finding, Level, OwnedEvent, MAX_EVIDENCE};
+
+fn settings(data: &[u8]) -> Vec<Settings> {
+    let b = |i: usize| u32::from(data.get(i).copied().unwrap_or(0));
+    let warn = 1 + b(0) % 4;
+    let block = warn + 1 + b(1) % 4;
+    let size = 1 + b(2) % 12;
+    let threshold = 1 + b(3) % size;
+    let oc_warn = 1 + b(4) % 6;
+    let oc_crit = oc_warn + 1 + b(5) % 6;
+    let custom = format!(
+        "warn-threshold = {warn}\nblock-threshold = {block}\nignore-errors = {}\nresult-identity = \"{}\"\n\
+         window = {{ size = {size}, threshold = {threshold}, level = \"{}\", identity = \"{}\" }}\n\
+         openclaw = {{ history-size = {}, warning-threshold = {oc_warn}, critical-threshold = {oc_crit}, skip-known-polls = {} }}\n\
+         ignore-tools = [\"grep\"]",
+        b(6) % 2 == 0,
+        if b(7) % 2 == 0 { "raw" } else { "normalized" },
+        if b(8) % 2 == 0 || b(9) % 2 == 1 { "warning" } else { "critical" },
+        if b(9) % 2 == 0 { "call" } else { "call-and-result" },
+        1 + b(10) % 40,
+        b(11) % 2 == 0,
+    );
+    let mut out = vec![Settings::default()];
+    if let Ok(t) = custom.parse::<toml::Table>() {
+        out.push(Settings::from_table(&t).expect("generated settings are valid"));
+    }
+    out
+}
+
+fn run(s: &Settings, events: &[OwnedEvent], cut: Option<usize>) -> Vec<(usize, Finding)> {
+    let mk = || {
+        Bus::new(vec![
+            Box::new(GenericRepeat::new(s.clone())) as Box<dyn Detector>
+        ])
+    };
+    let mut bus = mk();
+    let mut out = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        if Some(i) == cut {
+            let snap = bus.snapshot().expect("snapshot");
+            let text = serde_json::to_string(&snap).expect("json");
+            let mut fresh = mk();
+            fresh
+                .restore(&serde_json::from_str(&text).expect("parse"))
+                .expect("restore");
+            bus = fresh;
+        }
+        for f in bus.observe(&e.as_event()) {
+            out.push((i, f));
+        }
+    }
+    out
+}
+
+fuzz_target!(|data: &[u8]| {
+    let events = loopguard_testkit::decode_events(data);
+    for s in settings(data) {
+        let plain = run(&s, &events, None);
+        for (i, f) in &plain {
+            assert_eq!(f.detector, "generic-repeat");
+            assert!(f.count >= 1);
+            assert!(f.evidence.len() <= MAX_EVIDENCE);
+            assert!(!f.abort);
+            if f.level == Level::Critical {
+                assert!(
+                    matches!(events[*i], OwnedEvent::ToolCall { .. }),
+                    "critical only blocks calls"
+                );
+            }
+        }
+        assert_eq!(plain, run(&s, &events, Some(events.len() / 2)));
+    }
+});
