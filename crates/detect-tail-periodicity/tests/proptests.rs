@@ -1,0 +1,169 @@
+//! Invariants: the online engine agrees exactly with the brute-force oracle (position and
+//! unit), chunking never matters, snapshot → restore mid-message never changes a finding,
+//! and no input makes the detector panic or exceed its memory cap.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use loopguard_core::{Detector, OwnedEvent, Stream};
+use loopguard_detect_tail_periodicity::{oracle, Finder, Settings, TailPeriodicity};
+use loopguard_testkit::{decode_events, run, Script};
+use proptest::prelude::*;
+
+/// Random texts over small alphabets, with planted repeats (nested periods, multi-byte).
+fn arb_text() -> impl Strategy<Value = String> {
+    let alphabet = prop_oneof![
+        Just("ab"),
+        Just("abc"),
+        Just("aé🙂"),
+        Just("xyz \n"),
+        Just("abcdefghij")
+    ];
+    (
+        alphabet,
+        prop::collection::vec((0usize..40, 0usize..4, 0usize..24), 1..8),
+    )
+        .prop_map(|(alpha, parts)| {
+            let chars: Vec<char> = alpha.chars().collect();
+            let mut out: Vec<char> = Vec::new();
+            let mut seed = 7usize;
+            for (len, copies, noise) in parts {
+                let unit: Vec<char> = (0..len)
+                    .map(|i| {
+                        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345 + i);
+                        chars[(seed >> 16) % chars.len()]
+                    })
+                    .collect();
+                for _ in 0..copies.max(1) {
+                    out.extend(&unit);
+                }
+                // A nested period: the doubled unit repeated once more with a suffix.
+                if copies == 3 {
+                    let twice: Vec<char> = unit.iter().chain(unit.iter()).copied().collect();
+                    out.extend(&twice);
+                }
+                for _ in 0..noise {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(99);
+                    out.push(chars[(seed >> 16) % chars.len()]);
+                }
+            }
+            out.into_iter().collect()
+        })
+}
+
+fn arb_settings() -> impl Strategy<Value = Settings> {
+    (
+        1usize..12,
+        0usize..40,
+        2usize..4,
+        0usize..30,
+        2usize..5,
+        0usize..4,
+    )
+        .prop_map(|(min, extra, copies, long, root, filler)| Settings {
+            min_unit: min,
+            max_unit: min + extra,
+            min_copies: copies,
+            long_unit: long,
+            root_copies: root.min(2 * copies),
+            max_filler_run: filler,
+            ..Settings::default()
+        })
+}
+
+fn detector_fire(
+    settings: &Settings,
+    pieces: &[(Stream, &str)],
+    chunk: usize,
+) -> Option<(u64, String)> {
+    let mut s = Script::new();
+    s.push(OwnedEvent::MessageStart);
+    for (stream, text) in pieces {
+        let chars: Vec<char> = text.chars().collect();
+        for piece in chars.chunks(chunk.max(1)) {
+            s.push(OwnedEvent::TextDelta {
+                stream: *stream,
+                delta: piece.iter().collect(),
+            });
+        }
+    }
+    s.push(OwnedEvent::MessageEnd);
+    let found = run(Box::new(TailPeriodicity::new(settings.clone())), s.events());
+    assert!(found.len() <= 1, "at most one finding per message");
+    found
+        .first()
+        .map(|(_, f)| (f.offset.unwrap_or(0), f.key.clone()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+    #[test]
+    fn finder_agrees_with_oracle_at_every_position(text in arb_text(), min in 1usize..10, extra in 0usize..50, copies in 2usize..4) {
+        let seq: Vec<u32> = text.chars().map(u32::from).collect();
+        let mut f = Finder::new(min, min + extra, copies);
+        for n in 1..=seq.len() {
+            let got = f.push(seq[n - 1]).map(|q| q as usize);
+            let want = oracle::tail_unit(&seq, n, min, min + extra, copies);
+            prop_assert_eq!(got, want, "n = {}", n);
+        }
+    }
+
+    #[test]
+    fn detector_fires_where_the_oracle_does(text in arb_text(), settings in arb_settings(), split in 0usize..200, chunk in 1usize..20) {
+        let cut = text.char_indices().nth(split).map_or(text.len(), |(i, _)| i);
+        let pieces = [(Stream::Thinking, &text[..cut]), (Stream::Text, &text[cut..])];
+        let want = oracle::first_fire(&settings, &pieces);
+        let got = detector_fire(&settings, &pieces, chunk);
+        prop_assert_eq!(got.as_ref().map(|g| g.0), want.map(|w| w.0));
+        if let (Some((_, key)), Some((_, q))) = (got, want) {
+            prop_assert!(key.starts_with(&format!("tail-periodicity/{q}/")), "key {} unit {}", key, q);
+        }
+    }
+
+    #[test]
+    fn chunking_never_changes_the_finding(text in arb_text(), a in 1usize..40, b in 1usize..40) {
+        let settings = Settings { min_unit: 4, long_unit: 8, ..Settings::default() };
+        let pieces = [(Stream::Text, text.as_str())];
+        prop_assert_eq!(detector_fire(&settings, &pieces, a), detector_fire(&settings, &pieces, b));
+    }
+
+    #[test]
+    fn snapshot_restore_mid_stream_changes_nothing(text in arb_text(), cut in 0usize..60) {
+        let settings = Settings { min_unit: 4, long_unit: 8, ..Settings::default() };
+        let mut s = Script::new();
+        s.message_chunked(Stream::Text, &text, 7);
+        let events = s.into_events();
+        let straight = run(Box::new(TailPeriodicity::new(settings.clone())), &events);
+        let cut = cut.min(events.len());
+        let mk = || vec![Box::new(TailPeriodicity::new(settings.clone())) as Box<dyn Detector>];
+        let mut first = loopguard_core::Bus::new(mk());
+        let mut got = Vec::new();
+        for (i, e) in events[..cut].iter().enumerate() {
+            got.extend(first.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        }
+        // Continue on a fresh bus restored from a JSON snapshot of the first.
+        let snap = serde_json::to_string(&first.snapshot().unwrap()).unwrap();
+        let mut second = loopguard_core::Bus::new(mk());
+        second.restore(&serde_json::from_str(&snap).unwrap()).unwrap();
+        for (i, e) in events.iter().enumerate().skip(cut) {
+            got.extend(second.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        }
+        prop_assert_eq!(straight, got);
+    }
+
+    #[test]
+    fn arbitrary_event_streams_never_panic_and_stay_bounded(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
+        let events = decode_events(&bytes);
+        let settings = Settings { max_unit: 200, ..Settings::default() };
+        let mut d = TailPeriodicity::new(settings);
+        let mut findings = Vec::new();
+        let mut cx = loopguard_core::Cx::manual(0, &mut findings);
+        for e in &events {
+            d.observe(&e.as_event(), &mut cx);
+            prop_assert!(d.buffered() <= 4 * 1024);
+        }
+        for f in &findings {
+            prop_assert_eq!(f.level, loopguard_core::Level::Critical);
+            prop_assert!(f.sample.as_ref().is_some_and(|s| s.chars().count() <= 201));
+        }
+    }
+}

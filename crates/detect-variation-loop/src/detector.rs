@@ -1,0 +1,587 @@
+//! The `variation-loop` state machine: segments are cut from the stream as their newline
+//! arrives, shingled once, and clustered incrementally (greedy, in text order).
+
+use crate::{Settings, NAME};
+use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// A shingle: a 64-bit mix of its characters (a collision needs two different 5-character
+/// strings with the same 64-bit value).
+type Shingle = u64;
+
+fn mix(acc: u64, c: char) -> u64 {
+    let mut x = (acc ^ u64::from(u32::from(c))).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x ^= x >> 29;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^ (x >> 32)
+}
+
+/// The sorted, de-duplicated shingle set of `text` (lower-cased), and the shingle sequence
+/// with multiplicity (for the asymmetric overlap).
+pub fn shingles(text: &str, k: usize) -> (Vec<Shingle>, Vec<Shingle>) {
+    let chars: Vec<char> = text.chars().flat_map(char::to_lowercase).collect();
+    let k = k.clamp(1, 6);
+    let seq: Vec<Shingle> = if chars.len() < k {
+        Vec::new()
+    } else {
+        chars
+            .windows(k)
+            .map(|w| {
+                w.iter()
+                    .fold(0x243f_6a88_85a3_08d3u64, |acc, &c| mix(acc, c))
+            })
+            .collect()
+    };
+    let mut set = seq.clone();
+    set.sort_unstable();
+    set.dedup();
+    (set, seq)
+}
+
+/// Overlap(a, b): the fraction of `b`'s shingles (with multiplicity) found in `a`'s set.
+pub fn overlap(a_set: &[Shingle], b_seq: &[Shingle]) -> f64 {
+    if b_seq.is_empty() {
+        return 0.0;
+    }
+    let hits = b_seq
+        .iter()
+        .filter(|s| a_set.binary_search(s).is_ok())
+        .count();
+    hits as f64 / b_seq.len() as f64
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+struct Cluster {
+    rep_len: usize,
+    rep: String,
+    set: Vec<Shingle>,
+    size: u32,
+}
+
+/// Whole-message clustering (the seed's rule), maintained as segments complete.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+struct Whole {
+    clusters: Vec<Cluster>,
+    /// Cluster ids by representative length (index = length).
+    by_len: Vec<Vec<u32>>,
+    short: u64,
+    singletons: u64,
+    /// (size, id) of the largest cluster (first in creation order on ties).
+    largest: Option<(u32, u32)>,
+    /// Clusters beyond the cap are counted as singletons but not stored.
+    dropped: u64,
+}
+
+impl Whole {
+    /// The cluster a segment would join.
+    fn find(&self, s: &Settings, len: usize, seq: &[Shingle]) -> Option<u32> {
+        let lo = len.saturating_sub(s.length_slack);
+        let hi = len + s.length_slack;
+        let mut ids: Vec<u32> = (lo..=hi)
+            .filter_map(|l| self.by_len.get(l))
+            .flat_map(|v| v.iter().copied())
+            .collect();
+        ids.sort_unstable();
+        ids.into_iter().find(|&id| {
+            self.clusters
+                .get(id as usize)
+                .is_some_and(|c| overlap(&c.set, seq) >= s.min_overlap)
+        })
+    }
+
+    fn add(&mut self, s: &Settings, text: &str, len: usize) {
+        let (set, seq) = shingles(text, s.shingle);
+        self.short += 1;
+        match self.find(s, len, &seq) {
+            Some(id) => {
+                if let Some(c) = self.clusters.get_mut(id as usize) {
+                    if c.size == 1 {
+                        self.singletons = self.singletons.saturating_sub(1);
+                    }
+                    c.size += 1;
+                    let better = match self.largest {
+                        None => true,
+                        Some((size, best)) => c.size > size || (c.size == size && id < best),
+                    };
+                    if better {
+                        self.largest = Some((c.size, id));
+                    }
+                }
+            }
+            None => {
+                self.singletons += 1;
+                if self.clusters.len() >= s.max_clusters {
+                    self.dropped += 1;
+                    return;
+                }
+                let id = self.clusters.len() as u32;
+                self.clusters.push(Cluster {
+                    rep_len: len,
+                    rep: text.to_owned(),
+                    set,
+                    size: 1,
+                });
+                if self.by_len.len() <= len {
+                    self.by_len.resize(len + 1, Vec::new());
+                }
+                if let Some(v) = self.by_len.get_mut(len) {
+                    v.push(id);
+                }
+            }
+        }
+    }
+
+    /// The verdict with an optional tentative (not yet complete) last segment.
+    fn verdict(
+        &self,
+        s: &Settings,
+        tentative: Option<(&str, usize)>,
+    ) -> Option<(f64, u32, String)> {
+        let mut short = self.short;
+        let mut singles = self.singletons;
+        let mut largest = self.largest;
+        if let Some((text, len)) = tentative {
+            let (_, seq) = shingles(text, s.shingle);
+            short += 1;
+            match self
+                .find(s, len, &seq)
+                .and_then(|id| self.clusters.get(id as usize).map(|c| (id, c)))
+            {
+                Some((id, c)) => {
+                    if c.size == 1 {
+                        singles = singles.saturating_sub(1);
+                    }
+                    let grown = c.size + 1;
+                    if largest
+                        .is_none_or(|(size, best)| grown > size || (grown == size && id < best))
+                    {
+                        largest = Some((grown, id));
+                    }
+                }
+                None => singles += 1,
+            }
+        }
+        let largest = largest.and_then(|(size, id)| {
+            self.clusters
+                .get(id as usize)
+                .map(|c| (size, c.rep.clone()))
+        });
+        if (short as usize) < s.min_segments {
+            return None;
+        }
+        let fraction = 1.0 - singles as f64 / short as f64;
+        let (size, rep) = largest
+            .filter(|(size, _)| *size > 1)
+            .unwrap_or((0, String::new()));
+        Some((fraction, size, rep))
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+struct Seg {
+    text: String,
+    len: usize,
+    set: Vec<Shingle>,
+    seq_len: usize,
+    /// `ov[j]` = overlap(rep = this segment, seg = the j-th later segment in the window).
+    ov: VecDeque<f32>,
+    /// Shingles of this segment not seen in earlier window segments, at insertion.
+    novel: f32,
+    /// Message character offset where the segment started.
+    start: u64,
+}
+
+/// Sliding-window clustering over the last `window` short segments.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+struct Window {
+    segs: VecDeque<Seg>,
+}
+
+impl Window {
+    fn add(&mut self, s: &Settings, text: &str, len: usize, start: u64) {
+        let (set, seq) = shingles(text, s.shingle);
+        if self.segs.len() >= s.window {
+            // Later segments' overlap lists only name segments after them: nothing to shift.
+            self.segs.pop_front();
+        }
+        for seg in &mut self.segs {
+            let ok = seg.len.abs_diff(len) <= s.length_slack;
+            seg.ov.push_back(if ok {
+                overlap(&seg.set, &seq) as f32
+            } else {
+                0.0
+            });
+        }
+        let novel = if seq.is_empty() {
+            1.0
+        } else {
+            let fresh = seq
+                .iter()
+                .filter(|x| !self.segs.iter().any(|g| g.set.binary_search(x).is_ok()))
+                .count();
+            fresh as f32 / seq.len() as f32
+        };
+        self.segs.push_back(Seg {
+            text: text.to_owned(),
+            len,
+            set,
+            seq_len: seq.len(),
+            ov: VecDeque::new(),
+            novel,
+            start,
+        });
+    }
+
+    /// The share of the text since the window's first segment that the window's segments
+    /// cover.
+    fn coverage(&self, now: u64) -> f64 {
+        let from = self.segs.front().map_or(now, |g| g.start);
+        let covered: usize = self.segs.iter().map(|g| g.len).sum();
+        if now <= from {
+            return 0.0;
+        }
+        covered as f64 / (now - from) as f64
+    }
+
+    fn verdict(&self, s: &Settings) -> Option<(f64, u32, String, f64)> {
+        let n = self.segs.len();
+        if n < s.min_segments {
+            return None;
+        }
+        // Greedy clustering in order, from the cached pairwise overlaps.
+        let mut reps: Vec<usize> = Vec::new();
+        let mut size: Vec<u32> = Vec::new();
+        for j in 0..n {
+            let joined = reps.iter().position(|&r| {
+                self.segs
+                    .get(r)
+                    .and_then(|seg| seg.ov.get(j - r - 1))
+                    .is_some_and(|&o| f64::from(o) >= s.min_overlap)
+            });
+            match joined {
+                Some(ci) => {
+                    if let Some(x) = size.get_mut(ci) {
+                        *x += 1;
+                    }
+                }
+                None => {
+                    reps.push(j);
+                    size.push(1);
+                }
+            }
+        }
+        let singles = size.iter().filter(|&&x| x == 1).count();
+        let fraction = 1.0 - singles as f64 / n as f64;
+        let (best_i, best) =
+            size.iter()
+                .enumerate()
+                .fold((0, 0), |acc, (i, &x)| if x > acc.1 { (i, x) } else { acc });
+        let rep = reps
+            .get(best_i)
+            .and_then(|&r| self.segs.get(r))
+            .map(|g| g.text.clone())
+            .unwrap_or_default();
+        let novelty = if n > 1 {
+            self.segs
+                .iter()
+                .skip(1)
+                .map(|g| f64::from(g.novel))
+                .sum::<f64>()
+                / (n - 1) as f64
+        } else {
+            1.0
+        };
+        Some((fraction, best, rep, novelty))
+    }
+}
+
+/// Cuts the streamed text into trimmed newline-separated segments.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+struct Splitter {
+    /// The current segment from its first non-whitespace character, up to a cap.
+    buf: String,
+    /// Characters up to and including the last non-whitespace one.
+    content: usize,
+    /// Message offset of the segment's first character.
+    start: u64,
+    chars: usize,
+    overflow: bool,
+    in_code: bool,
+}
+
+/// A completed (or tentative) segment: its trimmed text and length, or `None` when it is
+/// not short.
+type Cut = Option<(String, usize)>;
+
+impl Splitter {
+    fn push(&mut self, ch: char, s: &Settings, at: u64) {
+        if self.chars == 0 && ch.is_whitespace() {
+            return;
+        }
+        if self.chars == 0 {
+            self.start = at;
+        }
+        self.chars += 1;
+        if !ch.is_whitespace() {
+            self.content = self.chars;
+        }
+        if self.content > s.max_segment {
+            self.overflow = true;
+        }
+        if !self.overflow {
+            self.buf.push(ch);
+        }
+    }
+
+    /// The current segment as it stands (trimmed), if short.
+    fn current(&self, s: &Settings) -> Cut {
+        if self.overflow || self.content <= s.min_segment {
+            return None;
+        }
+        let text: String = self.buf.chars().take(self.content).collect();
+        if s.skip_structured && (self.in_code || is_structural(&text)) {
+            return None;
+        }
+        Some((text, self.content))
+    }
+
+    /// Ends the current segment; returns it when it is short.
+    fn finish(&mut self, s: &Settings) -> Cut {
+        if self.chars == 0 {
+            return None;
+        }
+        let fence = self.buf.starts_with("```") || self.buf.starts_with("~~~");
+        let out = self.current(s);
+        if fence {
+            self.in_code = !self.in_code;
+        }
+        self.buf.clear();
+        self.chars = 0;
+        self.content = 0;
+        self.overflow = false;
+        if s.skip_structured && fence {
+            return None;
+        }
+        out
+    }
+}
+
+/// Lines that are layout rather than prose: table rows, fences, and lines with fewer than 8
+/// letters or digits (separators, box drawing, padding).
+fn is_structural(text: &str) -> bool {
+    text.starts_with('|')
+        || text.starts_with("```")
+        || text.starts_with("~~~")
+        || text.chars().filter(|c| c.is_alphanumeric()).take(8).count() < 8
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+struct State {
+    started: bool,
+    fired: bool,
+    /// Characters of the joined text (separators included).
+    len: u64,
+    last_scan: u64,
+    /// Characters of the message (both streams, no separators).
+    seen: u64,
+    last_stream: Option<loopguard_core::Stream>,
+    split: Splitter,
+    whole: Whole,
+    window: Window,
+}
+
+/// The `variation-loop` detector (LG008).
+#[derive(Debug)]
+pub struct VariationLoop {
+    settings: Settings,
+    state: State,
+}
+
+impl VariationLoop {
+    /// A detector with `settings`.
+    pub fn new(settings: Settings) -> VariationLoop {
+        VariationLoop {
+            settings,
+            state: State::default(),
+        }
+    }
+
+    /// The resolved settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Clusters (whole-message mode) or segments (window mode) held: bounded by
+    /// `max-clusters` or `window`.
+    pub fn held(&self) -> usize {
+        self.state.whole.clusters.len() + self.state.window.segs.len()
+    }
+
+    fn complete(&mut self) -> bool {
+        let s = &self.settings;
+        let start = self.state.split.start;
+        match self.state.split.finish(s) {
+            Some((text, len)) => {
+                if s.window == 0 {
+                    self.state.whole.add(s, &text, len);
+                } else {
+                    self.state.window.add(s, &text, len, start);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Evaluates the rule; returns (fraction, largest cluster, sample).
+    fn judge(&self, tentative: bool) -> Option<(f64, u32, String)> {
+        let s = &self.settings;
+        if self.state.len < s.min_text as u64 {
+            return None;
+        }
+        if s.window == 0 {
+            let cur = if tentative {
+                self.state.split.current(s)
+            } else {
+                None
+            };
+            let (fraction, size, rep) = self
+                .state
+                .whole
+                .verdict(s, cur.as_ref().map(|(t, l)| (t.as_str(), *l)))?;
+            (fraction >= s.threshold && size >= s.min_cluster.max(2) as u32)
+                .then_some((fraction, size, rep))
+        } else {
+            let (fraction, size, rep, novelty) = self.state.window.verdict(s)?;
+            let coverage = self.state.window.coverage(self.state.seen);
+            (fraction >= s.threshold
+                && size >= s.min_cluster as u32
+                && novelty <= s.max_novelty
+                && coverage >= s.min_coverage)
+                .then_some((fraction, size, rep))
+        }
+    }
+
+    fn fire(&mut self, verdict: (f64, u32, String), offset: u64, cx: &mut Cx<'_>) {
+        let (fraction, size, rep) = verdict;
+        self.state.fired = true;
+        let key = format!(
+            "{NAME}/{:016x}",
+            Fingerprint::of_bytes(rep.as_bytes()).short()
+        );
+        let message = format!(
+            "Repetition guard: {:.0}% of your recent short lines are rewordings of each other ({size} variants of the same line). \
+             Stop restating the plan; carry out the next step and give its result.",
+            fraction * 100.0
+        );
+        cx.report(
+            Finding::new(NAME, Level::Critical, size, key, message)
+                .with_offset(offset)
+                .with_sample(&rep),
+        );
+        // Nothing more is needed for this message.
+        self.state.whole = Whole::default();
+        self.state.window = Window::default();
+        self.state.split = Splitter::default();
+    }
+
+    fn delta(&mut self, stream: loopguard_core::Stream, delta: &str, cx: &mut Cx<'_>) {
+        if !self.state.started {
+            self.state = State {
+                started: true,
+                ..State::default()
+            };
+        }
+        if self.state.fired {
+            return;
+        }
+        let base = cx.char_offset();
+        let seed_cadence = self.settings.rescan_every > 0;
+        let switched = self
+            .state
+            .last_stream
+            .replace(stream)
+            .is_some_and(|p| p != stream);
+        if switched {
+            // The seed joins blocks with "\n": a segment boundary that counts in the length.
+            self.state.len += 1;
+            if self.complete() && !seed_cadence {
+                if let Some(v) = self.judge(false) {
+                    self.fire(v, base, cx);
+                    return;
+                }
+            }
+        }
+        let mut count = 0u64;
+        for ch in delta.chars() {
+            count += 1;
+            self.state.len += 1;
+            self.state.seen += 1;
+            if ch == '\n' {
+                if self.complete() && !seed_cadence {
+                    if let Some(v) = self.judge(false) {
+                        self.fire(v, base + count, cx);
+                        return;
+                    }
+                }
+            } else {
+                self.state
+                    .split
+                    .push(ch, &self.settings, self.state.seen - 1);
+            }
+        }
+        if seed_cadence
+            && self.state.len - self.state.last_scan >= self.settings.rescan_every as u64
+        {
+            self.state.last_scan = self.state.len;
+            if let Some(v) = self.judge(true) {
+                self.fire(v, base + count, cx);
+            }
+        }
+    }
+}
+
+impl Detector for VariationLoop {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn interest(&self) -> Interest {
+        Interest::of(&[
+            EventKind::MessageStart,
+            EventKind::TextDelta,
+            EventKind::MessageEnd,
+        ])
+    }
+
+    fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
+        match event {
+            Event::MessageStart => {
+                self.state = State {
+                    started: true,
+                    ..State::default()
+                }
+            }
+            Event::TextDelta { stream, delta } => self.delta(*stream, delta, cx),
+            Event::MessageEnd => {
+                // The last line completes when the message ends (window mode judges it; the
+                // seed does not scan at the end of a message).
+                if self.state.started
+                    && !self.state.fired
+                    && self.settings.rescan_every == 0
+                    && self.complete()
+                {
+                    if let Some(v) = self.judge(false) {
+                        let offset = self.state.seen;
+                        self.fire(v, offset, cx);
+                    }
+                }
+                self.state = State::default();
+            }
+            _ => {}
+        }
+    }
+
+    loopguard_core::snapshot_via_serde!(state);
+}
