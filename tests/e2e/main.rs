@@ -1,1 +1,11 @@
-//! End-to-end tests through the facade.
+//! End-to-end tests through the facade and the `loopguard` command, in one test binary.
+
+// Test helpers outside `#[test]` functions unwrap too: a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
+mod cli;
+mod corpus;
+mod examples;
+mod replay;
+mod support;
+mod third_party;

@@ -76,6 +76,12 @@ fn ci() -> Result<(), String> {
     test.args(["test", "--workspace"]);
     run("cargo test (unit, integration and doc tests)", test)?;
 
+    // Alone, so that Cargo's feature unification cannot link more detectors into it: proves
+    // that one facade feature links exactly one detector.
+    let mut one = cargo();
+    one.args(["test", "-p", "loopguard-facade-feature-test"]);
+    run("facade with one feature links exactly one detector", one)?;
+
     if root().join("docs/evaluation.md").exists() {
         eval(&["--check".to_owned()])?;
     }

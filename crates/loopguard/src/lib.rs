@@ -1,10 +1,10 @@
-#![doc = include_str!("../../../README.md")]
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 pub use loopguard_core as core;
 pub use loopguard_core::{
-    Config, ConfigError, Detector, Event, EventKind, Finding, Interest, Level, Origin, Registration, Registry,
-    Stream,
+    Config, ConfigError, Detector, Event, EventKind, Finding, Interest, Level, Origin,
+    Registration, Registry, Stream,
 };
 pub use loopguard_orchestrator as orchestrator;
 
@@ -26,3 +26,42 @@ pub use loopguard_detect_tail_periodicity as tail_periodicity;
 pub use loopguard_detect_unknown_tool as unknown_tool;
 #[cfg(feature = "variation-loop")]
 pub use loopguard_detect_variation_loop as variation_loop;
+
+/// The registrations of loopguard's own detectors that this build links (one per enabled
+/// Cargo feature), sorted by name.
+///
+/// Link-time discovery ([`Registry::discover`]) finds these too, plus any third-party
+/// detector the program links; `builtin()` is for programs that want exactly loopguard's own,
+/// e.g. `Registry::from_entries(loopguard::builtin().iter().copied())`.
+///
+/// ```
+/// let names: Vec<&str> = loopguard::builtin().iter().map(|r| r.name).collect();
+/// let mut sorted = names.clone();
+/// sorted.sort_unstable();
+/// assert_eq!(names, sorted);
+/// assert!(names.iter().all(|n| loopguard::core::BUILTIN_NAMES.contains(n)));
+/// ```
+pub fn builtin() -> &'static [&'static Registration] {
+    BUILTIN
+}
+
+static BUILTIN: &[&Registration] = &[
+    #[cfg(feature = "circuit-breaker")]
+    &circuit_breaker::REGISTRATION,
+    #[cfg(feature = "generic-repeat")]
+    &generic_repeat::REGISTRATION,
+    #[cfg(feature = "known-poll-no-progress")]
+    &known_poll::REGISTRATION,
+    #[cfg(feature = "ping-pong")]
+    &ping_pong::REGISTRATION,
+    #[cfg(feature = "post-compaction-guard")]
+    &post_compaction::REGISTRATION,
+    #[cfg(feature = "stalled-turns")]
+    &stalled_turns::REGISTRATION,
+    #[cfg(feature = "tail-periodicity")]
+    &tail_periodicity::REGISTRATION,
+    #[cfg(feature = "unknown-tool")]
+    &unknown_tool::REGISTRATION,
+    #[cfg(feature = "variation-loop")]
+    &variation_loop::REGISTRATION,
+];

@@ -1,34 +1,65 @@
-//! The guard: a bus plus the escalation policy.
+//! The guard: the core's event bus plus the escalation, budget and delivery policy.
 
+use crate::options::{Dedup, GuardSettings};
+use crate::presets::{check_config, resolve};
 use crate::verdict::{Action, Delivery, Verdict};
-use loopguard_core::{parse_options, Bus, Config, ConfigError, Event, Finding, Level, Normalizers, Registry};
+use crate::wording::{steer_text, Path, CONTINUE_STEER};
+use loopguard_core::{
+    Bus, Config, ConfigError, Event, Finding, FixedMap, Level, Normalizers, Registry, StateError,
+};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::VecDeque;
 
-/// Options of the `[guard]` table.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct GuardOptions {
-    /// Master switch (default true).
-    pub enabled: Option<bool>,
-    /// Blocks within one user turn after which the guard aborts (default 3).
-    pub abort_after_blocks: Option<u32>,
-    /// Blocks also carry `terminate` (default false).
-    pub terminate: Option<bool>,
-}
+/// How many ids of blocked calls the guard remembers, to swallow their results.
+pub const MAX_BLOCKED_IDS: usize = 64;
+/// How many call ids of the current batch the guard remembers (for whole-batch blocks).
+pub const MAX_BATCH_CALLS: usize = 64;
+/// Version of the snapshot layout.
+pub const SNAPSHOT_VERSION: u64 = 1;
 
 /// Builds a [`Guard`].
+///
+/// The configuration is resolved over its preset ([`crate::resolve`]; `default` when it names
+/// none, or the one given with [`GuardBuilder::preset`]), then the overrides of the agent given
+/// with [`GuardBuilder::agent`] are merged over it.
 #[derive(Debug, Default)]
 pub struct GuardBuilder {
-    config: Config,
+    config: Option<Config>,
+    preset: Option<String>,
+    agent: Option<String>,
+    no_preset: bool,
     registry: Option<Registry>,
     normalizers: Option<Normalizers>,
 }
 
 impl GuardBuilder {
-    /// Uses `config` (merged over nothing; presets are resolved by the caller for now).
+    /// Uses `config`, resolved over its preset.
     #[must_use]
     pub fn config(mut self, config: Config) -> GuardBuilder {
-        self.config = config;
+        self.config = Some(config);
+        self
+    }
+
+    /// Starts from preset `name` (it wins over the configuration's own `preset` key).
+    #[must_use]
+    pub fn preset(mut self, name: &str) -> GuardBuilder {
+        self.preset = Some(name.to_owned());
+        self
+    }
+
+    /// Uses the configuration as given, with no preset underneath (tests, hosts that build
+    /// the whole configuration themselves).
+    #[must_use]
+    pub fn no_preset(mut self) -> GuardBuilder {
+        self.no_preset = true;
+        self
+    }
+
+    /// Merges the `[agents.<id>]` overrides of agent `id` over the defaults.
+    #[must_use]
+    pub fn agent(mut self, id: &str) -> GuardBuilder {
+        self.agent = Some(id.to_owned());
         self
     }
 
@@ -46,45 +77,240 @@ impl GuardBuilder {
         self
     }
 
-    /// Builds the guard.
-    pub fn build(self) -> Result<Guard, ConfigError> {
-        let registry = match self.registry {
-            Some(r) => r,
+    /// The configuration the guard will run (preset resolved, unlinked preset-only detectors
+    /// dropped, agent overrides merged), checked against the registry.
+    pub fn resolved(&self) -> Result<(Config, Registry), ConfigError> {
+        let (resolved, registry) = self.resolved_with_agents()?;
+        let config = match &self.agent {
+            Some(id) => resolved.for_agent(id),
+            None => {
+                let mut c = resolved;
+                c.agents.clear();
+                c
+            }
+        };
+        Ok((config, registry))
+    }
+
+    /// The resolved configuration rendered for `loopguard config check` (see
+    /// [`crate::render_resolved`]): every `[guard]` key with its effective value and every
+    /// linked detector, on or off.
+    pub fn describe(&self) -> Result<String, ConfigError> {
+        let (config, registry) = self.resolved_with_agents()?;
+        crate::presets::render_resolved(&config, &registry)
+    }
+
+    fn resolved_with_agents(&self) -> Result<(Config, Registry), ConfigError> {
+        let registry = match &self.registry {
+            Some(r) => r.clone(),
             None => Registry::discover()?,
         };
-        let file = self.config.source.as_deref();
-        let opts: GuardOptions = parse_options("guard", &self.config.guard).map_err(|e| e.in_file(file))?;
-        let detectors = registry.build(&self.config)?;
+        let user = self.config.clone().unwrap_or_default();
+        let mut resolved = if self.no_preset {
+            user.clone()
+        } else {
+            let mut c = user.clone();
+            if let Some(p) = &self.preset {
+                c.preset = Some(p.clone());
+            }
+            resolve(&c)?
+        };
+        drop_unlinked_preset_tables(&mut resolved, &user, &registry);
+        check_config(&resolved, &registry)?;
+        Ok((resolved, registry))
+    }
+
+    /// Builds the guard.
+    pub fn build(self) -> Result<Guard, ConfigError> {
+        let (config, registry) = self.resolved()?;
+        let file = config.source.as_deref();
+        let settings = GuardSettings::from_table(&config.guard).map_err(|e| e.in_file(file))?;
+        let detectors = registry.build(&config)?;
         let bus = Bus::with_normalizers(detectors, self.normalizers.unwrap_or_default());
+        let state = State {
+            enabled: settings.enabled,
+            ..State::default()
+        };
         Ok(Guard {
             bus,
-            enabled: opts.enabled.unwrap_or(true),
-            abort_after_blocks: opts.abort_after_blocks.unwrap_or(3).max(1),
-            terminate: opts.terminate.unwrap_or(false),
-            blocks_this_turn: 0,
-            turn: 0,
+            settings,
+            state,
         })
     }
 }
 
+/// Removes the tables a preset brought for detectors this program does not link, unless the
+/// user's own configuration names them (then the registry reports them as not linked).
+fn drop_unlinked_preset_tables(resolved: &mut Config, user: &Config, registry: &Registry) {
+    let named = |name: &str| {
+        user.detectors.contains_key(name)
+            || user.agents.values().any(|a| a.detectors.contains_key(name))
+    };
+    resolved
+        .detectors
+        .retain(|name, _| registry.get(name).is_some() || named(name));
+    for a in resolved.agents.values_mut() {
+        a.detectors
+            .retain(|name, _| registry.get(name).is_some() || named(name));
+    }
+}
+
+/// A steer or compaction waiting for the settle point.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Pending {
+    Steer(String),
+    Compact,
+}
+
+/// The calls of the current batch.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct BatchState {
+    id: Option<u64>,
+    calls: VecDeque<String>,
+    blocked: Option<String>,
+}
+
+/// Warning de-duplication: the last bucket emitted per key, at most
+/// [`GuardSettings::MAX_DEDUP_KEYS`] keys, the oldest evicted first.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct DedupMap {
+    buckets: FixedMap<String, u32>,
+    order: VecDeque<String>,
+}
+
+impl DedupMap {
+    fn admit(&mut self, mode: Dedup, size: u32, f: &Finding) -> bool {
+        match mode {
+            Dedup::None => true,
+            Dedup::PerKey => {
+                if self.buckets.contains_key(&f.key) {
+                    return false;
+                }
+                self.set(&f.key, 0);
+                true
+            }
+            Dedup::Buckets => {
+                let bucket = f.count / size.max(1);
+                let last = self.buckets.get(&f.key).copied().unwrap_or(0);
+                if bucket > last {
+                    self.set(&f.key, bucket);
+                    true
+                } else {
+                    false
+                }
+            }
+        }
+    }
+
+    fn set(&mut self, key: &str, bucket: u32) {
+        if let Some(b) = self.buckets.get_mut(key) {
+            *b = bucket;
+            return;
+        }
+        while self.order.len() >= GuardSettings::MAX_DEDUP_KEYS {
+            if let Some(old) = self.order.pop_front() {
+                self.buckets.remove(&old);
+            }
+        }
+        self.order.push_back(key.to_owned());
+        self.buckets.insert(key.to_owned(), bucket);
+    }
+
+    fn clear(&mut self) {
+        self.buckets.clear();
+        self.order.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+}
+
+/// Everything the guard itself remembers about a session (the detectors' state lives in the
+/// bus). Serialised by [`Guard::snapshot`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct State {
+    enabled: bool,
+    turn: u64,
+    message: u64,
+    messages_started: u64,
+    blocks_turn: u32,
+    blocks_run: u32,
+    steers_used: u32,
+    compactions_used: u32,
+    text_aborted: Option<u64>,
+    pending: Option<Pending>,
+    batch: BatchState,
+    blocked_ids: VecDeque<String>,
+    dedup: DedupMap,
+}
+
+impl State {
+    fn new_turn(&mut self) {
+        self.blocks_turn = 0;
+        self.steers_used = 0;
+        self.compactions_used = 0;
+        self.pending = None;
+        self.dedup.clear();
+    }
+
+    fn remember_blocked(&mut self, id: &str) {
+        if self.blocked_ids.iter().any(|b| b == id) {
+            return;
+        }
+        if self.blocked_ids.len() >= MAX_BLOCKED_IDS {
+            self.blocked_ids.pop_front();
+        }
+        self.blocked_ids.push_back(id.to_owned());
+    }
+
+    fn take_blocked(&mut self, id: &str) -> bool {
+        match self.blocked_ids.iter().position(|b| b == id) {
+            Some(i) => {
+                self.blocked_ids.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// What the budget allows for one trigger.
+enum Spend {
+    Steer(String),
+    Compact,
+    GiveUp,
+}
+
 /// Watches one agent session and answers each event with a [`Verdict`].
+///
+/// Detectors judge; the guard decides:
+/// - a finding with `abort` ends the request (code `loop_aborted:<detector>` or the finding's
+///   own code);
+/// - a critical finding on a tool call blocks it; the N-th block of a user turn
+///   (`abort-after-blocks`) or of a run (`abort-after-run-blocks`) aborts instead;
+/// - a critical finding on streamed text aborts the generation (once per message) and, with
+///   `steer-on-block`, queues a steer for the settle point (`RunEnd`);
+/// - a warning steers the model, after de-duplication and within the steer budget; when the
+///   budget is exhausted the guard compacts (`compactions-per-turn`) with a fresh budget, then
+///   gives up (blocks and aborts stay, steers stop).
 ///
 /// ```
 /// use loopguard_orchestrator::{Action, Guard};
 /// use loopguard_core::{Config, Event, Origin};
 ///
-/// let mut guard = Guard::builder().config(Config::default()).build().unwrap();
+/// let mut guard = Guard::builder().config(Config::default()).no_preset().build().unwrap();
 /// let v = guard.observe(&Event::User { text: "hello", origin: Origin::Human });
 /// assert_eq!(v.action, Action::Continue);
+/// assert_eq!(guard.command("/runaway off"), Some(false));
+/// assert!(!guard.is_enabled());
 /// ```
 #[derive(Debug)]
 pub struct Guard {
     bus: Bus,
-    enabled: bool,
-    abort_after_blocks: u32,
-    terminate: bool,
-    blocks_this_turn: u32,
-    turn: u64,
+    settings: GuardSettings,
+    state: State,
 }
 
 impl Guard {
@@ -98,66 +324,353 @@ impl Guard {
         self.bus.detector_names()
     }
 
+    /// The resolved `[guard]` settings.
+    pub fn settings(&self) -> &GuardSettings {
+        &self.settings
+    }
+
+    /// Whether the guard is on.
+    pub fn is_enabled(&self) -> bool {
+        self.state.enabled
+    }
+
     /// Turns the guard on or off (a user command such as `/runaway off`; never model output).
     pub fn set_enabled(&mut self, on: bool) {
-        self.enabled = on;
+        self.state.enabled = on;
     }
 
-    /// Observes one event.
-    pub fn observe(&mut self, event: &Event<'_>) -> Verdict {
-        let findings = self.bus.observe(event);
-        if self.bus.turn() != self.turn {
-            self.turn = self.bus.turn();
-            self.blocks_this_turn = 0;
+    /// Runs a user command: `/runaway on`, `/runaway off`, `/runaway toggle` or a bare
+    /// `/runaway` (toggles). Returns the new state, or `None` when `line` is not such a
+    /// command. Only the host calls this, for a person's input: nothing in model output
+    /// reaches it.
+    pub fn command(&mut self, line: &str) -> Option<bool> {
+        let mut words = line.split_whitespace();
+        let head = words.next()?;
+        if !head.eq_ignore_ascii_case("/runaway") {
+            return None;
         }
-        if !self.enabled || findings.is_empty() {
+        let on = match words.next().map(str::to_ascii_lowercase).as_deref() {
+            None | Some("toggle") => !self.state.enabled,
+            Some("on" | "enable") => true,
+            Some("off" | "disable") => false,
+            Some(_) => return None,
+        };
+        if words.next().is_some() {
+            return None;
+        }
+        self.state.enabled = on;
+        Some(on)
+    }
+
+    /// Remembers a message the host sends on the guard's behalf, so that when it comes back
+    /// as a user message it does not start a new turn. Every steer the guard emits is
+    /// remembered already; call this only when the host rewords or re-sends one.
+    pub fn note_own_message(&mut self, text: &str) {
+        self.bus.note_own_message(text);
+    }
+
+    /// Number of events observed (the next event's sequence number on the bus).
+    pub fn seq(&self) -> u64 {
+        self.bus.seq()
+    }
+
+    /// Observes one event and answers with a verdict.
+    pub fn observe(&mut self, event: &Event<'_>) -> Verdict {
+        if !self.state.enabled {
             return Verdict::pass();
         }
-        self.decide(event, findings)
-    }
-
-    fn decide(&mut self, event: &Event<'_>, findings: Vec<Finding>) -> Verdict {
-        let mut v = Verdict::pass();
-        let top = findings.iter().max_by_key(|f| (f.abort, f.level)).cloned();
-        v.findings = findings;
-        let Some(top) = top else { return v };
-        v.message = Some(top.message.clone());
-        if top.abort {
-            v.action = Action::Abort;
-            v.code = Some(top.code.clone().unwrap_or_else(|| format!("loop_aborted:{}", top.detector)));
-            return v;
-        }
-        match (top.level, event) {
-            (Level::Critical, Event::ToolCall { .. }) => {
-                self.blocks_this_turn += 1;
-                if self.blocks_this_turn >= self.abort_after_blocks {
-                    v.action = Action::Abort;
-                    v.code = Some(format!("loop_aborted:{}", top.detector));
-                } else {
-                    v.action = Action::Block;
-                    v.terminate = self.terminate;
+        let mut call: Option<(&str, u64)> = None;
+        match event {
+            // The result of a call the guard refused (an error result carrying the guard's
+            // reason): the call never ran, so detectors must not see it, and a streak is never
+            // reset by the guard's own veto.
+            Event::ToolResult { id, .. } if self.state.take_blocked(id) => return Verdict::pass(),
+            Event::ToolCall { id, batch, .. } => {
+                let b = batch.unwrap_or(self.state.message);
+                if self.state.batch.id != Some(b) {
+                    self.state.batch = BatchState {
+                        id: Some(b),
+                        ..BatchState::default()
+                    };
                 }
+                if let Some(reason) = self.state.batch.blocked.clone() {
+                    self.state.remember_blocked(id);
+                    let mut v = Verdict::pass();
+                    v.action = Action::Block;
+                    v.message = Some(reason);
+                    v.code = Some("tool_loop:batch".to_owned());
+                    v.terminate = self.settings.terminate;
+                    v.whole_batch = true;
+                    return v;
+                }
+                call = Some((id, b));
             }
-            (Level::Critical, Event::TextDelta { .. }) => {
-                v.action = Action::Abort;
-                v.code = Some(format!("loop_aborted:{}", top.detector));
+            Event::MessageStart => {
+                self.state.message = self.state.messages_started;
+                self.state.messages_started = self.state.messages_started.saturating_add(1);
             }
-            _ => {
-                v.action = Action::Steer;
-                v.deliver = Delivery::Now;
+            Event::RunStart { .. } => {
+                self.state.blocks_run = 0;
+                self.state.dedup.clear();
+            }
+            _ => {}
+        }
+        let findings = self.bus.observe(event);
+        let turn = self.bus.turn();
+        if turn != self.state.turn {
+            self.state.turn = turn;
+            self.state.new_turn();
+        }
+        if let Some((id, _)) = call {
+            if self.state.batch.calls.len() >= MAX_BATCH_CALLS {
+                self.state.batch.calls.pop_front();
+            }
+            self.state.batch.calls.push_back(id.to_owned());
+        }
+        let v = self.decide(event, call.map(|(id, _)| id), findings);
+        if matches!(v.action, Action::Steer | Action::Compact) {
+            if let Some(m) = &v.message {
+                self.bus.note_own_message(m);
             }
         }
         v
     }
 
-    /// Serialises the whole guard state.
-    pub fn snapshot(&self) -> Result<serde_json::Value, loopguard_core::StateError> {
+    fn decide(&mut self, event: &Event<'_>, call: Option<&str>, findings: Vec<Finding>) -> Verdict {
+        let mut v = Verdict::pass();
+        let top = pick(&findings).cloned();
+        v.findings = findings;
+        let settle = matches!(event, Event::RunEnd);
+
+        if let Some(top) = top.as_ref().filter(|f| f.abort) {
+            return self.abort(v, top, call);
+        }
+        if settle {
+            if let Some(p) = self.state.pending.take() {
+                return self.deliver_pending(v, p);
+            }
+        }
+        let Some(top) = top else { return v };
+        let is_text = matches!(event, Event::TextDelta { .. } | Event::MessageEnd);
+        match top.level {
+            Level::Critical if call.is_some() => self.block(v, &top, call),
+            Level::Critical if is_text => self.text_abort(v, &top),
+            _ => self.warn(v),
+        }
+    }
+
+    fn abort(&mut self, mut v: Verdict, top: &Finding, call: Option<&str>) -> Verdict {
+        v.action = Action::Abort;
+        v.message = Some(top.message.clone());
+        v.code = Some(abort_code(top));
+        self.state.pending = None;
+        if let Some(id) = call {
+            self.state.remember_blocked(id);
+        }
+        v
+    }
+
+    fn block(&mut self, mut v: Verdict, top: &Finding, call: Option<&str>) -> Verdict {
+        let s = &self.settings;
+        self.state.blocks_turn = self.state.blocks_turn.saturating_add(1);
+        self.state.blocks_run = self.state.blocks_run.saturating_add(1);
+        let by_turn = s.abort_after_blocks > 0 && self.state.blocks_turn >= s.abort_after_blocks;
+        let by_run =
+            s.abort_after_run_blocks > 0 && self.state.blocks_run >= s.abort_after_run_blocks;
+        if by_turn || by_run {
+            return self.abort(v, top, call);
+        }
+        v.action = Action::Block;
+        v.message = Some(top.message.clone());
+        v.code = Some(format!("tool_loop:{}", top.detector));
+        v.terminate = s.terminate;
+        v.whole_batch = s.whole_batch;
+        if let Some(id) = call {
+            self.state.remember_blocked(id);
+        }
+        if s.whole_batch {
+            self.state.batch.blocked = Some(format!(
+                "Blocked with the rest of its batch: {}",
+                top.message
+            ));
+            let siblings: Vec<String> = self.state.batch.calls.drain(..).collect();
+            for id in siblings {
+                self.state.remember_blocked(&id);
+            }
+        }
+        if s.steer_on_block {
+            self.queue(Path::Tool, top);
+        }
+        v
+    }
+
+    fn text_abort(&mut self, mut v: Verdict, top: &Finding) -> Verdict {
+        if self.state.text_aborted == Some(self.state.message) {
+            return v;
+        }
+        self.state.text_aborted = Some(self.state.message);
+        v.action = Action::Abort;
+        v.message = Some(top.message.clone());
+        v.code = Some(abort_code(top));
+        if self.settings.steer_on_block {
+            self.queue(Path::Text, top);
+        }
+        v
+    }
+
+    fn warn(&mut self, mut v: Verdict) -> Verdict {
+        let mode = self.settings.warning_dedup;
+        let size = self.settings.warning_bucket_size;
+        let mut chosen: Option<Finding> = None;
+        for f in &v.findings {
+            let admitted = f.level == Level::Critical || self.state.dedup.admit(mode, size, f);
+            if admitted
+                && chosen
+                    .as_ref()
+                    .is_none_or(|c| (f.level, f.count) > (c.level, c.count))
+            {
+                chosen = Some(f.clone());
+            }
+        }
+        let Some(f) = chosen else { return v };
+        match self.spend(Path::Warning, &f) {
+            Spend::Steer(text) => {
+                v.action = Action::Steer;
+                v.message = Some(text);
+                v.deliver = Delivery::Now;
+            }
+            Spend::Compact => {
+                self.state.steers_used = 0;
+                v.action = Action::Compact;
+                v.message = Some(CONTINUE_STEER.to_owned());
+                v.deliver = Delivery::Now;
+            }
+            Spend::GiveUp => {}
+        }
+        v
+    }
+
+    /// Queues the steer (or compaction) of a block or text abort for the settle point.
+    fn queue(&mut self, path: Path, f: &Finding) {
+        if self.state.pending == Some(Pending::Compact) {
+            return;
+        }
+        match self.spend(path, f) {
+            Spend::Steer(text) => self.state.pending = Some(Pending::Steer(text)),
+            Spend::Compact => self.state.pending = Some(Pending::Compact),
+            Spend::GiveUp => {}
+        }
+    }
+
+    fn spend(&mut self, path: Path, f: &Finding) -> Spend {
+        let s = &self.settings;
+        if s.steers_per_turn == 0 {
+            self.state.steers_used = self.state.steers_used.saturating_add(1);
+            return Spend::Steer(steer_text(
+                s.steer_wording,
+                path,
+                self.state.steers_used,
+                0,
+                f,
+            ));
+        }
+        if self.state.steers_used < s.steers_per_turn {
+            self.state.steers_used += 1;
+            return Spend::Steer(steer_text(
+                s.steer_wording,
+                path,
+                self.state.steers_used,
+                s.steers_per_turn,
+                f,
+            ));
+        }
+        if self.state.compactions_used < s.compactions_per_turn {
+            self.state.compactions_used += 1;
+            return Spend::Compact;
+        }
+        Spend::GiveUp
+    }
+
+    fn deliver_pending(&mut self, mut v: Verdict, p: Pending) -> Verdict {
+        v.deliver = Delivery::AtSettle;
+        match p {
+            Pending::Steer(text) => {
+                v.action = Action::Steer;
+                v.message = Some(text);
+            }
+            Pending::Compact => {
+                self.state.steers_used = 0;
+                v.action = Action::Compact;
+                v.message = Some(CONTINUE_STEER.to_owned());
+            }
+        }
+        v
+    }
+
+    /// Serialises the whole session state: the guard's own (budget, block counts, pending
+    /// steer, de-duplication, on/off) and the bus with every detector.
+    pub fn snapshot(&self) -> Result<Value, StateError> {
         let bus = self.bus.snapshot()?;
-        Ok(serde_json::json!({
-            "bus": bus,
-            "enabled": self.enabled,
-            "blocks_this_turn": self.blocks_this_turn,
-            "turn": self.turn,
-        }))
+        let guard = serde_json::to_value(&self.state).map_err(|e| StateError::Invalid {
+            detector: "guard",
+            message: e.to_string(),
+        })?;
+        Ok(serde_json::json!({ "version": SNAPSHOT_VERSION, "guard": guard, "bus": bus }))
+    }
+
+    /// Restores a snapshot taken by [`Guard::snapshot`] from a guard built with the same
+    /// configuration. A snapshot with a wrong version, a missing part or state beyond its
+    /// bounds is refused before anything changes; if a detector refuses its part, detectors
+    /// before it may already be restored, so build a fresh guard before retrying.
+    pub fn restore(&mut self, snapshot: &Value) -> Result<(), StateError> {
+        let bad = |message: String| StateError::Invalid {
+            detector: "guard",
+            message,
+        };
+        match snapshot.get("version").and_then(Value::as_u64) {
+            Some(SNAPSHOT_VERSION) => {}
+            Some(n) => {
+                return Err(bad(format!(
+                    "snapshot version {n} is not supported (expected {SNAPSHOT_VERSION})"
+                )))
+            }
+            None => return Err(bad("missing `version`".to_owned())),
+        }
+        let guard = snapshot
+            .get("guard")
+            .ok_or_else(|| bad("missing `guard`".to_owned()))?;
+        let state: State = serde_json::from_value(guard.clone()).map_err(|e| bad(e.to_string()))?;
+        if state.blocked_ids.len() > MAX_BLOCKED_IDS
+            || state.batch.calls.len() > MAX_BATCH_CALLS
+            || state.dedup.len() > GuardSettings::MAX_DEDUP_KEYS
+            || state.dedup.buckets.len() != state.dedup.order.len()
+        {
+            return Err(bad("state exceeds its bounds".to_owned()));
+        }
+        let bus = snapshot
+            .get("bus")
+            .ok_or_else(|| bad("missing `bus`".to_owned()))?;
+        self.bus.restore(bus)?;
+        self.state = state;
+        Ok(())
+    }
+}
+
+/// The finding that decides: abort first, then the highest level, then the highest count
+/// (the first one wins ties).
+fn pick(findings: &[Finding]) -> Option<&Finding> {
+    let mut best: Option<&Finding> = None;
+    for f in findings {
+        if best.is_none_or(|b| (f.abort, f.level, f.count) > (b.abort, b.level, b.count)) {
+            best = Some(f);
+        }
+    }
+    best
+}
+
+fn abort_code(f: &Finding) -> String {
+    match &f.code {
+        Some(c) if f.abort => c.clone(),
+        _ => format!("loop_aborted:{}", f.detector),
     }
 }

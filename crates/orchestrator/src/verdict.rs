@@ -45,6 +45,10 @@ pub enum Delivery {
 }
 
 /// The guard's answer to one event.
+///
+/// `action == Continue` with findings means the guard chose not to act on them (a warning
+/// de-duplicated, the steer budget given up, a second text finding in an already aborted
+/// message).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct Verdict {
@@ -56,9 +60,12 @@ pub struct Verdict {
     pub terminate: bool,
     /// For a block: refuse every call of the current batch, not only this one.
     pub whole_batch: bool,
-    /// For an abort: a stable code such as `loop_aborted:generic-repeat`.
+    /// For an abort: a stable code such as `loop_aborted:generic-repeat` (or the finding's own,
+    /// e.g. `compaction_loop_persisted`). For a block: the denial tag `tool_loop:<detector>`
+    /// (`tool_loop:batch` for a call refused with its batch).
     pub code: Option<String>,
-    /// For a steer: when to deliver it.
+    /// For a steer or a compaction: when to deliver it (the compaction's `message` is the
+    /// "continue" steer to send once the context is compacted).
     pub deliver: Delivery,
     /// The findings behind the verdict.
     pub findings: Vec<Finding>,

@@ -1,1 +1,395 @@
-//! Transcript readers.
+//! # loopguard-transcript
+//!
+//! Reads agent transcripts and replays them as loopguard events.
+//!
+//! - [`read_file`] / [`read_reader`] recognise the format ([`detect_format`]) and read the
+//!   file into a [`Transcript`]: one [`Entry`] per non-blank line, each with its 0-based line
+//!   index. Errors ([`TranscriptError`]) name the file and the line, and no input makes the
+//!   reader panic.
+//! - [`replay`] turns a transcript into `(line, OwnedEvent)` pairs, the way a live agent would
+//!   have emitted them: assistant messages become streamed text deltas of a chosen size.
+//!
+//! ```
+//! use loopguard_transcript::{read_reader, replay};
+//! let jsonl = br#"{"type":"session","id":"s1"}
+//! {"type":"user","text":"list the files"}
+//! {"type":"assistant","text":"Listing them now."}
+//! {"type":"tool_call","id":"c1","tool":"bash","args":{"command":"ls"},"batch":0}
+//! {"type":"tool_result","id":"c1","tool":"bash","content":"a.rs\nb.rs","is_error":false,"images":0}
+//! "#;
+//! let t = read_reader(&jsonl[..], "demo.jsonl").unwrap();
+//! assert_eq!(t.lines, 5);
+//! let lines: Vec<usize> = replay(&t, 8).map(|(line, _)| line).collect();
+//! // session, run start, user, message start, 3 deltas ("Listing ", "them now", "."), message end,
+//! // call, result, and the settle point after the last activity
+//! assert_eq!(lines, [0, 0, 1, 2, 2, 2, 2, 2, 3, 4, 4]);
+//! ```
+#![warn(missing_docs)]
+
+mod error;
+pub mod formats;
+mod replay;
+
+pub use error::{JsonType, LineError, TranscriptError};
+pub use formats::{detect_format, Format, FormatIssue};
+pub use replay::{replay, Replay, DEFAULT_CHUNK};
+
+use serde_json::Value;
+use std::io::BufRead;
+use std::path::Path;
+
+/// The longest line a reader accepts, in bytes (a guard against unbounded buffers).
+pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// One record of a transcript, whatever format it came from.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Record {
+    /// The session header.
+    Session {
+        /// Session id.
+        id: String,
+        /// Where the session came from, when known.
+        source: Option<String>,
+        /// The source's license, when known.
+        license: Option<String>,
+    },
+    /// A user-side message (a person or the harness).
+    User {
+        /// The text.
+        text: String,
+    },
+    /// One complete assistant message.
+    Assistant {
+        /// Visible text, if any.
+        text: Option<String>,
+        /// Reasoning recorded in clear, if any.
+        thinking: Option<String>,
+    },
+    /// A tool call.
+    ToolCall {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        tool: String,
+        /// Arguments.
+        args: Value,
+        /// Index of the issuing assistant message, when the source says.
+        batch: Option<u64>,
+        /// Some argument string was cut by the converter.
+        truncated: bool,
+    },
+    /// A tool result.
+    ToolResult {
+        /// Id of the call it answers.
+        id: String,
+        /// Tool name.
+        tool: String,
+        /// Text content.
+        content: String,
+        /// The source's error flag.
+        is_error: bool,
+        /// Number of image blocks.
+        images: u32,
+        /// The content was cut by the converter.
+        truncated: bool,
+    },
+    /// The context was compacted here.
+    Compaction,
+}
+
+/// A record and the 0-based line it was read from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// 0-based line index in the file.
+    pub line: usize,
+    /// The record.
+    pub record: Record,
+}
+
+/// A whole transcript.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transcript {
+    /// The file name used in messages and reports.
+    pub file: String,
+    /// The format it was read as.
+    pub format: Format,
+    /// Number of lines in the file, blank lines included.
+    pub lines: usize,
+    /// The records, in file order.
+    pub entries: Vec<Entry>,
+    /// Lines of a Pi, Claude Code or Codex file that could not be mapped to records (never
+    /// dropped silently: `scan` reports each with its file and line).
+    pub issues: Vec<FormatIssue>,
+}
+
+impl Transcript {
+    /// The session id of the header, if there is one.
+    pub fn session_id(&self) -> Option<&str> {
+        self.entries.first().and_then(|e| match &e.record {
+            Record::Session { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// Reads a transcript file, recognising its format.
+pub fn read_file(path: &Path) -> Result<Transcript, TranscriptError> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| TranscriptError::Io {
+        file: name.clone(),
+        message: e.to_string(),
+    })?;
+    read_reader(std::io::BufReader::new(file), &name)
+}
+
+/// Reads a transcript from `reader`, recognising its format. `file` names it in errors.
+pub fn read_reader<R: BufRead>(reader: R, file: &str) -> Result<Transcript, TranscriptError> {
+    read_as(reader, file, None)
+}
+
+/// Reads loopguard JSONL from `reader` (no format detection). `file` names it in errors.
+pub fn read_loopguard_jsonl<R: BufRead>(
+    reader: R,
+    file: &str,
+) -> Result<Transcript, TranscriptError> {
+    read_as(reader, file, Some(Format::Loopguard))
+}
+
+/// Reads from bytes, recognising the format (handy for tests and fuzzing).
+pub fn read_bytes(bytes: &[u8], file: &str) -> Result<Transcript, TranscriptError> {
+    read_reader(bytes, file)
+}
+
+fn read_as<R: BufRead>(
+    mut reader: R,
+    file: &str,
+    forced: Option<Format>,
+) -> Result<Transcript, TranscriptError> {
+    let mut t = Transcript {
+        file: file.to_owned(),
+        format: forced.unwrap_or(Format::Loopguard),
+        lines: 0,
+        entries: Vec::new(),
+        issues: Vec::new(),
+    };
+    let mut decided = forced.is_some();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let index = t.lines;
+        let n = read_line_bounded(&mut reader, &mut buf).map_err(|e| TranscriptError::Io {
+            file: file.to_owned(),
+            message: e.to_string(),
+        })?;
+        if n == 0 {
+            break;
+        }
+        t.lines += 1;
+        let line_err = |problem| TranscriptError::Line {
+            file: file.to_owned(),
+            line: index + 1,
+            problem,
+        };
+        if n > MAX_LINE_BYTES {
+            return Err(line_err(LineError::TooLong));
+        }
+        let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let text =
+            std::str::from_utf8(raw).map_err(|e| line_err(LineError::Utf8(e.valid_up_to())))?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        if !decided {
+            decided = true;
+            if let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(text) {
+                match formats::detect_object(&obj) {
+                    Some(Format::Loopguard) | None => {}
+                    Some(other) => return read_native_rest(text, reader, file, other, index),
+                }
+            }
+        }
+        let record =
+            formats::loopguard::parse_line(text, t.entries.is_empty()).map_err(line_err)?;
+        t.entries.push(Entry {
+            line: index,
+            record,
+        });
+    }
+    Ok(t)
+}
+
+/// Reads a Pi, Claude Code or Codex file: `first` is its first non-blank line (0-based line
+/// `first_index`), `reader` the rest.
+fn read_native_rest<R: BufRead>(
+    first: &str,
+    mut reader: R,
+    file: &str,
+    format: Format,
+    first_index: usize,
+) -> Result<Transcript, TranscriptError> {
+    let mut text = "\n".repeat(first_index);
+    text.push_str(first);
+    text.push('\n');
+    let mut rest = Vec::new();
+    reader
+        .read_to_end(&mut rest)
+        .map_err(|e| TranscriptError::Io {
+            file: file.to_owned(),
+            message: e.to_string(),
+        })?;
+    text.push_str(&String::from_utf8_lossy(&rest));
+    match formats::native::read_native(format, &text) {
+        Some(native) => {
+            let (mut t, issues) = native.into_transcript(file, format);
+            t.issues = issues;
+            Ok(t)
+        }
+        None => Err(TranscriptError::Unsupported {
+            file: file.to_owned(),
+            format,
+        }),
+    }
+}
+
+/// Reads one line (through `\n`) into `buf`, reading at most [`MAX_LINE_BYTES`] + 1 bytes;
+/// returns the bytes consumed (more than [`MAX_LINE_BYTES`] means "too long").
+fn read_line_bounded<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(total);
+        }
+        let (used, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        if buf.len() <= MAX_LINE_BYTES {
+            let keep = used.min(MAX_LINE_BYTES + 1 - buf.len());
+            buf.extend_from_slice(available.get(..keep).unwrap_or(available));
+        }
+        reader.consume(used);
+        total += used;
+        if done {
+            return Ok(total);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(s: &str) -> Result<Transcript, TranscriptError> {
+        read_bytes(s.as_bytes(), "t.jsonl")
+    }
+
+    #[test]
+    fn blank_lines_are_skipped_but_counted() {
+        let t = read(
+            "{\"type\":\"session\",\"id\":\"s\"}\n\n  \r\n{\"type\":\"user\",\"text\":\"hi\"}\n",
+        )
+        .unwrap();
+        assert_eq!(t.lines, 4);
+        assert_eq!(t.entries.iter().map(|e| e.line).collect::<Vec<_>>(), [0, 3]);
+        assert_eq!(t.session_id(), Some("s"));
+    }
+
+    #[test]
+    fn a_last_line_without_newline_counts() {
+        let t = read("{\"type\":\"user\",\"text\":\"a\"}\n{\"type\":\"compaction\"}").unwrap();
+        assert_eq!(t.lines, 2);
+        assert_eq!(
+            t.entries[1],
+            Entry {
+                line: 1,
+                record: Record::Compaction
+            }
+        );
+    }
+
+    #[test]
+    fn errors_name_file_and_1_based_line() {
+        let err =
+            read("{\"type\":\"user\",\"text\":\"a\"}\n\n{\"type\":\"tool_call\",\"id\":\"c\"}\n")
+                .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.jsonl:3: `tool_call` line: missing field `tool`"
+        );
+        assert_eq!(err.line_index(), Some(2));
+        assert_eq!(err.file(), "t.jsonl");
+        let err = read("{\"type\":\"user\",\"text\":\"a\"}\nnot json\n").unwrap_err();
+        assert!(
+            err.to_string().starts_with("t.jsonl:2: invalid JSON: "),
+            "{err}"
+        );
+        let err = read_bytes(b"{\"type\":\"user\",\"text\":\"\xff\"}\n", "u.jsonl").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "u.jsonl:1: not valid UTF-8 (at byte offset 23 of the line)"
+        );
+        let err = read("{\"type\":\"user\",\"text\":\"a\"}\n{\"type\":\"thought\"}\n").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("t.jsonl:2: unknown line type `thought`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn other_formats_are_recognised_and_read_by_their_reader() {
+        let pi = r#"{"type":"session","id":"x","timestamp":"2025-11-20T23:33:50.805Z","cwd":"/w"}"#;
+        let t = read(pi).unwrap();
+        assert_eq!(t.format, Format::Pi);
+        let cc = r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{}}"#;
+        assert_eq!(read(cc).unwrap().format, Format::ClaudeCode);
+        let codex = r#"{"timestamp":"t","type":"session_meta","payload":{}}"#;
+        assert_eq!(read(codex).unwrap().format, Format::Codex);
+        let odd = "\n{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{}}\n{\"timestamp\":\"t\",\"type\":\"mystery\"}\n";
+        let t = read(odd).unwrap();
+        assert_eq!(t.lines, 3);
+        assert!(
+            t.issues.iter().any(|i| i.message.contains("mystery")),
+            "{:?}",
+            t.issues
+        );
+        // Forcing the loopguard reader reads the Pi header as a loopguard header.
+        assert!(read_loopguard_jsonl(pi.as_bytes(), "p").is_ok());
+    }
+
+    #[test]
+    fn empty_input_is_an_empty_transcript() {
+        let t = read("").unwrap();
+        assert_eq!((t.lines, t.entries.len()), (0, 0));
+    }
+
+    #[test]
+    fn missing_file_is_an_io_error_naming_it() {
+        let err = read_file(Path::new("/nonexistent/x.jsonl")).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("/nonexistent/x.jsonl: cannot read: "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bounded_line_reader_splits_lines() {
+        let mut r: &[u8] = b"ab\ncd";
+        let mut buf = Vec::new();
+        assert_eq!(read_line_bounded(&mut r, &mut buf).unwrap(), 3);
+        assert_eq!(buf, b"ab\n");
+        buf.clear();
+        assert_eq!(read_line_bounded(&mut r, &mut buf).unwrap(), 2);
+        assert_eq!(buf, b"cd");
+        buf.clear();
+        assert_eq!(read_line_bounded(&mut r, &mut buf).unwrap(), 0);
+    }
+}

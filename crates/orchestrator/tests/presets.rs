@@ -1,0 +1,522 @@
+//! The four presets end to end, over the real detectors (linked below): the "done when"
+//! scenarios of the orchestrator issue, and the preset tables themselves.
+
+use loopguard_core::{OwnedEvent, Registry};
+use loopguard_orchestrator::{Action, Guard, Verdict, PRESETS};
+use loopguard_testkit::Script;
+use serde_json::json;
+
+use loopguard_detect_circuit_breaker as _;
+use loopguard_detect_generic_repeat as _;
+use loopguard_detect_known_poll as _;
+use loopguard_detect_ping_pong as _;
+use loopguard_detect_post_compaction as _;
+use loopguard_detect_stalled_turns as _;
+use loopguard_detect_tail_periodicity as _;
+use loopguard_detect_unknown_tool as _;
+use loopguard_detect_variation_loop as _;
+
+fn guard(preset: &str) -> Guard {
+    Guard::builder()
+        .preset(preset)
+        .build()
+        .expect("preset builds")
+}
+
+/// Verdicts per event, with the event.
+fn replay(preset: &str, events: &[OwnedEvent]) -> Vec<(OwnedEvent, Verdict)> {
+    let mut g = guard(preset);
+    events
+        .iter()
+        .map(|e| (e.clone(), g.observe(&e.as_event())))
+        .collect()
+}
+
+/// The verdicts of the n-th (1-based) tool call and tool result events.
+fn calls(out: &[(OwnedEvent, Verdict)]) -> Vec<&Verdict> {
+    out.iter()
+        .filter(|(e, _)| matches!(e, OwnedEvent::ToolCall { .. }))
+        .map(|(_, v)| v)
+        .collect()
+}
+
+fn results(out: &[(OwnedEvent, Verdict)]) -> Vec<&Verdict> {
+    out.iter()
+        .filter(|(e, _)| matches!(e, OwnedEvent::ToolResult { .. }))
+        .map(|(_, v)| v)
+        .collect()
+}
+
+fn describe(out: &[(OwnedEvent, Verdict)]) -> String {
+    out.iter()
+        .enumerate()
+        .filter(|(_, (_, v))| !v.is_continue() || !v.findings.is_empty())
+        .map(|(i, (e, v))| {
+            let kind = match e {
+                OwnedEvent::ToolCall { .. } => "call",
+                OwnedEvent::ToolResult { .. } => "result",
+                _ => "other",
+            };
+            let dets: Vec<_> = v
+                .findings
+                .iter()
+                .map(|f| format!("{}:{}:{}", f.detector, f.level.as_str(), f.count))
+                .collect();
+            format!("#{i} {kind} {} {:?}\n", v.action.as_str(), dets)
+        })
+        .collect()
+}
+
+#[test]
+fn every_preset_builds_over_the_real_detectors() {
+    let registry = Registry::discover().expect("registry");
+    for name in PRESETS {
+        let g = guard(name);
+        let preset = loopguard_orchestrator::preset(name).expect("preset");
+        // Every linked detector the preset mentions is enabled or not exactly as it says.
+        for (det, table) in &preset.detectors {
+            if registry.get(det).is_none() {
+                continue;
+            }
+            let on = table
+                .get("enabled")
+                .and_then(toml::Value::as_bool)
+                .expect("presets say enabled = true/false");
+            assert_eq!(
+                g.detector_names().contains(&det.as_str()),
+                on,
+                "{name}: {det}"
+            );
+        }
+        let rendered = Guard::builder().preset(name).describe();
+        assert!(rendered.is_ok(), "{name}: {rendered:?}");
+    }
+}
+
+#[test]
+fn presets_name_every_builtin_detector() {
+    for name in PRESETS {
+        let preset = loopguard_orchestrator::preset(name).expect("preset");
+        for det in loopguard_core::BUILTIN_NAMES {
+            let on = preset
+                .detectors
+                .get(*det)
+                .and_then(|t| t.get("enabled"))
+                .and_then(toml::Value::as_bool);
+            assert!(
+                on.is_some(),
+                "preset {name} must say enabled = true/false for {det}"
+            );
+        }
+    }
+}
+
+#[test]
+fn pi_loop_guard_seven_identical_reads_steer_block_block_abort() {
+    let mut s = Script::new();
+    s.user("read the config");
+    for _ in 0..7 {
+        s.call("read", json!({"path": "config.toml"}), "X = 1\n");
+    }
+    let out = replay("pi-loop-guard", &s.into_events());
+    eprintln!("{}", describe(&out));
+    let c = calls(&out);
+    let r = results(&out);
+    let trace = describe(&out);
+    assert!(r[0].is_continue() && r[1].is_continue(), "{trace}");
+    assert_eq!(
+        r[2].action,
+        Action::Steer,
+        "steer at the 3rd result\n{trace}"
+    );
+    for v in &c[..4] {
+        assert!(v.is_continue(), "calls 1-4 run\n{trace}");
+    }
+    assert_eq!(c[4].action, Action::Block, "5th call refused\n{trace}");
+    assert_eq!(c[5].action, Action::Block, "6th call refused\n{trace}");
+    assert_eq!(c[6].action, Action::Abort, "7th call aborts\n{trace}");
+    assert_eq!(
+        c[6].code.as_deref(),
+        Some("loop_aborted:generic-repeat"),
+        "{trace}"
+    );
+    assert!(!c[4].terminate && !c[4].whole_batch);
+}
+
+#[test]
+fn openclaw_twenty_five_unchanged_polls_warn_at_11_block_at_21() {
+    let mut s = Script::new();
+    s.user("wait for the build");
+    for _ in 0..25 {
+        s.call(
+            "process",
+            json!({"action": "poll", "sessionId": "s1"}),
+            "status: running\n",
+        );
+    }
+    let out = replay("openclaw", &s.into_events());
+    let c = calls(&out);
+    let trace = describe(&out);
+    for (i, v) in out
+        .iter()
+        .take_while(|(e, _)| !matches!(e, OwnedEvent::ToolCall { .. }))
+        .enumerate()
+    {
+        assert!(v.1.is_continue(), "event {i}\n{trace}");
+    }
+    for (i, v) in c.iter().enumerate().take(10) {
+        assert!(v.is_continue(), "call {} \n{trace}", i + 1);
+    }
+    assert_eq!(
+        c[10].action,
+        Action::Steer,
+        "warning at the 11th call\n{trace}"
+    );
+    assert!(
+        c[10].message.as_deref().unwrap_or("").contains("WARNING"),
+        "{trace}"
+    );
+    for (i, v) in c.iter().enumerate().take(20).skip(11) {
+        assert!(v.is_continue(), "call {} is de-duplicated\n{trace}", i + 1);
+    }
+    assert_eq!(
+        c[20].action,
+        Action::Block,
+        "critical at the 21st call\n{trace}"
+    );
+    assert!(c[20].whole_batch);
+    assert!(
+        c[20].message.as_deref().unwrap_or("").contains("CRITICAL"),
+        "{trace}"
+    );
+    // Nothing but the steer and the block happened on or before the 21st call.
+    let upto = out
+        .iter()
+        .position(|(e, v)| matches!(e, OwnedEvent::ToolCall { .. }) && v.action == Action::Block);
+    let acted: Vec<Action> = out[..=upto.unwrap_or(0)]
+        .iter()
+        .map(|(_, v)| v.action)
+        .filter(|a| *a != Action::Continue)
+        .collect();
+    assert_eq!(acted, vec![Action::Steer, Action::Block], "{trace}");
+    // The second critical in the run stops it.
+    assert_eq!(c[21].action, Action::Abort, "{trace}");
+}
+
+#[test]
+fn pi_repetition_guard_six_identical_calls_block_from_the_fourth() {
+    let mut s = Script::new();
+    s.user("check the status");
+    for _ in 0..6 {
+        s.call(
+            "bash",
+            json!({"command": "git status"}),
+            "nothing to commit\n",
+        );
+    }
+    let out = replay("pi-repetition-guard", &s.into_events());
+    let c = calls(&out);
+    let trace = describe(&out);
+    let acts: Vec<Action> = c.iter().map(|v| v.action).collect();
+    use Action::*;
+    assert_eq!(
+        acts,
+        vec![Continue, Continue, Continue, Block, Block, Block],
+        "{trace}"
+    );
+    assert!(
+        c[3..].iter().all(|v| v.terminate),
+        "pi-repetition-guard blocks terminate"
+    );
+    assert!(results(&out).iter().all(|v| v.is_continue()), "{trace}");
+}
+
+#[test]
+fn openclaw_failing_call_persisting_after_compaction_aborts_at_the_third_result() {
+    let mut s = Script::new();
+    s.user("build it");
+    for _ in 0..2 {
+        s.call_with(
+            "exec",
+            json!({"command": "make"}),
+            "error: missing header foo.h",
+            true,
+        );
+    }
+    s.compaction();
+    for _ in 0..3 {
+        s.call_with(
+            "exec",
+            json!({"command": "make"}),
+            "error: missing header foo.h",
+            true,
+        );
+    }
+    let out = replay("openclaw", &s.into_events());
+    let r = results(&out);
+    let trace = describe(&out);
+    let compaction = out
+        .iter()
+        .position(|(e, _)| matches!(e, OwnedEvent::Compaction))
+        .unwrap_or(0);
+    let before_last: Vec<Action> = out[..out.len() - 1]
+        .iter()
+        .map(|(_, v)| v.action)
+        .filter(|a| *a != Action::Continue)
+        .collect();
+    assert!(before_last.is_empty(), "nothing before the abort\n{trace}");
+    assert!(compaction > 0);
+    let last = r[4];
+    assert_eq!(last.action, Action::Abort, "{trace}");
+    assert_eq!(
+        last.code.as_deref(),
+        Some("compaction_loop_persisted"),
+        "{trace}"
+    );
+}
+
+fn seven_reads() -> Vec<OwnedEvent> {
+    let mut s = Script::new();
+    s.user("read the config");
+    for _ in 0..7 {
+        s.call("read", json!({"path": "config.toml"}), "X = 1\n");
+    }
+    s.into_events()
+}
+
+fn with_env(vars: &[(&str, &str)]) -> Result<Guard, loopguard_core::ConfigError> {
+    let mut c = loopguard_core::Config {
+        preset: Some("pi-loop-guard".into()),
+        ..Default::default()
+    };
+    c.apply_env(vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())))?;
+    Guard::builder().config(c).build()
+}
+
+fn run(g: &mut Guard, events: &[OwnedEvent]) -> Vec<(OwnedEvent, Verdict)> {
+    events
+        .iter()
+        .map(|e| (e.clone(), g.observe(&e.as_event())))
+        .collect()
+}
+
+#[test]
+fn k66_warn_not_below_block_is_a_configuration_error() {
+    let err = with_env(&[
+        ("LOOP_GUARD_WARN_THRESHOLD", "5"),
+        ("LOOP_GUARD_BLOCK_THRESHOLD", "5"),
+    ])
+    .unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.generic-repeat.warn-threshold"),
+        "{err}"
+    );
+    let mut g = with_env(&[
+        ("LOOP_GUARD_WARN_THRESHOLD", "5"),
+        ("LOOP_GUARD_BLOCK_THRESHOLD", "8"),
+    ])
+    .unwrap();
+    let out = run(&mut g, &seven_reads());
+    let r = results(&out);
+    assert!(r[..4].iter().all(|v| v.is_continue()));
+    assert_eq!(r[4].action, Action::Steer, "warn at the 5th result");
+}
+
+#[test]
+fn k67_master_switch_turns_everything_off() {
+    let mut g = with_env(&[("LOOP_GUARD_ENABLED", "false")]).unwrap();
+    let out = run(&mut g, &seven_reads());
+    assert!(out
+        .iter()
+        .all(|(_, v)| v.is_continue() && v.findings.is_empty()));
+}
+
+#[test]
+fn k71_use_terminate_and_abort_threshold_from_the_environment() {
+    let mut g = with_env(&[
+        ("LOOP_GUARD_USE_TERMINATE", "true"),
+        ("LOOP_GUARD_ABORT_THRESHOLD", "2"),
+    ])
+    .unwrap();
+    let out = run(&mut g, &seven_reads());
+    let c = calls(&out);
+    assert_eq!(c[4].action, Action::Block);
+    assert!(c[4].terminate);
+    assert_eq!(c[5].action, Action::Abort, "the 2nd block aborts");
+}
+
+#[test]
+fn j64_openclaw_json_without_enabled_keeps_only_the_post_compaction_guard() {
+    let c = loopguard_orchestrator::config_from_openclaw_json("{}").expect("json");
+    let mut g = Guard::builder().config(c).build().expect("guard");
+    let mut s = Script::new();
+    s.user("wait");
+    for _ in 0..25 {
+        s.call(
+            "process",
+            json!({"action": "poll", "sessionId": "s1"}),
+            "status: running\n",
+        );
+    }
+    s.compaction();
+    for _ in 0..3 {
+        s.call(
+            "process",
+            json!({"action": "poll", "sessionId": "s1"}),
+            "status: running\n",
+        );
+    }
+    let out = run(&mut g, &s.into_events());
+    let acted: Vec<&Verdict> = out
+        .iter()
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_continue())
+        .collect();
+    assert_eq!(acted.len(), 1, "{}", describe(&out));
+    assert_eq!(acted[0].code.as_deref(), Some("compaction_loop_persisted"));
+}
+
+#[test]
+fn openclaw_json_agent_override_is_applied_for_that_agent() {
+    let json = r#"{"tools": {"loopDetection": {"enabled": true}},
+                  "agents": {"list": [{"id": "safe-runner", "tools": {"loopDetection":
+                      {"enabled": true, "warningThreshold": 8, "criticalThreshold": 16}}}]}}"#;
+    let c = loopguard_orchestrator::config_from_openclaw_json(json).expect("json");
+    let mut s = Script::new();
+    s.user("wait");
+    for _ in 0..20 {
+        s.call(
+            "process",
+            json!({"action": "poll", "sessionId": "s1"}),
+            "status: running\n",
+        );
+    }
+    let events = s.into_events();
+    let mut g = Guard::builder()
+        .config(c.clone())
+        .agent("safe-runner")
+        .build()
+        .expect("guard");
+    let out = run(&mut g, &events);
+    assert_eq!(
+        calls(&out)[16].action,
+        Action::Block,
+        "critical 16: the 17th call\n{}",
+        describe(&out)
+    );
+    let mut g = Guard::builder()
+        .config(c)
+        .agent("someone-else")
+        .build()
+        .expect("guard");
+    let out = run(&mut g, &events);
+    assert!(
+        calls(&out).iter().all(|v| v.action != Action::Block),
+        "{}",
+        describe(&out)
+    );
+}
+
+#[test]
+fn pi_repetition_guard_text_loop_aborts_then_steers_at_the_settle_point() {
+    let unit = "I will now check the git status to see whether the working tree is clean, \
+                and then I will commit the change with a clear message for the reviewer. ";
+    let mut s = Script::new();
+    s.user("commit the change");
+    s.run_start();
+    s.message_chunked(loopguard_core::Stream::Thinking, &unit.repeat(4), 16);
+    s.run_end();
+    let out = replay("pi-repetition-guard", &s.into_events());
+    let trace = describe(&out);
+    let aborts: Vec<&Verdict> = out
+        .iter()
+        .map(|(_, v)| v)
+        .filter(|v| v.action == Action::Abort)
+        .collect();
+    assert_eq!(aborts.len(), 1, "one abort per message\n{trace}");
+    assert_eq!(
+        aborts[0].code.as_deref(),
+        Some("loop_aborted:tail-periodicity"),
+        "{trace}"
+    );
+    let (last_event, settle) = out.last().expect("events");
+    assert!(matches!(last_event, OwnedEvent::RunEnd));
+    assert_eq!(settle.action, Action::Steer, "{trace}");
+    assert_eq!(settle.deliver, loopguard_orchestrator::Delivery::AtSettle);
+    let msg = settle.message.as_deref().unwrap_or("");
+    assert!(
+        msg.starts_with(loopguard_orchestrator::STEER_PREFIX),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("Repeated fragment"),
+        "the first steer carries the sample: {msg}"
+    );
+}
+
+#[test]
+fn openclaw_json_with_every_key_builds_over_the_real_detectors() {
+    let json = r#"{"tools": {"loopDetection": {"enabled": true, "historySize": 40, "warningThreshold": 5,
+        "criticalThreshold": 9, "unknownToolThreshold": 4, "globalCircuitBreakerThreshold": 12,
+        "detectors": {"genericRepeat": true, "knownPollNoProgress": true, "pingPong": false},
+        "postCompactionGuard": {"windowSize": 2}}}}"#;
+    let c = loopguard_orchestrator::config_from_openclaw_json(json).expect("json");
+    let g = Guard::builder()
+        .config(c.clone())
+        .build()
+        .expect("every mapped key exists in its detector");
+    assert!(!g.detector_names().contains(&"ping-pong"));
+    assert!(g.detector_names().contains(&"unknown-tool"));
+    let text = Guard::builder().config(c).describe().expect("describe");
+    assert!(text.contains("window-size = 2"), "{text}");
+    // Cross-detector ordering: a critical threshold at or above the global one is refused.
+    let bad = loopguard_core::Config::from_toml_str(
+        "preset = \"openclaw\"\n[detectors.known-poll-no-progress]\ncritical-threshold = 30\n",
+        Some("lg.toml"),
+    )
+    .expect("toml");
+    let err = Guard::builder().config(bad).build().unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.circuit-breaker.threshold"),
+        "{err}"
+    );
+}
+
+mod state {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn verdicts(preset: &str, events: &[OwnedEvent], restore_at: Option<usize>) -> Vec<Verdict> {
+        let mut g = guard(preset);
+        let mut out = Vec::with_capacity(events.len());
+        for (i, e) in events.iter().enumerate() {
+            if restore_at == Some(i) {
+                let snap = serde_json::to_string(&g.snapshot().expect("snapshot")).expect("text");
+                g = guard(preset);
+                g.restore(&serde_json::from_str(&snap).expect("json"))
+                    .expect("restore");
+            }
+            out.push(g.observe(&e.as_event()));
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Snapshot-then-restore at any point of a random stream gives the verdicts of no
+        /// snapshot, for every preset over the real detectors.
+        #[test]
+        fn snapshot_restore_is_invisible_for_every_preset(
+            bytes in prop::collection::vec(any::<u8>(), 0..1200),
+            at in 0usize..500,
+            preset in 0usize..PRESETS.len(),
+        ) {
+            let events = loopguard_testkit::decode_events(&bytes);
+            let preset = PRESETS[preset];
+            prop_assert_eq!(verdicts(preset, &events, None), verdicts(preset, &events, Some(at)));
+        }
+    }
+}

@@ -1,0 +1,329 @@
+//! `loopguard scan` through the command's entry point: the report, the lines, the exit codes.
+
+use crate::support::{loopguard, reads, TempDir};
+use serde_json::Value;
+
+fn findings(report: &Value) -> Vec<Value> {
+    report["sessions"][0]["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// (line, detector, level, action) of each finding.
+fn summary(report: &Value) -> Vec<(u64, String, String, String)> {
+    findings(report)
+        .iter()
+        .map(|f| {
+            (
+                f["event"].as_u64().unwrap(),
+                f["detector"].as_str().unwrap().to_owned(),
+                f["level"].as_str().unwrap().to_owned(),
+                f["action"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn eight_identical_reads_warn_then_block_at_the_right_lines() {
+    let dir = TempDir::new("eight-reads");
+    let path = dir.file(
+        "reads.jsonl",
+        &reads(8, |_| r#"{"path":"src/config.rs","limit":200}"#.to_owned()),
+    );
+    let run = loopguard(&["scan", "--format", "json", path.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "a block is critical: exit 1\n{}", run.stderr);
+    let report = run.json();
+    let got = summary(&report);
+    let first_warning = got.iter().find(|f| f.2 == "warning").expect("a warning");
+    let first_block = got.iter().find(|f| f.3 == "block").expect("a block");
+    assert_eq!(first_warning.3, "steer", "{got:?}");
+    assert_eq!(first_block.2, "critical", "{got:?}");
+    assert!(
+        first_warning.0 < first_block.0,
+        "warning before block: {got:?}"
+    );
+    // A block refuses a call: it is reported on a tool_call line (3 + 3i).
+    assert_eq!(first_block.0 % 3, 0, "{got:?}");
+    // Nothing fires before the third read's call (line 9).
+    assert!(got.iter().all(|f| f.0 >= 9), "{got:?}");
+    // Exact lines under the default preset.
+    assert_eq!(
+        (first_warning.0, first_block.0),
+        crate::cli::EIGHT_READS_WARN_BLOCK,
+        "default preset: warning/block lines changed: {got:?}"
+    );
+    let s = &report["sessions"][0];
+    assert_eq!(s["events"], 26);
+    assert_eq!(s["format"], "loopguard");
+    assert_eq!(report["version"], 1);
+    assert_eq!(report["preset"], "default");
+    assert_eq!(report["summary"]["sessions"], 1);
+    assert_eq!(report["summary"]["sessions_with_findings"], 1);
+    assert_eq!(report["summary"]["events"], 26);
+    let w = &s["wasted"];
+    assert!(
+        w["events"].as_u64().unwrap() >= 2,
+        "a block saves its call and result: {w}"
+    );
+    assert!(w["chars"].as_u64().unwrap() > 0, "{w}");
+}
+
+/// (line of the first warning, line of the first block) for 8 identical reads under the
+/// default preset: the warning on the third identical result (line 4 + 3*2), the block on
+/// the fifth call (line 3 + 3*4; four are allowed, as in pi-loop-guard).
+pub const EIGHT_READS_WARN_BLOCK: (u64, u64) = (10, 15);
+
+#[test]
+fn the_same_reads_with_keys_in_another_order_are_the_same_loop() {
+    let dir = TempDir::new("key-order");
+    let same = dir.file(
+        "same.jsonl",
+        &reads(8, |_| r#"{"path":"src/config.rs","limit":200}"#.to_owned()),
+    );
+    let mixed = dir.file(
+        "mixed.jsonl",
+        &reads(8, |i| {
+            if i % 2 == 0 {
+                r#"{"path":"src/config.rs","limit":200}"#.to_owned()
+            } else {
+                r#"{"limit":200,"path":"src/config.rs"}"#.to_owned()
+            }
+        }),
+    );
+    let a = loopguard(&["scan", "--format", "json", same.to_str().unwrap()]);
+    let b = loopguard(&["scan", "--format", "json", mixed.to_str().unwrap()]);
+    assert!(!summary(&a.json()).is_empty());
+    assert_eq!(summary(&a.json()), summary(&b.json()));
+    assert_eq!(a.code, b.code);
+}
+
+#[test]
+fn exit_status_follows_fail_on() {
+    let dir = TempDir::new("fail-on");
+    let looping = dir.file(
+        "reads.jsonl",
+        &reads(8, |_| r#"{"path":"a.rs"}"#.to_owned()),
+    );
+    let p = looping.to_str().unwrap();
+    assert_eq!(loopguard(&["scan", p]).code, 1);
+    assert_eq!(loopguard(&["scan", "--fail-on", "never", p]).code, 0);
+    assert_eq!(loopguard(&["scan", "--fail-on", "warning", p]).code, 1);
+    // Three identical reads at most reach a warning: exit 0 unless --fail-on warning.
+    let short = dir.file(
+        "short.jsonl",
+        &reads(3, |_| r#"{"path":"a.rs"}"#.to_owned()),
+    );
+    let run = loopguard(&["scan", "--format", "json", short.to_str().unwrap()]);
+    assert!(
+        summary(&run.json()).iter().all(|f| f.2 == "warning"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.code, 0);
+    let clean = dir.file(
+        "clean.jsonl",
+        &reads(1, |_| r#"{"path":"a.rs"}"#.to_owned()),
+    );
+    let run = loopguard(&["scan", "--fail-on", "warning", clean.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
+#[test]
+fn unreadable_input_exits_2_naming_file_and_line() {
+    let dir = TempDir::new("bad-input");
+    let bad = dir.file("bad.jsonl", "{\"type\":\"session\",\"id\":\"x\"}\n{\"type\":\"user\",\"text\":\"hi\"}\n{\"type\":\"tool_call\",\"id\":\"c\"}\n");
+    let run = loopguard(&["scan", bad.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    let want = format!(
+        "{}:3: `tool_call` line: missing field `tool`",
+        bad.display()
+    );
+    assert!(run.stderr.contains(&want), "{}", run.stderr);
+
+    let broken = dir.file(
+        "broken.jsonl",
+        "{\"type\":\"session\",\"id\":\"x\"}\n{\"type\": \"user\", \"te\n",
+    );
+    let run = loopguard(&["scan", broken.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains(&format!("{}:2: invalid JSON", broken.display())),
+        "{}",
+        run.stderr
+    );
+
+    // The readable files are still reported.
+    let good = dir.file("good.jsonl", &reads(1, |_| "{}".to_owned()));
+    let run = loopguard(&[
+        "scan",
+        "--format",
+        "json",
+        good.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.json()["summary"]["sessions"], 1);
+
+    let run = loopguard(&["scan", "/nonexistent/loopguard.jsonl"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("/nonexistent/loopguard.jsonl"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn bad_usage_and_bad_configuration_exit_2() {
+    let dir = TempDir::new("bad-usage");
+    let t = dir.file("t.jsonl", &reads(1, |_| "{}".to_owned()));
+    let t = t.to_str().unwrap();
+    assert_eq!(loopguard(&["scan"]).code, 2);
+    assert_eq!(loopguard(&["scan", "--format", "yaml", t]).code, 2);
+    assert_eq!(loopguard(&["scan", "--chunk", "0", t]).code, 2);
+    assert_eq!(loopguard(&["frobnicate"]).code, 2);
+    let run = loopguard(&["scan", "--preset", "nope", t]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("unknown preset `nope`"),
+        "{}",
+        run.stderr
+    );
+    let cfg = dir.file(
+        "bad.toml",
+        "preset = \"default\"\n\n[detectors.generic-repeat]\nwarn-treshold = 3\n",
+    );
+    let run = loopguard(&["scan", "--config", cfg.to_str().unwrap(), t]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("bad.toml"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("detectors.generic-repeat.warn-treshold"),
+        "{}",
+        run.stderr
+    );
+    let run = loopguard(&["--help"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("scan"));
+}
+
+#[test]
+fn text_report_shows_each_loop_its_lines_and_totals() {
+    let dir = TempDir::new("text");
+    let p = dir.file(
+        "reads.jsonl",
+        &reads(8, |_| r#"{"path":"a.rs"}"#.to_owned()),
+    );
+    let run = loopguard(&["scan", p.to_str().unwrap()]);
+    assert!(
+        run.stdout.contains("reads.jsonl  (loopguard, 26 lines)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("loop: generic-repeat"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("-> steer"), "{}", run.stdout);
+    assert!(run.stdout.contains("-> block"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("1 sessions (26 lines): 1 with loops"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("would have saved"), "{}", run.stdout);
+}
+
+#[test]
+fn a_blocked_calls_recorded_result_still_arrives() {
+    // Replay convention: after a block the recorded result is fed anyway, so the session goes
+    // on and later verdicts are still reported at their own lines.
+    let dir = TempDir::new("after-block");
+    let p = dir.file(
+        "reads.jsonl",
+        &reads(8, |_| r#"{"path":"a.rs"}"#.to_owned()),
+    );
+    let report = loopguard(&["scan", "--format", "json", p.to_str().unwrap()]).json();
+    let got = summary(&report);
+    let first_block = got.iter().position(|f| f.3 == "block").expect("a block");
+    assert!(
+        got.len() > first_block + 1,
+        "verdicts after the first block are reported too: {got:?}"
+    );
+    assert!(got.windows(2).all(|w| w[0].0 <= w[1].0), "{got:?}");
+}
+
+#[test]
+fn detectors_lists_every_linked_detector() {
+    let run = loopguard(&["detectors"]);
+    assert_eq!(run.code, 0);
+    for r in loopguard::Registry::discover().unwrap().entries() {
+        let row = run
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(r.name))
+            .unwrap_or_else(|| panic!("{} missing:\n{}", r.name, run.stdout));
+        assert!(row.contains(r.code) && row.contains(r.summary), "{row}");
+    }
+    assert!(
+        run.stdout.contains("acme-tool-streak"),
+        "linked third-party detector listed"
+    );
+}
+
+#[test]
+fn config_check_prints_resolved_settings_or_names_the_problem() {
+    let dir = TempDir::new("config-check");
+    let good = dir.file(
+        "good.toml",
+        "preset = \"default\"\n[detectors.generic-repeat]\nwarn-threshold = 3\n",
+    );
+    let run = loopguard(&["config", "check", good.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("preset = \"default\""),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("warn-threshold = 3"), "{}", run.stdout);
+    let parsed: toml::Table = run.stdout.parse().expect("the output is TOML");
+    assert_eq!(
+        parsed["detectors"]["generic-repeat"]["warn-threshold"].as_integer(),
+        Some(3)
+    );
+
+    let syntax = dir.file("syntax.toml", "preset = \"default\"\n[guard\n");
+    let run = loopguard(&["config", "check", syntax.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(&format!("{}:2:", syntax.display())),
+        "{}",
+        run.stderr
+    );
+
+    let unknown = dir.file(
+        "unknown.toml",
+        "[detectors.no-such-detector]\nenabled = true\n",
+    );
+    let run = loopguard(&["config", "check", unknown.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no-such-detector"), "{}", run.stderr);
+
+    let run = loopguard(&[
+        "config",
+        "check",
+        "--preset",
+        "openclaw",
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("preset = \"openclaw\""),
+        "{}",
+        run.stdout
+    );
+}
