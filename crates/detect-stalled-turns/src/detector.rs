@@ -70,6 +70,9 @@ impl Reply {
 struct Run {
     count: u32,
     evidence: VecDeque<u64>,
+    /// Sequence number of the run's first exchange: each run is its own loop (its own key).
+    #[serde(default)]
+    start: u64,
 }
 
 impl Run {
@@ -79,6 +82,9 @@ impl Run {
     }
 
     fn bump(&mut self, seq: u64) {
+        if self.count == 0 {
+            self.start = seq;
+        }
         self.count = self.count.saturating_add(1);
         if self.evidence.len() >= MAX_EVIDENCE {
             self.evidence.pop_front();
@@ -229,7 +235,7 @@ impl StalledTurns {
                 s.nudge_sample
             );
             (
-                format!("stalled-turns:nudge:{fp}"),
+                format!("stalled-turns:nudge:{fp}:{}", s.nudges.start),
                 what,
                 &s.nudges.evidence,
                 Some(s.nudge_sample.clone()),
@@ -237,7 +243,7 @@ impl StalledTurns {
         } else {
             let what = format!("Your last {count} replies called no tool and added nothing new");
             (
-                "stalled-turns:reply".to_owned(),
+                format!("stalled-turns:reply:{}", s.replies.start),
                 what,
                 &s.replies.evidence,
                 None,

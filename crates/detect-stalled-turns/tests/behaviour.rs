@@ -132,7 +132,7 @@ fn repeated_identical_replies_without_tools_warn() {
     s.run_end();
     let f = run(det(), s.events());
     assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(f[0].1.key, "stalled-turns:reply");
+    assert!(f[0].1.key.starts_with("stalled-turns:reply:"));
     assert_eq!(f[0].1.count, 3);
 }
 
@@ -339,4 +339,22 @@ fn nudge_counting_can_be_turned_off() {
         s.user(NUDGE);
     }
     assert!(run(with("count-nudges = false\n"), s.events()).is_empty());
+}
+
+#[test]
+fn each_stall_run_has_its_own_key() {
+    // Two separate stalls in one turn are two loops: a host that de-duplicates warnings per
+    // key must still hear about the second one.
+    let mut s = Script::new();
+    task(&mut s);
+    for _ in 0..3 {
+        s.user(NUDGE);
+    }
+    s.call("bash", serde_json::json!({"command": "ls"}), "a.py");
+    for _ in 0..3 {
+        s.user(NUDGE);
+    }
+    let f = run(det(), s.events());
+    assert_eq!(f.len(), 2, "{f:?}");
+    assert_ne!(f[0].1.key, f[1].1.key);
 }
