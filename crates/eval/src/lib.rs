@@ -503,6 +503,55 @@ pub fn render_markdown(results: &[(String, Vec<SessionEval>)], disputed: &[Dispu
     s
 }
 
+/// Scans every `*.jsonl` of the corpus with `preset`, as `loopguard scan` would.
+pub fn scan_corpus(corpus: &Path, preset: &str) -> Result<Report, String> {
+    let config = loopguard_cli::load_config(None, Some(preset)).map_err(|e| e.to_string())?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus)
+        .map_err(|e| format!("cannot read {}: {e}", corpus.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    let mut sessions = Vec::new();
+    for f in files {
+        let t = loopguard_transcript::read_file(&f).map_err(|e| e.to_string())?;
+        let s = loopguard_cli::scan::scan_transcript(&t, &config, 16).map_err(|e| e.to_string())?;
+        sessions.push(serde_json::to_value(&s).map_err(|e| e.to_string())?);
+    }
+    let v = serde_json::json!({ "preset": preset, "sessions": sessions });
+    serde_json::from_value(v).map_err(|e| format!("scan report does not follow the contract: {e}"))
+}
+
+/// Where `default` does worse than a seed preset on the same sessions: a labelled loop the
+/// seed catches and the default misses, a loop both catch where the seed's first finding comes
+/// on an earlier line, or a clean session the seed leaves alone and the default flags.
+pub fn compare_with_seed(default: &[SessionEval], seed: &[SessionEval]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (d, s) in default.iter().zip(seed) {
+        if d.path != s.path || d.disputed {
+            continue;
+        }
+        match (&d.outcome, &s.outcome) {
+            (Outcome::Missed { .. }, Outcome::Caught { line, .. }) => out.push(format!(
+                "{}: {} loop missed, the seed catches it at line {line}",
+                d.path, d.kind
+            )),
+            (Outcome::Caught { line: dl, .. }, Outcome::Caught { line: sl, .. }) if dl > sl => out
+                .push(format!(
+                    "{}: {} loop caught at line {dl}, the seed at line {sl}",
+                    d.path, d.kind
+                )),
+            (Outcome::FalsePositive { .. }, Outcome::Clean) => out.push(format!(
+                "{}: clean session flagged, the seed leaves it alone",
+                d.path
+            )),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Where the corpus is: `$LOOPGUARD_CORPUS`, else `../shared/corpus` beside the workspace.
 pub fn corpus_dir(workspace_root: &Path) -> Option<PathBuf> {
     if let Ok(p) = std::env::var("LOOPGUARD_CORPUS") {

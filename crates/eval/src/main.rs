@@ -4,7 +4,8 @@
 //! the default preset breaks the gate (a finding on a clean session, or a covered loop missed).
 
 use loopguard_eval::{
-    corpus_dir, evaluate, gate_failures, read_disputed, read_labels, render_markdown, Report,
+    compare_with_seed, corpus_dir, evaluate, gate_failures, read_disputed, read_labels,
+    render_markdown, scan_corpus,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -78,6 +79,13 @@ fn real_main() -> Result<ExitCode, String> {
         }
         results.push((p.clone(), evals));
     }
+    if let Some((_, default)) = results.iter().find(|(p, _)| p == "default") {
+        for (p, seed) in results.iter().filter(|(p, _)| p != "default") {
+            for v in compare_with_seed(default, seed) {
+                eprintln!("note: default vs {p}: {v}");
+            }
+        }
+    }
     let md = render_markdown(&results, &disputed);
     print!("{md}");
     if !partial {
@@ -103,24 +111,4 @@ fn real_main() -> Result<ExitCode, String> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Scans every `*.jsonl` of the corpus with `preset`, as `loopguard scan` would.
-pub fn scan_corpus(corpus: &Path, preset: &str) -> Result<Report, String> {
-    let config = loopguard_cli::load_config(None, Some(preset)).map_err(|e| e.to_string())?;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus)
-        .map_err(|e| format!("cannot read {}: {e}", corpus.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    let mut sessions = Vec::new();
-    for f in files {
-        let t = loopguard_transcript::read_file(&f).map_err(|e| e.to_string())?;
-        let s = loopguard_cli::scan::scan_transcript(&t, &config, 16).map_err(|e| e.to_string())?;
-        sessions.push(serde_json::to_value(&s).map_err(|e| e.to_string())?);
-    }
-    let v = serde_json::json!({ "preset": preset, "sessions": sessions });
-    serde_json::from_value(v).map_err(|e| format!("scan report does not follow the contract: {e}"))
 }
