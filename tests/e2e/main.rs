@@ -6,6 +6,7 @@
 mod cli;
 mod corpus;
 mod examples;
+mod presets;
 mod replay;
 mod support;
 mod third_party;
