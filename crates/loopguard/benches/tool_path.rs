@@ -9,21 +9,57 @@ use serde_json::json;
 
 fn stream(n: usize) -> Vec<OwnedEvent> {
     let mut out = Vec::with_capacity(n * 4);
-    out.push(OwnedEvent::User { text: "fix the failing test".into(), origin: Default::default() });
+    out.push(OwnedEvent::User {
+        text: "fix the failing test".into(),
+        origin: Default::default(),
+    });
     for i in 0..n {
         let (tool, args, result) = match i % 8 {
-            0 | 1 => ("read", json!({"path": format!("src/f{}.rs", i % 97)}), format!("fn f{i}() {{}}")),
-            2 => ("process", json!({"action": "poll", "sessionId": "s1"}), format!("line {i}")),
-            3 => ("bash", json!({"command": "cargo test"}), "test result: FAILED. 1 failed".to_owned()),
-            4 => ("grep", json!({"pattern": "todo", "path": "."}), "src/a.rs:3: todo".to_owned()),
-            5 => ("read", json!({"path": "Cargo.toml"}), "[package]".to_owned()),
-            6 => ("bash", json!({"command": format!("rg x{i}")}), String::new()),
-            _ => ("edit", json!({"path": "src/a.rs", "old": "a", "new": format!("b{i}")}), "ok".to_owned()),
+            0 | 1 => (
+                "read",
+                json!({"path": format!("src/f{}.rs", i % 97)}),
+                format!("fn f{i}() {{}}"),
+            ),
+            2 => (
+                "process",
+                json!({"action": "poll", "sessionId": "s1"}),
+                format!("line {i}"),
+            ),
+            3 => (
+                "bash",
+                json!({"command": "cargo test"}),
+                "test result: FAILED. 1 failed".to_owned(),
+            ),
+            4 => (
+                "grep",
+                json!({"pattern": "todo", "path": "."}),
+                "src/a.rs:3: todo".to_owned(),
+            ),
+            5 => (
+                "read",
+                json!({"path": "Cargo.toml"}),
+                "[package]".to_owned(),
+            ),
+            6 => (
+                "bash",
+                json!({"command": format!("rg x{i}")}),
+                String::new(),
+            ),
+            _ => (
+                "edit",
+                json!({"path": "src/a.rs", "old": "a", "new": format!("b{i}")}),
+                "ok".to_owned(),
+            ),
         };
         let id = format!("c{i}");
         out.push(OwnedEvent::MessageStart);
         out.push(OwnedEvent::MessageEnd);
-        out.push(OwnedEvent::ToolCall { id: id.clone(), tool: tool.into(), args, batch: None });
+        out.push(OwnedEvent::ToolCall {
+            id: id.clone(),
+            tool: tool.into(),
+            args,
+            batch: None,
+        });
         out.push(OwnedEvent::ToolResult {
             id,
             tool: tool.into(),
@@ -43,7 +79,12 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(events.len() as u64));
     group.bench_function("default preset, all detectors", |b| {
         b.iter_batched(
-            || Guard::builder().config(config.clone()).build().expect("the guard builds"),
+            || {
+                Guard::builder()
+                    .config(config.clone())
+                    .build()
+                    .expect("the guard builds")
+            },
             |mut guard| {
                 for e in &events {
                     std::hint::black_box(guard.observe(&e.as_event()));
