@@ -6,6 +6,8 @@
 //! and cargo-fuzz), and proptest strategies.
 #![warn(missing_docs)]
 
+pub mod corpus;
+
 use loopguard_core::{Bus, Detector, Finding, Origin, OwnedEvent, Stream};
 use proptest::prelude::*;
 use serde_json::{json, Value};
