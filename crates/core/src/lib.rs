@@ -21,6 +21,7 @@ mod error;
 mod event;
 mod finding;
 mod fingerprint;
+pub mod history;
 mod normalize;
 pub mod normalizers;
 mod registry;

@@ -1,7 +1,7 @@
 //! The state machine of `circuit-breaker`.
 
-use crate::history::{History, Record};
 use crate::{Settings, NAME};
+use loopguard_core::history::{History, Record};
 use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level};
 use serde::{Deserialize, Serialize};
 

@@ -2,7 +2,6 @@
 #![warn(missing_docs)]
 
 mod detector;
-mod history;
 
 pub use detector::CircuitBreaker;
 

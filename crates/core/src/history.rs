@@ -1,13 +1,14 @@
 //! OpenClaw's call history: a bounded, run-scoped record of calls and their outcomes, and the
-//! no-progress streak over it (seed-systems §3.2, §3.3).
+//! no-progress streak over it (seed-systems §3.2, §3.3). Shared by the detectors that judge a
+//! call against the outcomes of the calls before it.
 
-use loopguard_core::Fingerprint;
+use crate::fingerprint::Fingerprint;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// One call and, once known, its outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Record {
+pub struct Record {
     /// Tool name as called.
     pub tool: String,
     /// Call id (to attach the outcome).
@@ -22,7 +23,7 @@ pub(crate) struct Record {
 
 /// The streak of identical newest outcomes of one call.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Streak {
+pub struct Streak {
     /// How many.
     pub count: u32,
     /// The shared outcome.
@@ -33,7 +34,7 @@ pub(crate) struct Streak {
 
 /// The bounded history of one scope (run and user turn).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct History {
+pub struct History {
     scope: (u64, u64),
     records: VecDeque<Record>,
 }
@@ -80,6 +81,15 @@ impl History {
     #[cfg(test)]
     pub fn records(&self) -> &VecDeque<Record> {
         &self.records
+    }
+
+    /// The newest record of a call other than `call`: its identity and tool name.
+    pub fn partner(&self, call: &Fingerprint) -> Option<(Fingerprint, &str)> {
+        self.records
+            .iter()
+            .rev()
+            .find(|r| r.call != *call)
+            .map(|r| (r.call, r.tool.as_str()))
     }
 
     /// OpenClaw's no-progress streak for `call`: walking newest to oldest, other calls and
