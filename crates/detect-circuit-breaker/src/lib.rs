@@ -109,7 +109,7 @@ fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
 pub const REGISTRATION: Registration = Registration {
     name: NAME,
     code: CODE,
-    summary: "A global backstop: any call (or A↔B pair) whose outcomes stopped changing, whatever the other detectors say.",
+    summary: "a global backstop: any call (or A↔B pair) whose outcomes stopped changing, whatever the other detectors say",
     docs: include_str!("../README.md"),
     default_enabled: true,
     options: &[

@@ -216,7 +216,7 @@ fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
 pub const REGISTRATION: Registration = Registration {
     name: NAME,
     code: CODE,
-    summary: "Poll and status calls whose normalised output does not change.",
+    summary: "poll and status calls whose normalised output does not change",
     docs: include_str!("../README.md"),
     default_enabled: true,
     options: &[

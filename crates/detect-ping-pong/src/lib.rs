@@ -224,7 +224,7 @@ fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
 pub const REGISTRATION: Registration = Registration {
     name: NAME,
     code: "LG003",
-    summary: "A,B,A,B alternation (and cycles up to period 8) without progress.",
+    summary: "A,B,A,B alternation (and cycles up to period 8) without progress",
     docs: include_str!("../README.md"),
     default_enabled: true,
     options: &[

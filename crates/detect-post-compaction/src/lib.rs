@@ -103,7 +103,7 @@ fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
 pub const REGISTRATION: Registration = Registration {
     name: NAME,
     code: "LG006",
-    summary: "After a compaction, the same (tool, arguments, result) fills the short window: abort with `compaction_loop_persisted`.",
+    summary: "after a compaction, the same (tool, arguments, result) fills the short window: abort with `compaction_loop_persisted`",
     docs: include_str!("../README.md"),
     default_enabled: true,
     options: &[OptionDoc {

@@ -130,7 +130,7 @@ fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
 pub const REGISTRATION: Registration = Registration {
     name: NAME,
     code: "LG009",
-    summary: "Turns with no tool call that add nothing while the harness repeats its nudge.",
+    summary: "turns with no tool call that add nothing while the harness repeats its nudge",
     docs: include_str!("../README.md"),
     default_enabled: true,
     options: &[

@@ -164,7 +164,7 @@ fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
 pub const REGISTRATION: Registration = Registration {
     name: NAME,
     code: CODE,
-    summary: "Retries of a tool (or shell command) that does not exist, whatever the arguments.",
+    summary: "retries of a tool (or shell command) that does not exist, whatever the arguments",
     docs: include_str!("../README.md"),
     default_enabled: true,
     options: &[
