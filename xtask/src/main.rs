@@ -95,7 +95,10 @@ fn ci() -> Result<(), String> {
             let mut node = Command::new("node");
             node.current_dir(root())
                 .args(["--test", "integrations/pi/"]);
-            node.env("LOOPGUARD_BIN", root().join("target/debug/loopguard"));
+            let target = env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| root().join("target"));
+            node.env("LOOPGUARD_BIN", target.join("debug/loopguard"));
             run("node --test integrations/pi/", node)?;
         } else if env::var("CI").as_deref() == Ok("true") {
             return Err("node is required under CI for integrations/pi".to_owned());
