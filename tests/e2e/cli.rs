@@ -327,3 +327,25 @@ fn config_check_prints_resolved_settings_or_names_the_problem() {
         run.stdout
     );
 }
+
+#[test]
+fn arguments_nested_200000_deep_are_a_clear_error_not_a_crash() {
+    let dir = TempDir::new("deep");
+    let depth = 200_000;
+    let args = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let text = format!(
+        "{{\"type\":\"session\",\"id\":\"d\"}}\n{{\"type\":\"tool_call\",\"id\":\"c\",\"tool\":\"read\",\"args\":{{\"x\":{args}}},\"batch\":0}}\n"
+    );
+    let path = dir.file("deep.jsonl", &text);
+    // Run on a small stack: a recursive reader would overflow it.
+    let p = path.to_str().unwrap().to_owned();
+    let run = std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn(move || loopguard(&["scan", "--format", "json", &p]))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("deep.jsonl:2"), "{}", run.stderr);
+    assert!(run.stderr.contains("recursion limit"), "{}", run.stderr);
+}
