@@ -1,6 +1,8 @@
 //! Events per second through a bus holding `generic-repeat`, on a mixed tool stream
 //! (distinct reads, a repeating loop, polling with changing output, parallel batches).
 //! `bus-only` is the same stream through an empty bus: the difference is the detector.
+//! `near-duplicate-8k` feeds the same call with 8 KB results that grow by one line each
+//! time (the near-duplicate rule's worst case: every result is sketched in full).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use loopguard_core::{Bus, Detector, OwnedEvent};
@@ -63,9 +65,10 @@ fn feed(detectors: Vec<Box<dyn Detector>>, events: &[OwnedEvent]) -> usize {
 
 fn bench(c: &mut Criterion) {
     let events = stream();
-    let all: toml::Table = "openclaw = { enabled = true }\nwindow = { size = 8, threshold = 4 }"
-        .parse()
-        .expect("toml");
+    let all: toml::Table =
+        "openclaw = { enabled = true }\nwindow = { size = 8, threshold = 4 }\nnear-duplicate = {}"
+            .parse()
+            .expect("toml");
     let all = Settings::from_table(&all).expect("settings");
     let mut g = c.benchmark_group("generic-repeat");
     g.throughput(Throughput::Elements(events.len() as u64));
@@ -82,6 +85,33 @@ fn bench(c: &mut Criterion) {
         b.iter(|| feed(vec![Box::new(GenericRepeat::new(all.clone()))], &events))
     });
     g.finish();
+
+    let large = large_results();
+    let near: toml::Table = "near-duplicate = { block-threshold = 0 }"
+        .parse()
+        .expect("toml");
+    let near = Settings::from_table(&near).expect("settings");
+    let mut g = c.benchmark_group("generic-repeat-large");
+    g.throughput(Throughput::Elements(large.len() as u64));
+    g.bench_function("bus-only", |b| b.iter(|| feed(vec![], &large)));
+    g.bench_function("near-duplicate-8k", |b| {
+        b.iter(|| feed(vec![Box::new(GenericRepeat::new(near.clone()))], &large))
+    });
+    g.finish();
+}
+
+/// 100 calls of one edit whose 8 KB result grows by one line each time.
+fn large_results() -> Vec<OwnedEvent> {
+    let mut s = Script::new();
+    let mut text: String = (0..100)
+        .map(|i| format!("{i}: let value_{i} = compute(input_{i}, {});\n", i * 7))
+        .collect();
+    for i in 0..100 {
+        text.push_str(&format!("{i}: // appended\n"));
+        let tail = text.len().saturating_sub(8192);
+        s.call("edit", json!({"command": "edit 1:1"}), &text[tail..]);
+    }
+    s.into_events()
 }
 
 criterion_group!(benches, bench);

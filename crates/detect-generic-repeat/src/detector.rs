@@ -1,6 +1,8 @@
 //! The `generic-repeat` state machine: the consecutive streak (pi-loop-guard), the whole-batch
-//! streak, the sliding window (pi-repetition-guard) and OpenClaw's generic thresholds.
+//! streak, the near-duplicate streak, the sliding window (pi-repetition-guard) and OpenClaw's
+//! generic thresholds.
 
+use crate::sketch::Sketch;
 use crate::{ResultIdentity, Settings, WindowIdentity, NAME};
 use loopguard_core::{
     CallInfo, Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest, Level,
@@ -47,6 +49,28 @@ struct Streak {
     sticky: Option<(Pair, u32)>,
     /// Attempts blocked since the block began.
     blocked: u32,
+}
+
+/// The near-duplicate streak: consecutive results of one call, each a near-duplicate of the
+/// one before. Only the newest result's sketch is kept.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct NearStreak {
+    /// The call of the streak (`None`: no streak).
+    call: Option<Fingerprint>,
+    tool: String,
+    args: Fingerprint,
+    /// The newest result's sketch.
+    sketch: Sketch,
+    /// The newest result's identity (`result-identity`): an identical result is a
+    /// near-duplicate whatever its raw text.
+    result: Option<Fingerprint>,
+    /// Results in the streak.
+    count: u32,
+    warned: bool,
+    /// Attempts blocked since the block began.
+    blocked: u32,
+    /// Result sequence numbers of the streak (newest kept).
+    seqs: VecDeque<u64>,
 }
 
 /// A parallel batch whose results are still arriving.
@@ -99,6 +123,9 @@ struct Record {
 struct State {
     streak: Streak,
     batch: BatchStreak,
+    near: NearStreak,
+    /// The most recent calls (`near-duplicate.recurrence-window` of them).
+    recent: VecDeque<Fingerprint>,
     /// Sequence numbers of calls this detector reported as critical (blocked).
     blocked: VecDeque<u64>,
     window: Window,
@@ -133,6 +160,8 @@ impl GenericRepeat {
     fn reset_turn(&mut self) {
         self.state.streak = Streak::default();
         self.state.batch = BatchStreak::default();
+        self.state.near = NearStreak::default();
+        self.state.recent.clear();
         self.clear_window();
     }
 
@@ -164,11 +193,24 @@ impl GenericRepeat {
         if self.settings.batch_streak {
             critical |= self.check_batch_block(call, cx);
         }
+        if self.settings.near_duplicate.is_some() {
+            critical |= self.check_near(call, cx, critical);
+        }
         if self.settings.window.is_some() {
             critical |= self.window_call(tool, args, call, cx);
         }
         if self.settings.openclaw.is_some() {
             critical |= self.openclaw_call(tool, args, call, cx, critical);
+        }
+        if let Some(nd) = &self.settings.near_duplicate {
+            let cap = nd.recurrence_window as usize;
+            if cap > 0 {
+                let recent = &mut self.state.recent;
+                while recent.len() >= cap {
+                    recent.pop_front();
+                }
+                recent.push_back(call.call_fp);
+            }
         }
         if critical {
             if self.state.blocked.len() >= MAX_BLOCKED {
@@ -178,7 +220,7 @@ impl GenericRepeat {
         }
     }
 
-    fn on_result(&mut self, result: &ResultInfo, empty: bool, cx: &mut Cx<'_>) {
+    fn on_result(&mut self, result: &ResultInfo, content: &str, empty: bool, cx: &mut Cx<'_>) {
         if result.orphan {
             // The call was never seen, so its arguments are unknown: not a usable identity.
             return;
@@ -208,6 +250,17 @@ impl GenericRepeat {
         }
         if counted {
             self.window_result(&pair, cx);
+        }
+        if let Some(nd) = &self.settings.near_duplicate {
+            let empty_counts = nd.count_empty_results || !self.settings.ignore_empty_results;
+            if !(ignored || skipped_error || (empty && !empty_counts)) {
+                if result.batch_size > 1 {
+                    // A parallel batch is not a repeat of one call: it ends the streak.
+                    self.state.near = NearStreak::default();
+                } else {
+                    self.near_result(&pair, content, cx);
+                }
+            }
         }
         if result.batch_size > 1 {
             self.batch_result(result, counted.then_some(pair), cx);
@@ -291,6 +344,117 @@ impl GenericRepeat {
             .with_evidence(evidence);
         cx.report(f);
         true
+    }
+
+    // ---- near-duplicate streak ---------------------------------------------------------
+
+    /// Extends the streak when this result of the same call is a near-duplicate of the
+    /// previous one; otherwise starts a new streak at this result.
+    fn near_result(&mut self, pair: &Pair, content: &str, cx: &mut Cx<'_>) {
+        let Some(nd) = &self.settings.near_duplicate else {
+            return;
+        };
+        let sketch = Sketch::of_text(content);
+        let n = &mut self.state.near;
+        let same_result = n.result == Some(pair.result);
+        if n.call == Some(pair.call)
+            && (same_result || n.sketch.similar(&sketch, nd.similarity_permille))
+        {
+            n.count = n.count.saturating_add(1);
+        } else {
+            *n = NearStreak {
+                call: Some(pair.call),
+                tool: pair.tool.clone(),
+                args: pair.args,
+                count: 1,
+                ..NearStreak::default()
+            };
+        }
+        n.sketch = sketch;
+        n.result = Some(pair.result);
+        push_bounded(&mut n.seqs, cx.seq());
+    }
+
+    /// On the next call of the streak: warns on the `warn-threshold`-th consecutive call (one
+    /// call earlier when the same call also came before the streak, within the last
+    /// `recurrence-window` calls), blocks from the
+    /// `block-threshold`-th (sticky: a blocked call's result never counts, so every further
+    /// attempt is blocked too). Returns whether the call was blocked.
+    fn check_near(&mut self, call: &CallInfo, cx: &mut Cx<'_>, critical: bool) -> bool {
+        let Some(nd) = &self.settings.near_duplicate else {
+            return false;
+        };
+        // The exact streak already warned about this very call: one steer is enough.
+        let exact_warned = self.state.streak.warned
+            && self
+                .state
+                .streak
+                .last
+                .as_ref()
+                .is_some_and(|p| p.call == call.call_fp);
+        let n = &mut self.state.near;
+        if n.call != Some(call.call_fp) {
+            return false;
+        }
+        let next = n.count.saturating_add(1);
+        let attempt = next.saturating_add(n.blocked);
+        let key = format!("near:{}:{}", n.tool, short_hex(&n.args));
+        let mut evidence: Vec<u64> = n.seqs.iter().copied().collect();
+        evidence.push(cx.seq());
+        let pct = nd.similarity_permille.div_ceil(10);
+        if nd.block_threshold.is_some_and(|b| next >= b) {
+            n.blocked = n.blocked.saturating_add(1);
+            if critical {
+                // Another rule already blocks this call.
+                return false;
+            }
+            let msg = format!(
+                "Blocked: `{}` was called with the same arguments {} times in a row and its result barely \
+                 changed each time (at least {pct}% the same); identical attempt {attempt} is refused. Make a \
+                 different call or give your final answer.",
+                n.tool, n.count
+            );
+            cx.report(
+                Finding::new(NAME, Level::Critical, attempt, key, msg)
+                    .with_tool(n.tool.clone())
+                    .with_evidence(evidence),
+            );
+            return true;
+        }
+        // The call also came before the streak (a different call broke it once): one call
+        // earlier, as pi-repetition-guard's window would count it.
+        let recurs = || {
+            let seen = self
+                .state
+                .recent
+                .iter()
+                .filter(|c| **c == call.call_fp)
+                .count();
+            seen > n.count as usize
+        };
+        let early = nd.recurrence_window > 0
+            && n.count >= 2
+            && next.saturating_add(1) >= nd.warn_threshold
+            && recurs();
+        if (next >= nd.warn_threshold || early) && !n.warned {
+            n.warned = true;
+            if exact_warned {
+                return false;
+            }
+            let msg = format!(
+                "Loop warning: this is your call number {next} in a row to `{}` with the same arguments, and \
+                 the last {} results barely changed (each at least {pct}% the same as the one before). \
+                 Repeating it will not make progress: change the arguments, use a different tool, or give \
+                 your final answer.",
+                n.tool, n.count
+            );
+            cx.report(
+                Finding::new(NAME, Level::Warning, next, key, msg)
+                    .with_tool(n.tool.clone())
+                    .with_evidence(evidence),
+            );
+        }
+        false
     }
 
     // ---- whole batches -----------------------------------------------------------------
@@ -644,7 +808,7 @@ impl Detector for GenericRepeat {
             } => {
                 if let Some(result) = cx.result() {
                     let empty = content.trim().is_empty() && *images == 0;
-                    self.on_result(result, empty, cx);
+                    self.on_result(result, content, empty, cx);
                 }
             }
             _ => {}

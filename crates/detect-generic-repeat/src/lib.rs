@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 mod detector;
+mod sketch;
 #[cfg(test)]
 mod tests;
 
@@ -77,6 +78,28 @@ pub struct OpenClawOptions {
     pub skip_known_polls: Option<bool>,
 }
 
+/// The `near-duplicate` sub-table: the same call again and again whose results barely change.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct NearDuplicateOptions {
+    /// Turns the rule on or off (writing the table turns it on unless this is `false`).
+    pub enabled: Option<bool>,
+    /// Two consecutive results of the same call are near-duplicates when the estimated
+    /// Jaccard similarity of their 5-character shingle sets is at least this (0 < x ≤ 1).
+    pub similarity: Option<f64>,
+    /// Warn on the call that would be the N-th consecutive one with the same tool and
+    /// arguments when each of the N-1 results before it was a near-duplicate of the previous.
+    pub warn_threshold: Option<u32>,
+    /// Block that call from the N-th on (greater than `warn-threshold`; 0 never blocks).
+    pub block_threshold: Option<u32>,
+    /// Count results with no text as results (two silent answers are identical); when
+    /// `false`, the top-level `ignore-empty-results` decides.
+    pub count_empty_results: Option<bool>,
+    /// Warn one call earlier when the same call also came before the streak (a different
+    /// call interrupted the repetition once), within this many recent calls (0: off).
+    pub recurrence_window: Option<u32>,
+}
+
 /// The `[detectors.generic-repeat]` table as written. Every key is optional; see
 /// [`Settings`] for the defaults.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
@@ -105,6 +128,8 @@ pub struct Options {
     pub window: Option<WindowOptions>,
     /// OpenClaw's generic thresholds.
     pub openclaw: Option<OpenClawOptions>,
+    /// loopguard's near-duplicate streak.
+    pub near_duplicate: Option<NearDuplicateOptions>,
 }
 
 /// Resolved window rule.
@@ -133,6 +158,21 @@ pub struct OpenClawSettings {
     pub skip_known_polls: bool,
 }
 
+/// Resolved near-duplicate rule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NearDuplicateSettings {
+    /// The similarity threshold in thousandths (`similarity = 0.7` → 700).
+    pub similarity_permille: u32,
+    /// The consecutive call that warns.
+    pub warn_threshold: u32,
+    /// The consecutive call that blocks (`None`: never).
+    pub block_threshold: Option<u32>,
+    /// Empty results count as results.
+    pub count_empty_results: bool,
+    /// Calls remembered for the early warning on recurring streaks (0: off).
+    pub recurrence_window: u32,
+}
+
 /// Resolved settings of the detector.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Settings {
@@ -156,6 +196,8 @@ pub struct Settings {
     pub window: Option<WindowSettings>,
     /// OpenClaw rule, when on.
     pub openclaw: Option<OpenClawSettings>,
+    /// Near-duplicate rule, when on.
+    pub near_duplicate: Option<NearDuplicateSettings>,
 }
 
 impl Settings {
@@ -194,6 +236,28 @@ impl Settings {
     pub const DEFAULT_OPENCLAW_CRITICAL_THRESHOLD: u32 = 20;
     /// OpenClaw skips known polls in `generic_repeat`.
     pub const DEFAULT_OPENCLAW_SKIP_KNOWN_POLLS: bool = true;
+    /// The near-duplicate rule is off unless its table is written (the seed presets stay
+    /// exact; loopguard's `default` preset turns it on).
+    pub const DEFAULT_NEAR_DUPLICATE_ENABLED: bool = false;
+    /// Consecutive results at least 70% alike (Jaccard of their shingle sets) are
+    /// near-duplicates. On the evaluation corpus, the consecutive results of the looping
+    /// calls were 72–100% alike, loop-free consecutive repeats either below 45% (paging,
+    /// re-checks after a change) or polls whose counters advanced (90%+, caught by no
+    /// threshold, kept out by the streak length instead).
+    pub const DEFAULT_NEAR_DUPLICATE_SIMILARITY: f64 = 0.7;
+    /// Warn on the 4th consecutive call (no loop-free corpus session repeats a call more
+    /// than 3 times in a row).
+    pub const DEFAULT_NEAR_DUPLICATE_WARN_THRESHOLD: u32 = 4;
+    /// Block from the 8th consecutive call.
+    pub const DEFAULT_NEAR_DUPLICATE_BLOCK_THRESHOLD: u32 = 8;
+    /// Empty results count for the near-duplicate rule.
+    pub const DEFAULT_NEAR_DUPLICATE_COUNT_EMPTY_RESULTS: bool = true;
+    /// A streak warns one call earlier when the same call also came before it within the
+    /// last 8 calls (pi-repetition-guard's window size: 4 occurrences in 8 calls, the last
+    /// 3 back to back with near-duplicate results).
+    pub const DEFAULT_NEAR_DUPLICATE_RECURRENCE_WINDOW: u32 = 8;
+    /// The largest `near-duplicate.recurrence-window` accepted.
+    pub const MAX_RECURRENCE_WINDOW: u32 = 64;
     /// The largest window or history accepted (bounds memory and the per-call scan).
     pub const MAX_HISTORY: u32 = 512;
 
@@ -303,6 +367,8 @@ impl Settings {
                 .unwrap_or(Settings::DEFAULT_OPENCLAW_SKIP_KNOWN_POLLS),
         });
 
+        let near_duplicate = near_duplicate_settings(o.near_duplicate.as_ref())?;
+
         Ok(Settings {
             streak: o.streak.unwrap_or(Settings::DEFAULT_STREAK),
             warn_threshold: warn,
@@ -318,6 +384,7 @@ impl Settings {
             batch_streak: o.batch_streak.unwrap_or(Settings::DEFAULT_BATCH_STREAK),
             window,
             openclaw,
+            near_duplicate,
         })
     }
 
@@ -342,8 +409,71 @@ impl Default for Settings {
             batch_streak: Settings::DEFAULT_BATCH_STREAK,
             window: None,
             openclaw: None,
+            near_duplicate: None,
         })
     }
+}
+
+fn near_duplicate_settings(
+    o: Option<&NearDuplicateOptions>,
+) -> Result<Option<NearDuplicateSettings>, ConfigError> {
+    let n = o.cloned().unwrap_or_default();
+    let on = n
+        .enabled
+        .unwrap_or(o.is_some() || Settings::DEFAULT_NEAR_DUPLICATE_ENABLED);
+    let similarity = n
+        .similarity
+        .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_SIMILARITY);
+    if !(similarity > 0.0 && similarity <= 1.0) {
+        return Err(ConfigError::invalid(
+            format!("{SCOPE}.near-duplicate.similarity"),
+            format!("must be greater than 0 and at most 1 (got {similarity})"),
+        ));
+    }
+    let warn = positive(
+        n.warn_threshold,
+        Settings::DEFAULT_NEAR_DUPLICATE_WARN_THRESHOLD,
+        "near-duplicate.warn-threshold",
+    )?;
+    if warn < 3 {
+        return Err(ConfigError::invalid(
+            format!("{SCOPE}.near-duplicate.warn-threshold"),
+            "must be at least 3 (the results of two calls are needed to compare)",
+        ));
+    }
+    let block = match n
+        .block_threshold
+        .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_BLOCK_THRESHOLD)
+    {
+        0 => None,
+        b if b <= warn => {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.near-duplicate.warn-threshold"),
+                format!("must be lower than near-duplicate.block-threshold ({warn} >= {b})"),
+            ))
+        }
+        b => Some(b),
+    };
+    let recurrence = n
+        .recurrence_window
+        .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_RECURRENCE_WINDOW);
+    if recurrence > Settings::MAX_RECURRENCE_WINDOW {
+        return Err(ConfigError::invalid(
+            format!("{SCOPE}.near-duplicate.recurrence-window"),
+            format!("must be at most {}", Settings::MAX_RECURRENCE_WINDOW),
+        ));
+    }
+    // Rounded to thousandths; a positive similarity never rounds to 0.
+    let permille = ((similarity * 1000.0).round() as u32).clamp(1, 1000);
+    Ok(on.then_some(NearDuplicateSettings {
+        similarity_permille: permille,
+        warn_threshold: warn,
+        block_threshold: block,
+        count_empty_results: n
+            .count_empty_results
+            .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_COUNT_EMPTY_RESULTS),
+        recurrence_window: recurrence,
+    }))
 }
 
 fn positive(v: Option<u32>, default: u32, key: &str) -> Result<u32, ConfigError> {
@@ -365,7 +495,7 @@ fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
 pub const REGISTRATION: Registration = Registration {
     name: NAME,
     code: CODE,
-    summary: "same tool, same arguments, same result, again and again (streak, window, OpenClaw thresholds)",
+    summary: "same tool, same arguments, same (or nearly the same) result, again and again (streak, near-duplicate streak, window, OpenClaw thresholds)",
     docs: include_str!("../README.md"),
     default_enabled: true,
     options: &[
@@ -428,6 +558,12 @@ pub const REGISTRATION: Registration = Registration {
             ty: "table {enabled, history-size, warning-threshold, critical-threshold, skip-known-polls}",
             default: "{ enabled = false, history-size = 30, warning-threshold = 10, critical-threshold = 20, skip-known-polls = true }",
             doc: "OpenClaw's generic_repeat: warn on N recent same calls, block on M identical outcomes.",
+        },
+        OptionDoc {
+            name: "near-duplicate",
+            ty: "table {enabled, similarity, warn-threshold, block-threshold, count-empty-results, recurrence-window}",
+            default: "{ enabled = false, similarity = 0.7, warn-threshold = 4, block-threshold = 8, count-empty-results = true, recurrence-window = 8 }",
+            doc: "The same call again and again whose consecutive results barely change (shingle-sketch Jaccard at least `similarity`): warn on the N-th consecutive call (one earlier when the call also came before the streak within the last `recurrence-window` calls), block from the M-th (0: never).",
         },
     ],
     build,

@@ -1,6 +1,7 @@
 //! Property tests: key order never matters, all-distinct calls never fire, changing results
-//! never reach critical in streak mode, snapshot/restore mid-stream changes nothing, and the
-//! verdicts are deterministic.
+//! never reach critical in streak mode, results with disjoint content never fire the
+//! near-duplicate rule, snapshot/restore mid-stream changes nothing, and the verdicts are
+//! deterministic.
 
 use loopguard_core::{Bus, Detector, Finding, Level, OwnedEvent};
 use loopguard_detect_generic_repeat::{GenericRepeat, Settings};
@@ -20,7 +21,36 @@ fn configs() -> Vec<Settings> {
         settings("streak = false\nbatch-streak = false\nwindow = { size = 8, threshold = 4, level = \"critical\" }"),
         settings("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nopenclaw = { warning-threshold = 3, critical-threshold = 5 }"),
         settings("window = { identity = \"call-and-result\", threshold = 3 }\nopenclaw = { enabled = true }"),
+        settings("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nnear-duplicate = { warn-threshold = 3, block-threshold = 4, similarity = 0.5 }"),
+        default_preset(),
     ]
+}
+
+/// loopguard's `default` preset table, as the README documents it.
+fn default_preset() -> Settings {
+    let readme = include_str!("../README.md");
+    let start = readme
+        .find("# preset: default\n")
+        .expect("default preset block");
+    let rest = &readme[start..];
+    let end = rest.find("```").expect("block end");
+    let config = loopguard_core::Config::from_toml_str(&rest[..end], None).expect("preset parses");
+    let mut t = config
+        .detectors
+        .get("generic-repeat")
+        .cloned()
+        .expect("table");
+    t.remove("enabled");
+    Settings::from_table(&t).expect("valid settings")
+}
+
+/// `text` moved into its own block of 64 code points (block `i`), so texts of different
+/// blocks share no character, hence no shingle.
+fn into_block(text: &str, i: usize) -> String {
+    let base = 0x4E00 + 64 * u32::try_from(i).expect("small index");
+    text.chars()
+        .map(|c| char::from_u32(base + u32::from(c) % 64).expect("CJK block"))
+        .collect()
 }
 
 fn boxed(s: &Settings) -> Box<dyn Detector> {
@@ -124,6 +154,24 @@ proptest! {
         prop_assert!(run(boxed(&streak_only), s.events()).is_empty());
         let default = run(boxed(&Settings::default()), s.events());
         prop_assert!(default.iter().all(|(_, f)| f.level == Level::Warning));
+    }
+
+    #[test]
+    fn disjoint_results_never_fire_the_near_duplicate_rule(
+        texts in prop::collection::vec("[a-z0-9 ]{1,120}", 1..40),
+        args in arb_args(),
+        tool in 0..3usize,
+    ) {
+        // The same call again and again, every result with content no other result shares.
+        let mut s = Script::new();
+        for (i, t) in texts.iter().enumerate() {
+            s.call(TOOLS[tool], args.clone(), &into_block(t, i));
+        }
+        let eager = settings("near-duplicate = { warn-threshold = 3, block-threshold = 4, similarity = 0.001, recurrence-window = 8 }");
+        for cfg in [default_preset(), eager] {
+            let f = run(boxed(&cfg), s.events());
+            prop_assert!(f.iter().all(|(_, f)| !f.key.starts_with("near:")), "{:?}", f);
+        }
     }
 
     #[test]

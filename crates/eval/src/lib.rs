@@ -464,6 +464,23 @@ pub fn render_markdown(results: &[(String, Vec<SessionEval>)], disputed: &[Dispu
             clean.sessions, clean.fp_warning, clean.fp_critical
         );
     }
+    if let Some((_, default)) = results.iter().find(|(p, _)| p == "default") {
+        let _ = writeln!(s, "\n## Default against each seed, loop by loop\n");
+        let _ = writeln!(
+            s,
+            "On the labelled loops (disputed ones excluded): where both catch a loop, whose first \
+             finding comes on an earlier line; and the loops only one of them catches.\n"
+        );
+        let _ = writeln!(s, "| seed preset | default earlier | same line | default later | only default catches | only the seed catches |\n|---|---|---|---|---|---|");
+        for (p, seed) in results.iter().filter(|(p, _)| p != "default") {
+            let c = paired_counts(default, seed);
+            let _ = writeln!(
+                s,
+                "| {p} | {} | {} | {} | {} | {} |",
+                c[0], c[1], c[2], c[3], c[4]
+            );
+        }
+    }
     let _ = writeln!(s, "\n## Sessions labelled loop\n");
     let mut header = "| session | kind |".to_owned();
     let mut rule = "|---|---|".to_owned();
@@ -550,6 +567,30 @@ pub fn compare_with_seed(default: &[SessionEval], seed: &[SessionEval]) -> Vec<S
         }
     }
     out
+}
+
+/// Over labelled loops both evaluations cover: [default earlier, same line, default later,
+/// only default catches, only the seed catches].
+pub fn paired_counts(default: &[SessionEval], seed: &[SessionEval]) -> [usize; 5] {
+    let mut c = [0; 5];
+    for (d, s) in default.iter().zip(seed) {
+        if d.path != s.path || d.disputed {
+            continue;
+        }
+        match (&d.outcome, &s.outcome) {
+            (Outcome::Caught { line: dl, .. }, Outcome::Caught { line: sl, .. }) => {
+                c[match dl.cmp(sl) {
+                    std::cmp::Ordering::Less => 0,
+                    std::cmp::Ordering::Equal => 1,
+                    std::cmp::Ordering::Greater => 2,
+                }] += 1
+            }
+            (Outcome::Caught { .. }, Outcome::Missed { .. }) => c[3] += 1,
+            (Outcome::Missed { .. }, Outcome::Caught { .. }) => c[4] += 1,
+            _ => {}
+        }
+    }
+    c
 }
 
 /// Where the corpus is: `$LOOPGUARD_CORPUS`, else `../shared/corpus` beside the workspace.

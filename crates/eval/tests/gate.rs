@@ -59,7 +59,6 @@ fn default_preset_has_no_false_positive_and_full_recall_on_covered_kinds() {
 }
 
 #[test]
-#[ignore = "enabled once generic-repeat catches near-duplicate re-issued calls as early as the 4-in-8 window"]
 fn default_preset_is_at_least_as_good_as_each_seed_preset() {
     let Some((corpus, labels, disputed)) = setup() else {
         return;
