@@ -369,6 +369,18 @@ mod tests {
     }
 
     #[test]
+    fn fuzz_regression_large_float_canonical_form_is_a_fixed_point() {
+        // Found by the `canonical_json` fuzz target: without exact float parsing, the canonical
+        // text of a large float parsed back to a neighbouring float and printed differently.
+        let text = "-611111111111111111111111111111111111111111111111112";
+        let v: Value = serde_json::from_str(text).unwrap();
+        let canon = canonical_json(&v);
+        let back: Value = serde_json::from_str(&canon).unwrap();
+        assert_eq!(canonical_json(&back), canon);
+        assert_eq!(args_fingerprint(&back), args_fingerprint(&v));
+    }
+
+    #[test]
     fn strings_are_escaped() {
         assert_eq!(
             canonical_json(&json!("a\"b\\\n\u{1}")),
