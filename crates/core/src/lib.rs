@@ -54,6 +54,10 @@ impl std::hash::BuildHasher for FixedState {
     }
 }
 
+/// The `toml` crate, re-exported: [`BuildFn`] takes a `toml::Table`, so a third-party detector
+/// can name it without a `toml` dependency of its own (and without a version mismatch).
+pub use toml;
+
 #[doc(hidden)]
 pub mod __private {
     pub use crate::registry::Submitted;

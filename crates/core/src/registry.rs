@@ -209,6 +209,10 @@ impl Registry {
             };
             if enabled {
                 out.push((reg.build)(&table).map_err(|e| e.in_file(file))?);
+            } else if config.detectors.contains_key(reg.name) {
+                // A disabled detector's table is still checked: a typo must not wait until
+                // the day someone turns the detector on.
+                (reg.build)(&table).map_err(|e| e.in_file(file))?;
             }
         }
         Ok(out)
@@ -300,6 +304,14 @@ mod tests {
         assert_eq!(
             built.iter().map(|d| d.name()).collect::<Vec<_>>(),
             vec!["beta"]
+        );
+        let c =
+            Config::from_toml_str("[detectors.alpha]\nenabled = false\ntypo = 1\n", None).unwrap();
+        let err = r.build(&c).unwrap_err();
+        assert_eq!(
+            err.path(),
+            Some("detectors.alpha.typo"),
+            "a disabled table is still checked"
         );
         let c = Config::from_toml_str("[detectors.beta]\nenabled = 1\n", Some("f.toml")).unwrap();
         let err = r.build(&c).unwrap_err();
