@@ -88,6 +88,7 @@ pub const BUILTIN_NAMES: &[&str] = &[
     "known-poll-no-progress",
     "ping-pong",
     "post-compaction-guard",
+    "same-failure",
     "stalled-turns",
     "tail-periodicity",
     "unknown-tool",

@@ -18,6 +18,8 @@ pub use loopguard_detect_known_poll as known_poll;
 pub use loopguard_detect_ping_pong as ping_pong;
 #[cfg(feature = "post-compaction-guard")]
 pub use loopguard_detect_post_compaction as post_compaction;
+#[cfg(feature = "same-failure")]
+pub use loopguard_detect_same_failure as same_failure;
 #[cfg(feature = "stalled-turns")]
 pub use loopguard_detect_stalled_turns as stalled_turns;
 #[cfg(feature = "tail-periodicity")]
@@ -56,6 +58,8 @@ static BUILTIN: &[&Registration] = &[
     &ping_pong::REGISTRATION,
     #[cfg(feature = "post-compaction-guard")]
     &post_compaction::REGISTRATION,
+    #[cfg(feature = "same-failure")]
+    &same_failure::REGISTRATION,
     #[cfg(feature = "stalled-turns")]
     &stalled_turns::REGISTRATION,
     #[cfg(feature = "tail-periodicity")]

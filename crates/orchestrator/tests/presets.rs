@@ -11,6 +11,7 @@ use loopguard_detect_generic_repeat as _;
 use loopguard_detect_known_poll as _;
 use loopguard_detect_ping_pong as _;
 use loopguard_detect_post_compaction as _;
+use loopguard_detect_same_failure as _;
 use loopguard_detect_stalled_turns as _;
 use loopguard_detect_tail_periodicity as _;
 use loopguard_detect_unknown_tool as _;
