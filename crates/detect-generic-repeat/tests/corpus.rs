@@ -6,27 +6,9 @@
 //! the workspace root. When it is absent the test prints a note and passes, except with
 //! `CI=true`, where absence is a failure.
 
-use loopguard_core::{Config, Detector, Level, Origin, OwnedEvent, Stream};
+use loopguard_core::{Config, Detector, Level, OwnedEvent};
 use loopguard_detect_generic_repeat::{GenericRepeat, Settings, NAME};
-use serde_json::Value;
-use std::path::PathBuf;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("LOOPGUARD_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    };
-    if dir.join("labels.toml").is_file() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "corpus not found at {} (CI=true)",
-        dir.display()
-    );
-    eprintln!("note: corpus not found at {}; skipping", dir.display());
-    None
-}
+use loopguard_testkit::corpus::{corpus_dir, events as read_events, labels};
 
 fn preset_table(name: &str) -> toml::Table {
     let readme = include_str!("../README.md");
@@ -44,106 +26,6 @@ fn detector(table: &toml::Table) -> Box<dyn Detector> {
     Box::new(GenericRepeat::new(
         Settings::from_table(table).expect("valid settings"),
     ))
-}
-
-/// Events of one transcript, each with the 0-based line it came from.
-fn read_session(text: &str) -> Vec<(usize, OwnedEvent)> {
-    let mut out = Vec::new();
-    for (line, raw) in text.lines().enumerate() {
-        let Ok(v) = serde_json::from_str::<Value>(raw) else {
-            continue;
-        };
-        let s = |k: &str| {
-            v.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        match v.get("type").and_then(Value::as_str) {
-            Some("session") => out.push((line, OwnedEvent::SessionStart { id: s("id") })),
-            Some("user") => out.push((
-                line,
-                OwnedEvent::User {
-                    text: s("text"),
-                    origin: Origin::Unknown,
-                },
-            )),
-            Some("assistant") => {
-                out.push((line, OwnedEvent::MessageStart));
-                for (k, stream) in [("thinking", Stream::Thinking), ("text", Stream::Text)] {
-                    let t = s(k);
-                    if !t.is_empty() {
-                        out.push((line, OwnedEvent::TextDelta { stream, delta: t }));
-                    }
-                }
-                out.push((line, OwnedEvent::MessageEnd));
-            }
-            Some("tool_call") => out.push((
-                line,
-                OwnedEvent::ToolCall {
-                    id: s("id"),
-                    tool: s("tool"),
-                    args: v.get("args").cloned().unwrap_or(Value::Null),
-                    batch: v.get("batch").and_then(Value::as_u64),
-                },
-            )),
-            Some("tool_result") => out.push((
-                line,
-                OwnedEvent::ToolResult {
-                    id: s("id"),
-                    tool: s("tool"),
-                    content: s("content"),
-                    is_error: v.get("is_error").and_then(Value::as_bool).unwrap_or(false),
-                    images: v
-                        .get("images")
-                        .and_then(Value::as_u64)
-                        .and_then(|n| u32::try_from(n).ok())
-                        .unwrap_or(0),
-                    details: None,
-                },
-            )),
-            Some("compaction") => out.push((line, OwnedEvent::Compaction)),
-            _ => {}
-        }
-    }
-    out
-}
-
-struct Label {
-    path: String,
-    loop_: String,
-    kind: String,
-    first_event: Option<i64>,
-}
-
-fn labels(dir: &std::path::Path) -> Vec<Label> {
-    let text = std::fs::read_to_string(dir.join("labels.toml")).expect("labels.toml");
-    let t: toml::Table = text.parse().expect("labels parse");
-    let sessions = t
-        .get("session")
-        .and_then(|v| v.as_array())
-        .cloned()
-        .unwrap_or_default();
-    sessions
-        .iter()
-        .filter_map(|s| {
-            let s = s.as_table()?;
-            Some(Label {
-                path: s.get("path")?.as_str()?.to_owned(),
-                loop_: match s.get("loop")? {
-                    toml::Value::Boolean(b) => b.to_string(),
-                    toml::Value::String(x) => x.clone(),
-                    other => other.to_string(),
-                },
-                kind: s
-                    .get("kind")
-                    .and_then(|k| k.as_str())
-                    .unwrap_or("")
-                    .to_owned(),
-                first_event: s.get("first_event").and_then(toml::Value::as_integer),
-            })
-        })
-        .collect()
 }
 
 /// (line of the first finding, line of the first critical, number of findings).
@@ -203,10 +85,11 @@ fn default_settings_give_no_finding_on_loop_free_sessions() {
     let mut repeat_loops = 0;
     let mut latency: Vec<Vec<i64>> = vec![Vec::new(); presets.len()];
     for l in &labels {
-        let Ok(text) = std::fs::read_to_string(dir.join(&l.path)) else {
+        if !dir.join(&l.path).is_file() {
             continue;
-        };
-        let events = read_session(&text);
+        }
+        let events = read_events(&dir, &l.path);
+        let kind = l.kind.as_deref().unwrap_or("");
         for (i, t) in tables.iter().enumerate() {
             let (first, crit, n, keys) = evaluate(t, &events);
             match l.loop_.as_str() {
@@ -218,20 +101,20 @@ fn default_settings_give_no_finding_on_loop_free_sessions() {
                 "true" => {
                     if let Some(line) = first {
                         caught[i] += 1;
-                        if matches!(l.kind.as_str(), "tool-repeat" | "other") {
+                        if matches!(kind, "tool-repeat" | "other") {
                             caught_repeat[i] += 1;
                         }
                         if let Some(fe) = l.first_event {
-                            latency[i].push(line as i64 - fe);
+                            latency[i].push(line as i64 - fe as i64);
                         }
                         if i == 0 {
                             eprintln!(
                                 "  caught {:<55} kind={:<15} first={line} crit={crit:?} label_first={:?}",
-                                l.path, l.kind, l.first_event
+                                l.path, kind, l.first_event
                             );
                         }
-                    } else if i == 0 && matches!(l.kind.as_str(), "tool-repeat" | "other") {
-                        eprintln!("  missed {:<55} kind={}", l.path, l.kind);
+                    } else if i == 0 && matches!(kind, "tool-repeat" | "other") {
+                        eprintln!("  missed {:<55} kind={}", l.path, kind);
                     }
                 }
                 _ => {}
@@ -239,7 +122,7 @@ fn default_settings_give_no_finding_on_loop_free_sessions() {
         }
         if l.loop_ == "true" {
             loops += 1;
-            if matches!(l.kind.as_str(), "tool-repeat" | "other") {
+            if matches!(kind, "tool-repeat" | "other") {
                 repeat_loops += 1;
             }
         }
