@@ -11,6 +11,20 @@ use serde::{Deserialize, Serialize};
 /// First symbol used as a stream separator by the exact engine (above every `char`).
 const SENTINEL_BASE: u32 = 0x11_0000;
 
+/// Bit `c` is set for the ASCII letters and digits (`char::is_alphanumeric` on ASCII).
+const ASCII_ALNUM: u128 = {
+    let mut m = 0u128;
+    let mut c = 0u32;
+    while c < 128 {
+        let ch = c as u8 as char;
+        if ch.is_ascii_alphanumeric() {
+            m |= 1 << c;
+        }
+        c += 1;
+    }
+    m
+};
+
 /// Turns the streamed characters of one message into the symbol sequence the engines see:
 /// a separator where the stream switches (thinking ↔ text), and long runs of filler (neither
 /// letter nor digit) cut to `max-filler-run` symbols.
@@ -51,16 +65,21 @@ impl Prep {
     }
 
     /// The symbol for `ch`, or `None` when it is dropped (beyond the filler-run limit).
+    #[inline]
     pub fn map(&mut self, ch: char) -> Option<u32> {
-        if ch.is_alphanumeric() {
-            self.run = 0;
-            return Some(u32::from(ch));
+        let c = u32::from(ch);
+        // Letters and digits alternate with spaces and punctuation at random in prose: keep
+        // the common ASCII case free of data-dependent branches (a table bit and a mask).
+        let mut alnum = ((ASCII_ALNUM >> (c & 127)) as u32 & 1) & u32::from(c < 128);
+        if c >= 128 {
+            alnum = u32::from(ch.is_alphanumeric());
         }
-        self.run = self.run.saturating_add(1);
+        // 0 after a letter or digit, else one more.
+        self.run = self.run.saturating_add(1) & alnum.wrapping_sub(1);
         if self.max_filler_run > 0 && self.run > self.max_filler_run {
             None
         } else {
-            Some(u32::from(ch))
+            Some(c)
         }
     }
 
@@ -263,4 +282,17 @@ impl Detector for TailPeriodicity {
     }
 
     loopguard_core::snapshot_via_serde!(state);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_table_matches_is_alphanumeric() {
+        for c in 0u32..128 {
+            let ch = char::from_u32(c).unwrap_or('\0');
+            assert_eq!((ASCII_ALNUM >> c) & 1 == 1, ch.is_alphanumeric(), "{c}");
+        }
+    }
 }

@@ -4,11 +4,13 @@
 //!
 //! # How it works
 //!
-//! Unit lengths are split into levels `[lo, 2·lo)` (`lo = min, 2·min, 4·min, …`, the last one
-//! cut at `max`). Each level keeps a checkpoint every `h = lo/2` characters. A tail of `k`
-//! copies of a unit of length `q ≥ lo` ending at `n` spans the last `(k-1)·q` positions
-//! `j` with `s[j] = s[j-q]`; that span is longer than `h`, so it contains the level's latest
-//! checkpoint `c` (with `n - h ≤ c < n`). The condition splits at `c`:
+//! Unit lengths are split into levels `[lo, 2·lo)` (`lo = min, 2·min, 4·min, …`; `[lo, 4·lo)`
+//! for the sparse levels below; the last one cut at `max`, or stretched to it when less than
+//! `lo/2` would remain). Each level keeps a
+//! checkpoint every `h = lo/2` characters. A tail of `k` copies of a unit of length `q ≥ lo`
+//! ending at `n` spans the last `(k-1)·q` positions `j` with `s[j] = s[j-q]`; that span is
+//! longer than `h`, so it contains the level's latest checkpoint `c` (with `n - h ≤ c < n`).
+//! The condition splits at `c`:
 //!
 //! - backwards: the longest common suffix `A(q)` of `s[..c]` and `s[..c-q]` must be at least
 //!   `(k-1)·q - (n - c)`. It is computed once, at the checkpoint, from characters already
@@ -17,21 +19,47 @@
 //! - forwards: every character from `c` on must equal the one `q` before it. Each new
 //!   character is compared once per live candidate; a mismatch drops the candidate.
 //!
-//! Both parts are exact character comparisons, so no hash collision can cause a wrong
-//! answer. At a checkpoint the engine compares, for each `q` of the level, characters until
-//! the first mismatch; on ordinary text that is one or two comparisons per `q`, `lo`
-//! values per `lo/2` characters, i.e. about two comparisons per character per level. If a
-//! checkpoint would cost more than a small multiple of that (highly repetitive text), the
-//! engine switches to a Z-function over the reversed window, whose cost is linear in the
-//! window: the work per character stays bounded by a constant times the number of levels
-//! (`log2(max/min) + 1`, 12 for the defaults), whatever the message length.
+//! **Finding the candidates.** A candidate of a level has `A(q) ≥ (k-1)·lo - h`, so the last
+//! `g` characters before the checkpoint (the *gram*; `g ≤ (k-1)·lo - h` for every hashed
+//! level, 15 characters for the defaults) occurred `q` characters earlier too. The engine
+//! indexes the grams of the window as it streams, with a rolling hash and hash chains (for
+//! each of 1024 buckets the latest indexed end position of a gram hashing there, for each
+//! indexed end position the previous one in its bucket), in two tiers:
+//!
+//! - the dense tier indexes every end position, for levels with units up to 1024: a
+//!   checkpoint walks the chain of the gram ending at `c`, visiting only its earlier ends
+//!   within distance `< hi`, nearest first;
+//! - the sparse tier indexes the end positions that are multiples of 8, for longer units
+//!   (where `A(q) ≥ (k-1)·lo - h ≥ g + 7`): the grams ending at `c, c-1, …, c-7` all
+//!   recurred `q` earlier, and exactly one of those earlier ends is a multiple of 8, so the
+//!   checkpoint walks the 8 chains of those grams (their hashes are kept).
+//!
+//! Each unit length met is checked by direct comparison (`A(q)`). On ordinary text a walk
+//! meets nothing: the checkpoint is a table lookup. Levels too short for the gram
+//! (`(k-1)·lo - h < g`) compare every `q` directly. The dense tier's links cover the last
+//! 1024 positions and the sparse tier's the last `max` (one link per 8 positions), so the
+//! memory the index touches stays small whatever `max` is.
+//!
+//! Every decision rests on exact character comparisons; the hash only selects which `q` to
+//! compare, and every `q` that can qualify is selected (its gram is equal, hence hashes
+//! equal), so no collision can cause a wrong answer: it can only cost a comparison.
+//!
+//! **Cost.** Per character: one ring store, one hash update and one or two chain inserts,
+//! plus a checkpoint every `h` characters per level (`≈ 0.1` per character for the
+//! defaults). If a checkpoint's direct work (chain entries visited plus comparisons) would
+//! exceed a small multiple of the level's width (highly repetitive text), the engine switches
+//! to a Z-function over the reversed window, whose cost is linear in the window: the work
+//! per character stays bounded by a constant times the number of levels (at most
+//! `log2(max/min) + 1`), whatever the message length.
 //!
 //! Live candidates are few: while no repeat has been reported, a checkpoint yields at most a
 //! handful of candidates per level (occurrences of a non-periodic string of length `lo/2`
-//! within a window of length `lo` are at least `lo/4` apart).
+//! are at least `lo/4` apart, and a level's window spans at most `4·lo`).
 //!
-//! Memory is a ring of the last `copies·max + max/2` characters (allocated as the message
-//! grows, never beyond that cap) plus the candidate lists.
+//! **Memory.** A ring of the last `copies·max` characters (rounded up to a power of two and
+//! allocated as the message grows, never beyond that cap), the chain links (1024 dense, at
+//! most `max/8 + 2` sparse, rounded up to a power of two), 2 × 1024 chain heads, and the
+//! candidate lists.
 
 use serde::{Deserialize, Serialize};
 
@@ -67,14 +95,19 @@ impl Ring {
     pub(crate) fn put(&mut self, i: u64, v: u32) {
         let len = self.data.len();
         if (i as usize) >= len && len < self.limit {
-            // Not wrapped yet: positions 0..len sit at their own index. Grow (double).
-            let new_len = (len * 2).max(64).min(self.limit);
-            self.data.resize(new_len, 0);
+            self.grow();
         }
         let mask = self.data.len().wrapping_sub(1);
         if let Some(slot) = self.data.get_mut((i as usize) & mask) {
             *slot = v;
         }
+    }
+
+    /// Not wrapped yet: positions `0..len` sit at their own index. Grow (double).
+    #[cold]
+    fn grow(&mut self) {
+        let new_len = (self.data.len() * 2).max(64).min(self.limit);
+        self.data.resize(new_len, 0);
     }
 
     /// Allocated characters (for memory accounting in tests).
@@ -83,11 +116,248 @@ impl Ring {
     }
 }
 
+/// The longest gram the index hashes.
+const GRAM_MAX: u64 = 32;
+/// log2 of the largest number of hash-chain heads.
+const HEAD_BITS_MAX: u32 = 10;
+/// Multiplier of the polynomial rolling hash (odd).
+const HASH_BASE: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Final mixer of a gram hash into a bucket.
+const HASH_MIX: u64 = 0xBF58_476D_1CE4_E5B9;
+
+/// Sampling stride of the sparse tier.
+const STRIDE: u64 = 8;
+/// Hashes of recent grams kept for the sparse tier (a multiple of [`STRIDE`]).
+const RECENT: u64 = 32;
+/// Levels whose units reach beyond this use the sparse tier.
+const DENSE_REACH: u64 = 1024;
+
+/// Hash chains over grams: for each bucket the latest indexed end position of a gram hashing
+/// there, and for each indexed end position the previous one in the same bucket (LZ77-style).
+/// Positions are kept truncated to 32 bits; a chain is followed only while distances strictly
+/// grow and stay below the longest unit of the level, so stale or truncated entries can only
+/// yield unit lengths that the exact comparisons reject, never hide a real one.
+#[derive(Clone, Debug, Default)]
+struct Chains {
+    head: Vec<u32>,
+    prev: Vec<u32>,
+    /// Largest length of `prev` (a power of two).
+    limit: usize,
+    /// log2 of the distance between indexed end positions.
+    stride_log: u32,
+}
+
+impl Chains {
+    fn reset(&mut self, bits: u32, limit: usize, stride_log: u32) {
+        self.head.clear();
+        self.head.resize(1usize << bits, 0);
+        self.prev.clear();
+        self.limit = limit;
+        self.stride_log = stride_log;
+    }
+
+    /// Records that the gram ending at `end` hashes to bucket `b`.
+    #[inline(always)]
+    fn insert(&mut self, end: u64, b: usize) {
+        let slot = (end >> self.stride_log) as usize;
+        let len = self.prev.len();
+        if slot >= len && len < self.limit {
+            self.grow(slot);
+        }
+        let mask = self.prev.len().wrapping_sub(1);
+        if let (Some(head), Some(link)) = (self.head.get_mut(b), self.prev.get_mut(slot & mask)) {
+            *link = *head;
+            *head = end as u32;
+        }
+    }
+
+    /// Not wrapped yet: slots `0..len` sit at their own index. Grow (double) to hold `slot`.
+    #[cold]
+    fn grow(&mut self, slot: usize) {
+        let new_len = (slot + 1).next_power_of_two().max(64).min(self.limit);
+        self.prev.resize(new_len, 0);
+    }
+
+    /// The latest indexed end in bucket `b`.
+    #[inline]
+    fn first(&self, b: usize) -> u32 {
+        self.head.get(b).copied().unwrap_or(0)
+    }
+
+    /// The indexed end linked before `e` in its bucket.
+    #[inline]
+    fn prev_of(&self, e: u32) -> u32 {
+        let mask = self.prev.len().wrapping_sub(1);
+        self.prev
+            .get(((e >> self.stride_log) as usize) & mask)
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// The gram index: a rolling hash over the last `gram` symbols, a dense tier of chains over
+/// every end position (for units up to [`DENSE_REACH`]), and a sparse tier over the end
+/// positions that are multiples of [`STRIDE`] (for longer units), with the hashes of the
+/// last [`STRIDE`] grams.
+///
+/// It is derived data: not serialized, rebuilt from the ring after a restore.
+#[derive(Clone, Debug, Default)]
+struct Index {
+    /// Built and in step with the finder.
+    synced: bool,
+    dense: Chains,
+    sparse: Chains,
+    /// Whether any level uses the sparse tier.
+    use_sparse: bool,
+    /// `64 - log2(buckets)`.
+    shift: u32,
+    /// `HASH_BASE^gram`.
+    pow: u64,
+    /// Hash of the last `gram` symbols fed (of all of them while fewer were fed).
+    hash: u64,
+    /// Hashes of the grams ending at the last [`RECENT`] positions, by position modulo it.
+    recent: [u64; RECENT as usize],
+    /// Position of the first symbol fed since the last reset.
+    start: u64,
+    /// The gram length.
+    gram: u64,
+}
+
+impl PartialEq for Index {
+    /// The index is a cache of the ring's content: two finders with equal state have
+    /// equivalent indexes.
+    fn eq(&self, _: &Index) -> bool {
+        true
+    }
+}
+
+impl Index {
+    fn reset(&mut self, f: &IndexShape, start: u64) {
+        let bits = f.head_bits.clamp(1, 31);
+        self.synced = true;
+        self.shift = 64 - bits;
+        self.dense.reset(bits, f.dense_limit, 0);
+        self.use_sparse = f.sparse_limit > 0;
+        self.sparse.reset(
+            if self.use_sparse { bits } else { 0 },
+            f.sparse_limit,
+            STRIDE.trailing_zeros(),
+        );
+        self.pow = (0..f.gram).fold(1u64, |p, _| p.wrapping_mul(HASH_BASE));
+        self.hash = 0;
+        self.recent = [0; RECENT as usize];
+        self.start = start;
+        self.gram = f.gram;
+    }
+
+    #[inline(always)]
+    fn bucket(&self, h: u64) -> usize {
+        (h.wrapping_mul(HASH_MIX) >> self.shift) as usize
+    }
+
+    /// Rolls `sym` (the symbol at position `p`, already in `ring`) into the hash and, once a
+    /// whole gram was fed, indexes the gram ending after it.
+    #[inline(always)]
+    fn feed(&mut self, ring: &Ring, p: u64, sym: u32, gram: u64) {
+        let mut h = self
+            .hash
+            .wrapping_mul(HASH_BASE)
+            .wrapping_add(u64::from(sym) + 1);
+        if p >= self.start + gram {
+            let out = ring.get(p - gram);
+            h = h.wrapping_sub((u64::from(out) + 1).wrapping_mul(self.pow));
+        }
+        self.hash = h;
+        let end = p + 1;
+        if end >= self.start + gram {
+            self.dense.insert(end, self.bucket(h));
+            if self.use_sparse {
+                if let Some(r) = self.recent.get_mut((end % RECENT) as usize) {
+                    *r = h;
+                }
+                if end % RECENT == 0 {
+                    self.flush_sparse(end);
+                }
+            }
+        }
+    }
+
+    /// Indexes in the sparse tier the ends that are multiples of [`STRIDE`] among the last
+    /// [`RECENT`] (batched: a branch taken once per [`RECENT`] symbols rather than once per
+    /// [`STRIDE`]). The ends after the last batch are not indexed yet; sparse levels only
+    /// look at least [`RECENT`] back.
+    #[cold]
+    fn flush_sparse(&mut self, end: u64) {
+        let first = end + STRIDE - RECENT;
+        for e in (first..=end).step_by(STRIDE as usize) {
+            if e >= self.start + self.gram {
+                let h = self.recent.get((e % RECENT) as usize).copied().unwrap_or(0);
+                let b = self.bucket(h);
+                self.sparse.insert(e, b);
+            }
+        }
+    }
+
+    /// The latest end before `c` of a gram hashing like the gram ending at `c` (which must be
+    /// the last one fed), in the dense tier.
+    #[inline]
+    fn dense_start(&self, c: u64) -> u32 {
+        let e = self.dense.first(self.bucket(self.hash));
+        if e == c as u32 {
+            self.dense.prev_of(e)
+        } else {
+            e
+        }
+    }
+}
+
+/// What the index of a finder looks like (kept in the finder, so a restore can rebuild it).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+struct IndexShape {
+    gram: u64,
+    head_bits: u32,
+    /// Length of the dense tier's link ring once grown (0 = no dense level).
+    dense_limit: usize,
+    /// Length of the sparse tier's link ring (0 = no sparse level).
+    sparse_limit: usize,
+}
+
+/// How a level finds its candidates.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+enum Mode {
+    /// Every unit length is compared (levels too short for the gram).
+    #[default]
+    Scan,
+    /// Earlier ends of the gram ending at the checkpoint, from the dense tier.
+    Dense,
+    /// Earlier ends of the grams ending at the last [`STRIDE`] positions before the
+    /// checkpoint, from the sparse tier.
+    Sparse,
+}
+
+/// One band of unit lengths sharing a copy count.
+#[derive(Clone, Copy, Debug)]
+struct Band {
+    min: u64,
+    max: u64,
+    copies: u64,
+    /// A second, larger copy count (0 = none).
+    extra: u64,
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 struct Level {
     lo: u64,
     /// Exclusive.
     hi: u64,
+    /// Copies needed.
+    k: u64,
+    /// The band's second copy count (0 = none).
+    extra: u64,
+    /// Which band the level answers for.
+    band: usize,
+    /// Where candidates come from.
+    mode: Mode,
     step: u64,
     checkpoint: u64,
     /// The next checkpoint position.
@@ -96,15 +366,31 @@ struct Level {
     cands: Vec<(u64, u64)>,
 }
 
+/// The answer of one band after a symbol: the smallest unit with `copies` copies, and the
+/// smallest with `extra` copies.
+pub(crate) type BandHit = (Option<u64>, Option<u64>);
+
 /// The exact online tail-repeat finder.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Finder {
-    copies: u64,
-    /// A second, larger copy count answered by the same candidates (0 = none).
-    extra: u64,
     n: u64,
     ring: Ring,
     levels: Vec<Level>,
+    /// The index's dimensions.
+    shape: IndexShape,
+    /// The longest unit length plus one.
+    reach: u64,
+    /// The earliest `next` of all levels (0 after a restore: the first push rebuilds the
+    /// index).
+    #[serde(skip)]
+    next_due: u64,
+    /// The earliest `next` of all levels but the first (0 after a restore).
+    #[serde(skip)]
+    rest_due: u64,
+    /// Candidates held by all levels.
+    live: usize,
+    #[serde(skip)]
+    index: Index,
     #[serde(skip)]
     scratch: Vec<u32>,
     #[serde(skip)]
@@ -113,7 +399,8 @@ pub struct Finder {
 
 impl Finder {
     /// A finder for units of `min..=max` characters repeated `copies` times (`min ≥ 1`,
-    /// `max ≥ min`, `copies ≥ 2`; out-of-range values are clamped).
+    /// `max ≥ min`, `copies ≥ 2`; out-of-range values are clamped, as are `max` to 2^28 and
+    /// `copies` to 64).
     pub fn new(min: usize, max: usize, copies: usize) -> Finder {
         Finder::with_extra(min, max, copies, 0)
     }
@@ -121,36 +408,126 @@ impl Finder {
     /// As [`Finder::new`], also answering for `extra` copies (`extra > copies`, else
     /// ignored) through [`Finder::push2`].
     pub fn with_extra(min: usize, max: usize, copies: usize, extra: usize) -> Finder {
-        let min = min.max(1) as u64;
-        let max = (max as u64).max(min);
-        let copies = copies.max(2) as u64;
-        let extra = if (extra as u64) > copies {
-            extra as u64
+        Finder::with_bands(&[band(min, max, copies, extra)], HEAD_BITS_MAX, DENSE_REACH)
+    }
+
+    /// As [`Finder::new`], with the index tuned for tests: at most `2^head_bits` hash-chain
+    /// heads (1 makes every gram collide), and units beyond `dense_reach` found through the
+    /// sparse tier. The answers never depend on these.
+    #[doc(hidden)]
+    pub fn with_index(
+        min: usize,
+        max: usize,
+        copies: usize,
+        head_bits: u32,
+        dense_reach: usize,
+    ) -> Finder {
+        Finder::with_bands(&[band(min, max, copies, 0)], head_bits, dense_reach as u64)
+    }
+
+    /// A finder answering for each band separately (at most two bands; further ones are
+    /// ignored), with at most `2^head_bits` hash-chain heads, and the dense tier for units
+    /// up to `dense_reach`.
+    fn with_bands(bands: &[Band], head_bits: u32, dense_reach: u64) -> Finder {
+        let bands = bands.get(..bands.len().min(2)).unwrap_or(&[]);
+        let gram = bands
+            .iter()
+            .map(|b| guaranteed(b.min, b.copies))
+            .min()
+            .unwrap_or(1)
+            .clamp(1, GRAM_MAX);
+        let mut levels = Vec::new();
+        let mut keep = 4u64;
+        let mut reach = 1u64;
+        let dense_cut = dense_reach;
+        let mut dense_reach = 0u64;
+        for (bi, b) in bands.iter().enumerate() {
+            let (k, most) = (b.copies, b.copies.max(b.extra));
+            // What a checkpoint can read back: `most` copies of the longest unit (at a
+            // checkpoint `c`, positions from `c - most·max` on).
+            keep = keep.max(most.saturating_mul(b.max));
+            let mut lo = b.min;
+            while lo <= b.max {
+                let sure = guaranteed(lo, k);
+                // The gram (ending at most `STRIDE - 1` positions before the checkpoint, for
+                // the sparse tier) must lie within what every qualifying repeat matched.
+                let mut mode = if sure < gram {
+                    Mode::Scan
+                } else if lo.saturating_mul(2) <= dense_cut
+                    || sure < gram + STRIDE - 1
+                    || lo < RECENT
+                {
+                    Mode::Dense
+                } else {
+                    Mode::Sparse
+                };
+                // Sparse levels span a factor 4 (fewer, cheaper checkpoints), others 2.
+                let span = if mode == Mode::Sparse { 4 } else { 2 };
+                let mut hi = lo.saturating_mul(span).min(b.max + 1);
+                if b.max + 1 - hi < lo / 2 {
+                    // A short remainder joins this level rather than forming its own.
+                    hi = b.max + 1;
+                }
+                if mode == Mode::Dense
+                    && hi > dense_cut
+                    && sure >= gram + STRIDE - 1
+                    && lo >= RECENT
+                {
+                    mode = Mode::Sparse;
+                }
+                if mode == Mode::Dense {
+                    dense_reach = dense_reach.max(hi);
+                }
+                levels.push(Level {
+                    lo,
+                    hi,
+                    k,
+                    extra: b.extra,
+                    band: bi,
+                    mode,
+                    step: (lo / 2).max(1),
+                    checkpoint: 0,
+                    next: 0,
+                    cands: Vec::new(),
+                });
+                reach = reach.max(hi);
+                if hi > b.max {
+                    break;
+                }
+                lo = hi;
+            }
+        }
+        let sparse = levels.iter().any(|l| l.mode == Mode::Sparse);
+        // A walk from `c` reads the link of an end `e` only when `c - e` is below the level's
+        // `hi`; `e`'s link is overwritten only by the end `e + limit` (dense) or
+        // `e + STRIDE·limit` (sparse, where walks start up to `STRIDE - 1` before `c`), which
+        // is not indexed yet then.
+        let dense_limit = if dense_reach > 0 {
+            (dense_reach as usize).max(64).next_power_of_two()
         } else {
             0
         };
-        let most = copies.max(extra);
-        let mut levels = Vec::new();
-        let mut lo = min;
-        while lo <= max {
-            let hi = (lo * 2).min(max + 1);
-            levels.push(Level {
-                lo,
-                hi,
-                step: (lo / 2).max(1),
-                checkpoint: 0,
-                next: 0,
-                cands: Vec::new(),
-            });
-            lo *= 2;
-        }
-        let keep = (most * max + max / 2 + 4) as usize;
+        let sparse_limit = if sparse {
+            ((reach + STRIDE) / STRIDE + 1).max(64).next_power_of_two() as usize
+        } else {
+            0
+        };
+        let shape = IndexShape {
+            gram,
+            head_bits: head_bits.clamp(1, HEAD_BITS_MAX),
+            dense_limit,
+            sparse_limit,
+        };
         Finder {
-            copies,
-            extra,
             n: 0,
-            ring: Ring::new(keep),
+            ring: Ring::new(keep.max(reach + STRIDE + gram + 4) as usize),
             levels,
+            shape,
+            reach,
+            next_due: 0,
+            rest_due: 0,
+            live: 0,
+            index: Index::default(),
             scratch: Vec::new(),
             z: Vec::new(),
         }
@@ -166,8 +543,9 @@ impl Finder {
         self.n == 0
     }
 
-    /// Characters held in memory (bounded by `copies·max + max/2`, rounded up to a power of
-    /// two).
+    /// Characters held in memory (bounded by `copies·max`, rounded up to a power of two; the
+    /// index adds at most 1024 + `max/8 + 2` (rounded up to a power of two) 32-bit links
+    /// and 2048 heads).
     pub fn buffered(&self) -> usize {
         self.ring.capacity()
     }
@@ -190,112 +568,380 @@ impl Finder {
 
     /// As [`Finder::push`], also returning the smallest unit with `extra` copies.
     pub fn push2(&mut self, sym: u32) -> (Option<u64>, Option<u64>) {
+        self.append(sym);
+        if self.live == 0 {
+            return (None, None);
+        }
+        self.advance(sym)[0]
+    }
+
+    /// Appends one symbol and answers for each band (`None`: no band has an answer).
+    #[inline(always)]
+    pub(crate) fn push_bands(&mut self, sym: u32) -> Option<[BandHit; 2]> {
+        self.append(sym);
+        if self.live == 0 {
+            return None;
+        }
+        Some(self.advance(sym))
+    }
+
+    /// Appends one symbol: checkpoints due before it, the ring, the index.
+    #[inline(always)]
+    fn append(&mut self, sym: u32) {
         let i = self.n;
-        let k = self.copies;
-        // New checkpoints see only the characters before `i`.
-        for li in 0..self.levels.len() {
-            let due = self.levels.get(li).is_some_and(|l| l.next == i);
-            if due {
-                self.checkpoint(li, i);
-            }
+        if i >= self.next_due {
+            // New checkpoints see only the characters before `i`.
+            self.due(i);
         }
         self.ring.put(i, sym);
         self.n = i + 1;
+        self.index.feed(&self.ring, i, sym, self.shape.gram);
+    }
+
+    /// Checks the live candidates against the symbol just appended at `n - 1`.
+    #[inline(never)]
+    fn advance(&mut self, sym: u32) -> [BandHit; 2] {
+        let mut out: [BandHit; 2] = [(None, None); 2];
         let n = self.n;
+        let i = n - 1;
         let ring = &self.ring;
-        let extra = self.extra;
-        let mut best: Option<u64> = None;
-        let mut best_extra: Option<u64> = None;
+        let mut live = 0;
         for level in &mut self.levels {
             if level.cands.is_empty() {
                 continue;
             }
             let reach = n - level.checkpoint;
+            let (k, extra) = (level.k, level.extra);
+            let Some((best, best_extra)) = out.get_mut(level.band) else {
+                continue;
+            };
             level.cands.retain(|&(q, a)| {
                 if sym != ring.get(i - q) {
                     return false;
                 }
                 if a + reach >= (k - 1) * q && best.is_none_or(|b| q < b) {
-                    best = Some(q);
+                    *best = Some(q);
                 }
                 if extra > 0 && a + reach >= (extra - 1) * q && best_extra.is_none_or(|b| q < b) {
-                    best_extra = Some(q);
+                    *best_extra = Some(q);
                 }
                 true
             });
+            live += level.cands.len();
         }
-        (best, best_extra)
+        self.live = live;
+        out
     }
 
-    fn checkpoint(&mut self, li: usize, c: u64) {
-        let k = self.copies;
-        let kk = self.copies.max(self.extra);
-        let Some(level) = self.levels.get_mut(li) else {
+    /// The slow part of [`Finder::append`]: (re)builds the index after a restore and runs
+    /// the checkpoints due at `i`.
+    #[cold]
+    fn due(&mut self, i: u64) {
+        if !self.index.synced {
+            self.rebuild_index();
+        } else if i < self.rest_due && self.quick_first_checkpoint(i) {
             return;
+        }
+        self.checkpoints(i);
+    }
+
+    /// The most frequent checkpoint, alone and fruitless (the common case): the first level
+    /// is due, no other, it has no candidate, and the gram ending at `c` has no earlier end
+    /// within its reach. Returns false (nothing done) otherwise.
+    #[inline]
+    fn quick_first_checkpoint(&mut self, c: u64) -> bool {
+        let Some(first) = self.levels.first_mut() else {
+            return false;
         };
-        level.cands.clear();
-        level.checkpoint = c;
-        level.next = c + level.step;
-        let (lo, hi, h) = (level.lo, level.hi, level.step);
-        if k * lo > c + h {
-            return;
+        if first.mode != Mode::Dense || !first.cands.is_empty() || first.next > c {
+            return false;
         }
-        let ring = &self.ring;
-        // Direct comparisons first, with a budget; a Z-function bounds the bad cases.
-        let budget = 6 * (hi - lo) + 64;
-        let mut spent = 0u64;
-        let mut direct_ok = true;
-        let mut found: Vec<(u64, u64)> = Vec::new();
-        let last = ring.get(c.wrapping_sub(1));
-        for q in lo..hi {
-            if k * q > c + h {
-                break;
+        let nearest = u64::from((c as u32).wrapping_sub(self.index.dense_start(c)));
+        if nearest < first.hi && first.k * first.lo <= c + first.step {
+            return false;
+        }
+        first.checkpoint = c;
+        first.next = c + first.step;
+        self.next_due = first.next.min(self.rest_due);
+        true
+    }
+
+    /// Rebuilds the index from the ring (after a restore): every gram ending in the last
+    /// `reach` positions.
+    fn rebuild_index(&mut self) {
+        let n = self.n;
+        let start = n.saturating_sub(self.reach + STRIDE + self.shape.gram);
+        self.index.reset(&self.shape, start);
+        for p in start..n {
+            let sym = self.ring.get(p);
+            self.index.feed(&self.ring, p, sym, self.shape.gram);
+        }
+    }
+
+    /// Runs the checkpoints due at `c`.
+    fn checkpoints(&mut self, c: u64) {
+        let Finder {
+            ring,
+            index,
+            levels,
+            scratch,
+            z,
+            next_due,
+            rest_due,
+            live,
+            ..
+        } = self;
+        // The latest earlier end of the gram ending at `c`, looked up once for all levels.
+        let mut chain: Option<(u32, u64)> = None;
+        let mut due = u64::MAX;
+        let mut rest = u64::MAX;
+        for (li, level) in levels.iter_mut().enumerate() {
+            if level.next <= c {
+                *live -= level.cands.len();
+                level.cands.clear();
+                level.checkpoint = c;
+                level.next = c + level.step;
+                let lv = level.params();
+                if lv.k * lv.lo <= c + lv.step {
+                    let found = &mut level.cands;
+                    let direct = match level.mode {
+                        Mode::Dense => {
+                            let (start, nearest) = *chain.get_or_insert_with(|| {
+                                let e = index.dense_start(c);
+                                (e, u64::from((c as u32).wrapping_sub(e)))
+                            });
+                            // Nothing within reach (the common case): no candidate.
+                            let mut spent = 0;
+                            nearest >= lv.hi
+                                || walk(ring, &index.dense, c, 0, start, &lv, found, &mut spent)
+                        }
+                        Mode::Sparse => walk_sparse(ring, index, c, &lv, found),
+                        Mode::Scan => scan_direct(ring, c, &lv, found),
+                    };
+                    if !direct {
+                        level.cands.clear();
+                        z_candidates(ring, c, &lv, scratch, z, &mut level.cands);
+                    }
+                }
+                *live += level.cands.len();
             }
-            // Quick reject: a candidate needs a backward match unless `need` is 0.
-            if (k - 1) * q > h && q < c && ring.get(c - q - 1) != last {
-                spent += 1;
-                continue;
-            }
-            let cap = (kk - 1) * q - 1;
-            let need = ((k - 1) * q).saturating_sub(h);
-            let limit = cap.min(c.saturating_sub(q));
-            let mut a = 0u64;
-            while a < limit && ring.get(c - 1 - a) == ring.get(c - q - 1 - a) {
-                a += 1;
-            }
-            spent += a + 1;
-            if a >= need {
-                found.push((q, a));
-            }
-            if spent > budget {
-                direct_ok = false;
-                break;
+            due = due.min(level.next);
+            if li > 0 {
+                rest = rest.min(level.next);
             }
         }
-        if direct_ok {
-            level.cands = found;
-            return;
+        *next_due = due;
+        *rest_due = rest;
+    }
+}
+
+/// How many characters just before a checkpoint every repeat of `copies` copies of a unit of
+/// at least `lo` characters, completed before the next checkpoint, has matched: `(copies-1)·lo`
+/// minus the checkpoint step.
+fn guaranteed(lo: u64, copies: u64) -> u64 {
+    (copies - 1)
+        .saturating_mul(lo)
+        .saturating_sub((lo / 2).max(1))
+}
+
+/// The longest unit a finder accepts (positions in the index are 32-bit).
+const MAX_UNIT: u64 = 1 << 28;
+/// The largest copy count a finder accepts.
+const MAX_COPIES: u64 = 64;
+
+/// A band from public-API arguments (clamped).
+fn band(min: usize, max: usize, copies: usize, extra: usize) -> Band {
+    let min = (min as u64).clamp(1, MAX_UNIT);
+    let max = (max as u64).clamp(min, MAX_UNIT);
+    let copies = (copies as u64).clamp(2, MAX_COPIES);
+    let extra = (extra as u64).min(MAX_COPIES);
+    let extra = if extra > copies { extra } else { 0 };
+    Band {
+        min,
+        max,
+        copies,
+        extra,
+    }
+}
+
+/// The numbers a checkpoint needs.
+#[derive(Clone, Copy, Debug)]
+struct Params {
+    lo: u64,
+    hi: u64,
+    k: u64,
+    /// `max(k, extra)`.
+    kk: u64,
+    step: u64,
+}
+
+impl Level {
+    fn params(&self) -> Params {
+        Params {
+            lo: self.lo,
+            hi: self.hi,
+            k: self.k,
+            kk: self.k.max(self.extra),
+            step: self.step,
         }
-        // Z-function over the reversed window R[j] = s[c-1-j].
-        let len = c.min(kk * (hi - 1)) as usize;
-        self.scratch.clear();
-        self.scratch
-            .extend((0..len as u64).map(|j| ring.get(c - 1 - j)));
-        z_function(&self.scratch, hi as usize, &mut self.z);
-        let mut out = Vec::new();
-        for q in lo..hi {
-            if k * q > c + h || q as usize >= len {
-                break;
+    }
+}
+
+/// The longest common suffix of `s[..c]` and `s[..c-q]`, up to `limit` (`limit ≤ c - q`).
+#[inline]
+fn back_match(ring: &Ring, c: u64, q: u64, limit: u64) -> u64 {
+    let mut a = 0u64;
+    while a < limit && ring.get(c - 1 - a) == ring.get(c - q - 1 - a) {
+        a += 1;
+    }
+    a
+}
+
+/// The backward match of unit `q` at checkpoint `c`, capped where more cannot matter; kept
+/// if it is long enough to complete a repeat before the next checkpoint. Returns the
+/// comparisons spent.
+#[inline]
+fn consider(ring: &Ring, c: u64, q: u64, lv: &Params, found: &mut Vec<(u64, u64)>) -> u64 {
+    let cap = (lv.kk - 1) * q - 1;
+    let need = ((lv.k - 1) * q).saturating_sub(lv.step);
+    let limit = cap.min(c.saturating_sub(q));
+    let a = back_match(ring, c, q, limit);
+    if a >= need {
+        found.push((q, a));
+    }
+    a + 1
+}
+
+/// The budget of a checkpoint's direct work (chain entries visited plus comparisons).
+fn budget(lv: &Params) -> u64 {
+    6 * (lv.hi - lv.lo) + lv.hi / 4 + 64
+}
+
+/// Candidates of a hashed level from one chain: the unit lengths `q` such that the gram
+/// ending at `c - j` occurred ending at `c - j - q` (by the chain, from its entry `e`, which
+/// must be older than `c - j`), each checked by direct comparisons from `c`. Returns false
+/// when the checkpoint's work went over budget (the caller then uses the Z-function).
+#[allow(clippy::too_many_arguments)]
+fn walk(
+    ring: &Ring,
+    chains: &Chains,
+    c: u64,
+    j: u64,
+    mut e: u32,
+    lv: &Params,
+    found: &mut Vec<(u64, u64)>,
+    spent: &mut u64,
+) -> bool {
+    let budget = budget(lv);
+    let last = ring.get(c.wrapping_sub(1));
+    let from = c.wrapping_sub(j) as u32;
+    let mut prev_d = 0u64;
+    loop {
+        let d = u64::from(from.wrapping_sub(e));
+        if d <= prev_d || d >= lv.hi {
+            return true;
+        }
+        prev_d = d;
+        *spent += 1;
+        if d >= lv.lo {
+            if lv.k * d > c + lv.step {
+                return true;
             }
-            let cap = (kk - 1) * q - 1;
-            let need = ((k - 1) * q).saturating_sub(h);
-            let a = u64::from(self.z.get(q as usize).copied().unwrap_or(0)).min(cap);
-            if a >= need {
-                out.push((q, a));
+            // Quick reject (hash collisions, mostly): the last characters must match.
+            if d < c && ring.get(c - 1 - d) == last {
+                *spent += consider(ring, c, d, lv, found);
             }
         }
-        if let Some(level) = self.levels.get_mut(li) {
-            level.cands = out;
+        if *spent > budget {
+            return false;
+        }
+        e = chains.prev_of(e);
+    }
+}
+
+/// Candidates of a sparse level: a qualifying unit length `q` matched the last
+/// `gram + STRIDE - 1` characters before `c`, so for the one `j < STRIDE` with
+/// `c - j - q` a multiple of [`STRIDE`], the gram ending at `c - j` occurred ending at
+/// `c - j - q`, an end the sparse tier indexed.
+fn walk_sparse(
+    ring: &Ring,
+    index: &Index,
+    c: u64,
+    lv: &Params,
+    found: &mut Vec<(u64, u64)>,
+) -> bool {
+    let mut spent = 0u64;
+    for j in 0..STRIDE.min(c) {
+        let from = c - j;
+        if from < index.start + index.gram {
+            break;
+        }
+        let h = index
+            .recent
+            .get((from % RECENT) as usize)
+            .copied()
+            .unwrap_or(0);
+        let mut e = index.sparse.first(index.bucket(h));
+        // Skip the ends after `c - j` (and `c - j` itself): at most one, as ends are
+        // `STRIDE` apart.
+        for _ in 0..2 {
+            if (c as u32).wrapping_sub(e) <= j as u32 {
+                e = index.sparse.prev_of(e);
+            }
+        }
+        if !walk(ring, &index.sparse, c, j, e, lv, found, &mut spent) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Candidates of a short level: every unit length, by direct comparisons. Returns false when
+/// the work went over budget.
+fn scan_direct(ring: &Ring, c: u64, lv: &Params, found: &mut Vec<(u64, u64)>) -> bool {
+    let budget = budget(lv);
+    let mut spent = 0u64;
+    let last = ring.get(c.wrapping_sub(1));
+    for q in lv.lo..lv.hi {
+        if lv.k * q > c + lv.step {
+            break;
+        }
+        // Quick reject: a candidate needs a backward match unless `need` is 0.
+        if (lv.k - 1) * q > lv.step && q < c && ring.get(c - q - 1) != last {
+            spent += 1;
+            continue;
+        }
+        spent += consider(ring, c, q, lv, found);
+        if spent > budget {
+            return false;
+        }
+    }
+    true
+}
+
+/// Candidates of any level from a Z-function over the reversed window `R[j] = s[c-1-j]`:
+/// linear in the window whatever the text.
+fn z_candidates(
+    ring: &Ring,
+    c: u64,
+    lv: &Params,
+    scratch: &mut Vec<u32>,
+    z: &mut Vec<u32>,
+    found: &mut Vec<(u64, u64)>,
+) {
+    let len = c.min(lv.kk * (lv.hi - 1)) as usize;
+    scratch.clear();
+    scratch.extend((0..len as u64).map(|j| ring.get(c - 1 - j)));
+    z_function(scratch, lv.hi as usize, z);
+    for q in lv.lo..lv.hi {
+        if lv.k * q > c + lv.step || q as usize >= len {
+            break;
+        }
+        let cap = (lv.kk - 1) * q - 1;
+        let need = ((lv.k - 1) * q).saturating_sub(lv.step);
+        let a = u64::from(z.get(q as usize).copied().unwrap_or(0)).min(cap);
+        if a >= need {
+            found.push((q, a));
         }
     }
 }
@@ -309,9 +955,11 @@ impl Finder {
 /// `root_copies` copies of the primitive root of `u`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct TailMatcher {
-    long: Option<Finder>,
-    /// Short units: `copies` copies, and `root_copies` copies as the extra count.
-    short: Option<Finder>,
+    /// One engine, two bands: short units (`copies` copies, and `root_copies` copies as the
+    /// extra count) and long units (`copies` copies).
+    finder: Finder,
+    short: Option<usize>,
+    long: Option<usize>,
     root_check: bool,
     #[serde(skip)]
     pi: Vec<u32>,
@@ -332,14 +980,23 @@ impl TailMatcher {
         let copies = copies.max(2);
         let root_copies = root_copies.clamp(2, 2 * copies);
         let long_lo = long.max(min);
-        let long_f = (long_lo <= max).then(|| Finder::new(long_lo, max, copies));
         let short_hi = long.min(max + 1);
         let root_check = root_copies > copies;
-        let short =
-            (min < short_hi).then(|| Finder::with_extra(min, short_hi - 1, copies, root_copies));
+        let mut bands = Vec::new();
+        let mut short = None;
+        let mut long_band = None;
+        if min < short_hi {
+            short = Some(bands.len());
+            bands.push(band(min, short_hi - 1, copies, root_copies));
+        }
+        if long_lo <= max {
+            long_band = Some(bands.len());
+            bands.push(band(long_lo, max, copies, 0));
+        }
         TailMatcher {
-            long: long_f,
+            finder: Finder::with_bands(&bands, HEAD_BITS_MAX, DENSE_REACH),
             short,
+            long: long_band,
             root_check,
             pi: Vec::new(),
         }
@@ -347,38 +1004,41 @@ impl TailMatcher {
 
     /// Characters buffered.
     pub fn buffered(&self) -> usize {
-        [&self.long, &self.short]
-            .iter()
-            .filter_map(|f| f.as_ref())
-            .map(Finder::buffered)
-            .sum()
+        self.finder.buffered()
     }
 
-    /// The last `len` characters (at most what the engine that can see the furthest keeps).
+    /// The last `len` characters (at most what the engine keeps).
     pub fn tail_string(&self, len: usize) -> String {
-        [&self.long, &self.short]
-            .iter()
-            .filter_map(|f| f.as_ref())
-            .map(|f| f.tail_string(len))
-            .max_by_key(String::len)
-            .unwrap_or_default()
+        self.finder.tail_string(len)
     }
 
     /// Appends one symbol; returns the smallest qualifying unit length.
+    #[inline]
     pub fn push(&mut self, sym: u32) -> Option<u64> {
-        let a = self.long.as_mut().and_then(|f| f.push(sym));
-        let mut b = None;
-        let mut c = None;
-        if let Some(f) = self.short.as_mut() {
-            let (two, more) = f.push2(sym);
-            b = more;
-            if let Some(q) = two {
-                if !self.root_check || !is_primitive(f, q, &mut self.pi) {
-                    c = Some(q);
-                }
+        let [h0, h1] = self.finder.push_bands(sym)?;
+        let pick = |band: Option<usize>| match band {
+            Some(0) => h0,
+            Some(_) => h1,
+            None => (None, None),
+        };
+        let mut best = pick(self.long).0;
+        let (two, more) = pick(self.short);
+        best = min_opt(best, more);
+        if let Some(q) = two {
+            if !self.root_check || !is_primitive(&self.finder, q, &mut self.pi) {
+                best = min_opt(best, Some(q));
             }
         }
-        [a, b, c].into_iter().flatten().min()
+        best
+    }
+}
+
+/// The smaller of two optional lengths.
+fn min_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
     }
 }
 
@@ -476,5 +1136,199 @@ mod tests {
         // A long low-entropy region makes direct comparisons expensive: the Z path runs.
         let text = format!("{}{}", "ab".repeat(300), "c".repeat(3));
         check(&text, 40, 400, 2);
+    }
+
+    /// A small deterministic generator for test texts.
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn word(&mut self, len: usize, alphabet: &[u8]) -> String {
+            (0..len)
+                .map(|_| char::from(alphabet[(self.next() % alphabet.len() as u64) as usize]))
+                .collect()
+        }
+    }
+
+    /// Texts that stress the index: near repeats (a counter inside a repeated paragraph),
+    /// template lines, low-entropy text, nested and planted exact repeats.
+    fn stress_texts() -> Vec<String> {
+        let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+        let prose = b"abcdefghij klmnop";
+        let mut out = Vec::new();
+        // A paragraph with a counter, then an exact repeat of a long unit.
+        let para = g.word(90, prose);
+        let (a, b) = para.split_at(40);
+        let mut t: String = (0..8).map(|i| format!("{a}{i}{b}")).collect();
+        let unit = g.word(150, prose);
+        t.push_str(&unit);
+        t.push_str(&unit);
+        t.push_str(&g.word(40, prose));
+        out.push(t);
+        // Template lines sharing a long prefix.
+        out.push(
+            (0..30)
+                .map(|i| {
+                    format!(
+                        "| {} | request handled by pool | {} ms |\n",
+                        i % 7,
+                        g.next() % 50
+                    )
+                })
+                .collect(),
+        );
+        // Low entropy: random binary, then a planted square inside it.
+        let bin = g.word(700, b"ab");
+        let sq = g.word(70, b"ab");
+        out.push(format!("{bin}{sq}{sq}{}", g.word(60, b"ab")));
+        // Runs and nested periods.
+        let u = g.word(35, prose);
+        let v = g.word(12, prose);
+        out.push(format!(
+            "{}{}{u}{u}{u}{v}{u}{v}{u}{v}{u}{u}{}",
+            "a".repeat(120),
+            g.word(50, prose),
+            "xy".repeat(80)
+        ));
+        // A Fibonacci word: squares everywhere.
+        let (mut f0, mut f1) = (String::from("a"), String::from("ab"));
+        while f1.len() < 900 {
+            let next = format!("{f1}{f0}");
+            f0 = std::mem::replace(&mut f1, next);
+        }
+        out.push(f1);
+        out
+    }
+
+    #[test]
+    fn extreme_arguments_are_clamped_not_fatal() {
+        let mut f = Finder::with_extra(usize::MAX, usize::MAX, usize::MAX, usize::MAX);
+        let mut g = Finder::new(0, 0, 0);
+        for c in "abcabcabc".chars() {
+            assert_eq!(f.push(u32::from(c)), None);
+            g.push(u32::from(c));
+        }
+        assert!(f.buffered() <= 64 * 1024);
+        assert_eq!(g.push(u32::from('c')), Some(1));
+    }
+
+    #[test]
+    fn default_levels_use_the_index() {
+        let m = TailMatcher::new(30, 65_536, 2, 128, 3);
+        assert_eq!(m.finder.shape.gram, 15);
+        assert!(m.finder.levels.iter().all(|l| l.mode != Mode::Scan));
+        assert!(m.finder.levels.iter().any(|l| l.mode == Mode::Sparse));
+        // Levels cover every unit length exactly once, per band.
+        let lens: u64 = m.finder.levels.iter().map(|l| l.hi - l.lo).sum();
+        assert_eq!(lens, 65_536 - 30 + 1);
+    }
+
+    #[test]
+    fn hash_collisions_never_change_the_answer() {
+        // With one or two buckets every gram collides: the exact comparisons sort it out.
+        // Dense reaches of 1 and 64 send most levels to the sparse tier.
+        for (bits, dense) in [(1, 1), (2, 64), (HEAD_BITS_MAX, 1), (HEAD_BITS_MAX, 64)] {
+            for text in stress_texts() {
+                let s: Vec<u32> = text.chars().map(u32::from).collect();
+                // Powers of two as `max` make the ring and the chain links exactly as long
+                // as a walk or a checkpoint can reach.
+                for (min, max, k) in [
+                    (30, 400, 2),
+                    (12, 300, 3),
+                    (5, 90, 2),
+                    (40, 80, 2),
+                    (30, 64, 2),
+                    (20, 128, 2),
+                    (10, 64, 4),
+                ] {
+                    let want = brute(&s, min, max, k);
+                    let mut f =
+                        Finder::with_index(min as usize, max as usize, k as usize, bits, dense);
+                    let got: Vec<Option<u64>> = s.iter().map(|&c| f.push(c)).collect();
+                    assert_eq!(
+                        got, want,
+                        "bits {bits} dense {dense} min {min} max {max} k {k} text {text:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_restored_finder_rebuilds_its_index_and_continues_exactly() {
+        for text in stress_texts() {
+            let s: Vec<u32> = text.chars().map(u32::from).collect();
+            for cut in [0, 1, 20, 100, 333, s.len() / 2, s.len()] {
+                let cut = cut.min(s.len());
+                for dense in [1, DENSE_REACH as usize] {
+                    let mut a = Finder::with_index(30, 300, 2, HEAD_BITS_MAX, dense);
+                    for &c in &s[..cut] {
+                        a.push(c);
+                    }
+                    let json = serde_json::to_string(&a).unwrap();
+                    let mut b: Finder = serde_json::from_str(&json).unwrap();
+                    assert!(!b.index.synced);
+                    for &c in &s[cut..] {
+                        assert_eq!(a.push(c), b.push(c), "cut {cut} dense {dense}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn long_units_agree_with_brute_force_at_default_reach() {
+        // Units of 700 and 3000 characters (dense and sparse levels), exact and nudged
+        // copies, within prose, with the default engine.
+        let mut g = Gen(0x2545_f491_4f6c_dd1d);
+        let prose = b"abcdefghijklmnopqrstuvwxyz  ";
+        let u = g.word(3000, prose);
+        let mut v = g.word(700, prose);
+        let mut t = g.word(2000, prose);
+        t.push_str(&v);
+        v.replace_range(350..351, "#");
+        t.push_str(&v);
+        t.push_str(&g.word(500, prose));
+        t.push_str(&u);
+        t.push_str(&u[..2999]);
+        t.push('#');
+        t.push_str(&g.word(300, prose));
+        t.push_str(&u);
+        t.push_str(&u);
+        t.push_str(&g.word(40, prose));
+        let s: Vec<u32> = t.chars().map(u32::from).collect();
+        let want = brute(&s, 30, 65_536, 2);
+        let hits = want.iter().filter(|w| w.is_some()).count();
+        assert!(hits > 0 && want.contains(&Some(3000)));
+        let mut f = Finder::new(30, 65_536, 2);
+        assert!(f.levels.iter().any(|l| l.mode == Mode::Sparse));
+        let got: Vec<Option<u64>> = s.iter().map(|&c| f.push(c)).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn matcher_agrees_with_the_rule_oracle_on_default_like_settings() {
+        let settings = crate::Settings {
+            max_unit: 400,
+            ..crate::Settings::default()
+        };
+        for text in stress_texts() {
+            let s: Vec<u32> = text.chars().map(u32::from).collect();
+            let mut m = TailMatcher::new(30, 400, 2, 128, 3);
+            for n in 1..=s.len() {
+                let got = m.push(s[n - 1]).map(|q| q as usize);
+                assert_eq!(
+                    got,
+                    crate::oracle::rule_unit(&s, n, &settings),
+                    "n {n} text {text:?}"
+                );
+            }
+        }
     }
 }

@@ -49,6 +49,45 @@ fn arb_text() -> impl Strategy<Value = String> {
         })
 }
 
+/// Longer texts with planted repeats of units up to 150 characters (the hashed levels of the
+/// engine take part from about 2 × the gram length, 15 characters by default).
+fn arb_long_text() -> impl Strategy<Value = String> {
+    let alphabet = prop_oneof![
+        Just("ab"),
+        Just("abcd"),
+        Just("abcdefghijklmnop "),
+        Just("aé🙂 x")
+    ];
+    (
+        alphabet,
+        prop::collection::vec((0usize..150, 0usize..4, 0usize..60, any::<bool>()), 1..6),
+        any::<u64>(),
+    )
+        .prop_map(|(alpha, parts, mut seed)| {
+            let chars: Vec<char> = alpha.chars().collect();
+            let mut pick = || {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                chars[(seed % chars.len() as u64) as usize]
+            };
+            let mut out: Vec<char> = Vec::new();
+            for (len, copies, noise, nudge) in parts {
+                let unit: Vec<char> = (0..len).map(|_| pick()).collect();
+                for c in 0..copies.max(1) {
+                    out.extend(&unit);
+                    // A near repeat: one character changed in the middle of a copy.
+                    if nudge && c == 0 && len > 2 {
+                        let at = out.len() - len / 2;
+                        out[at] = pick();
+                    }
+                }
+                out.extend((0..noise).map(|_| pick()));
+            }
+            out.into_iter().collect()
+        })
+}
+
 fn arb_settings() -> impl Strategy<Value = Settings> {
     (
         1usize..12,
@@ -104,6 +143,48 @@ proptest! {
             let got = f.push(seq[n - 1]).map(|q| q as usize);
             let want = oracle::tail_unit(&seq, n, min, min + extra, copies);
             prop_assert_eq!(got, want, "n = {}", n);
+        }
+    }
+
+    #[test]
+    fn finder_with_long_units_agrees_with_oracle(text in arb_long_text(), min in 10usize..45, extra in 0usize..200, copies in 2usize..4, bits in 1u32..11) {
+        let seq: Vec<u32> = text.chars().map(u32::from).collect();
+        let mut f = Finder::new(min, min + extra, copies);
+        // The same search through the sparse tier for every level it can serve, with few
+        // hash buckets (many collisions).
+        let mut sparse = Finder::with_index(min, min + extra, copies, bits, 1);
+        for n in 1..=seq.len() {
+            let got = f.push(seq[n - 1]).map(|q| q as usize);
+            let got_sparse = sparse.push(seq[n - 1]).map(|q| q as usize);
+            let want = oracle::tail_unit(&seq, n, min, min + extra, copies);
+            prop_assert_eq!(got, want, "n = {}", n);
+            prop_assert_eq!(got_sparse, want, "sparse, n = {}", n);
+        }
+    }
+
+    #[test]
+    fn detector_with_default_like_settings_fires_where_the_oracle_does(
+        text in arb_long_text(),
+        min in 20usize..40,
+        extra in 0usize..300,
+        long in 40usize..200,
+        root in 2usize..5,
+        split in 0usize..400,
+    ) {
+        let settings = Settings {
+            min_unit: min,
+            max_unit: min + extra,
+            long_unit: long,
+            root_copies: root.min(4),
+            ..Settings::default()
+        };
+        let cut = text.char_indices().nth(split).map_or(text.len(), |(i, _)| i);
+        let pieces = [(Stream::Thinking, &text[..cut]), (Stream::Text, &text[cut..])];
+        let want = oracle::first_fire(&settings, &pieces);
+        let got = detector_fire(&settings, &pieces, 16);
+        prop_assert_eq!(got.as_ref().map(|g| g.0), want.map(|w| w.0));
+        if let (Some((_, key)), Some((_, q))) = (got, want) {
+            prop_assert!(key.starts_with(&format!("tail-periodicity/{q}/")), "key {} unit {}", key, q);
         }
     }
 
