@@ -15,7 +15,9 @@ fuzz_target!(|data: &[u8]| {
         let mut findings = Vec::new();
         let mut per_message = 0usize;
         for e in &events {
-            if matches!(e, OwnedEvent::MessageStart) {
+            // A message ends at its MessageEnd; text that follows without a MessageStart is a
+            // new message for the detector (its state was reset at the end).
+            if matches!(e, OwnedEvent::MessageStart | OwnedEvent::MessageEnd) {
                 per_message = 0;
             }
             let before = findings.len();
