@@ -162,3 +162,54 @@ pub fn replay(
     }
     out
 }
+
+/// What [`check_kind`] found.
+#[derive(Clone, Debug, Default)]
+pub struct KindCheck {
+    /// Sessions labelled as loops of the kind that got a finding.
+    pub caught: usize,
+    /// Sessions labelled `loop = false` with no finding.
+    pub clean: usize,
+    /// Missed loops of the kind and findings on loop-free sessions, one line each.
+    pub problems: Vec<String>,
+}
+
+/// Runs a fresh detector from `make` over every labelled session: loops of `kind` must get a
+/// finding, sessions labelled `loop = false` none. `None` when the corpus is absent.
+pub fn check_kind(
+    make: &dyn Fn() -> Box<dyn Detector>,
+    kind: &str,
+    verbose: bool,
+) -> Option<KindCheck> {
+    let dir = corpus_dir()?;
+    let mut out = KindCheck::default();
+    for l in labels(&dir) {
+        let found = replay(make(), &events(&dir, &l.path));
+        if verbose {
+            for (line, f) in &found {
+                eprintln!(
+                    "{} loop={} line {line}: offset {:?} sample {:?}",
+                    l.path, l.loop_, f.offset, f.sample
+                );
+            }
+        }
+        match (l.loop_.as_str(), l.kind.as_deref()) {
+            ("true", Some(k)) if k == kind => {
+                if found.is_empty() {
+                    out.problems.push(format!("missed {}", l.path));
+                } else {
+                    out.caught += 1;
+                }
+            }
+            ("false", _) => match found.first() {
+                None => out.clean += 1,
+                Some((line, f)) => out.problems.push(format!(
+                    "finding on loop-free {} line {line}: {} {:?}",
+                    l.path, f.message, f.sample
+                )),
+            },
+            _ => {}
+        }
+    }
+    Some(out)
+}

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod corpus;
+pub mod texts;
 
 use loopguard_core::{Bus, Detector, Finding, Origin, OwnedEvent, Stream};
 use proptest::prelude::*;

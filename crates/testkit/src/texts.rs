@@ -1,0 +1,373 @@
+//! Realistic texts for the text detectors' tests: legitimate long texts that the seeds flagged
+//! (or could flag) and must not be flagged by loopguard's defaults, and realistic loops.
+
+/// 47 card names under one long shared lead-in.
+pub fn card_list() -> String {
+    let names = [
+        "Lightning Bolt",
+        "Counterspell",
+        "Dark Ritual",
+        "Giant Growth",
+        "Swords to Plowshares",
+        "Brainstorm",
+        "Llanowar Elves",
+        "Serra Angel",
+        "Shivan Dragon",
+        "Wrath of God",
+        "Black Lotus",
+        "Ancestral Recall",
+        "Time Walk",
+        "Mox Pearl",
+        "Mox Sapphire",
+        "Mox Jet",
+        "Mox Ruby",
+        "Mox Emerald",
+        "Sol Ring",
+        "Demonic Tutor",
+        "Birds of Paradise",
+        "Force of Will",
+        "Thoughtseize",
+        "Tarmogoyf",
+        "Snapcaster Mage",
+        "Jace, the Mind Sculptor",
+        "Liliana of the Veil",
+        "Path to Exile",
+        "Fatal Push",
+        "Ponder",
+        "Preordain",
+        "Delver of Secrets",
+        "Young Pyromancer",
+        "Monastery Swiftspear",
+        "Goblin Guide",
+        "Eidolon of the Great Revel",
+        "Lava Spike",
+        "Rift Bolt",
+        "Skewer the Critics",
+        "Boros Charm",
+        "Atarka's Command",
+        "Searing Blaze",
+        "Light Up the Stage",
+        "Bonecrusher Giant",
+        "Embercleave",
+        "Questing Beast",
+        "Oko, Thief of Crowns",
+    ];
+    let mut s = String::from(
+        "Here is the full card list from the deck export, in the order the file lists them:\n\n",
+    );
+    for (i, n) in names.iter().enumerate() {
+        s.push_str(&format!("- Card {:02} of 47 in the imported tournament deck list (main deck, Modern legal): {n}\n", i + 1));
+    }
+    s.push_str("\nThat is 47 cards; the sideboard is in a separate file.\n");
+    s
+}
+
+/// A reference list with similar citation lines.
+pub fn citations() -> String {
+    let mut s = String::from("## References\n\n");
+    let items = [
+        (
+            "Vaswani, A. et al.",
+            "Attention Is All You Need",
+            "NeurIPS",
+            2017,
+        ),
+        (
+            "Devlin, J. et al.",
+            "BERT: Pre-training of Deep Bidirectional Transformers",
+            "NAACL",
+            2019,
+        ),
+        (
+            "Brown, T. et al.",
+            "Language Models are Few-Shot Learners",
+            "NeurIPS",
+            2020,
+        ),
+        (
+            "Raffel, C. et al.",
+            "Exploring the Limits of Transfer Learning",
+            "JMLR",
+            2020,
+        ),
+        (
+            "Radford, A. et al.",
+            "Language Models are Unsupervised Multitask Learners",
+            "OpenAI",
+            2019,
+        ),
+        (
+            "Kaplan, J. et al.",
+            "Scaling Laws for Neural Language Models",
+            "arXiv",
+            2020,
+        ),
+        (
+            "Hoffmann, J. et al.",
+            "Training Compute-Optimal Large Language Models",
+            "NeurIPS",
+            2022,
+        ),
+        (
+            "Ouyang, L. et al.",
+            "Training Language Models to Follow Instructions",
+            "NeurIPS",
+            2022,
+        ),
+        (
+            "Wei, J. et al.",
+            "Chain-of-Thought Prompting Elicits Reasoning",
+            "NeurIPS",
+            2022,
+        ),
+        (
+            "Touvron, H. et al.",
+            "LLaMA: Open and Efficient Foundation Language Models",
+            "arXiv",
+            2023,
+        ),
+        (
+            "Holtzman, A. et al.",
+            "The Curious Case of Neural Text Degeneration",
+            "ICLR",
+            2020,
+        ),
+        (
+            "Welleck, S. et al.",
+            "Neural Text Generation with Unlikelihood Training",
+            "ICLR",
+            2020,
+        ),
+    ];
+    for (i, (a, t, v, y)) in items.iter().enumerate() {
+        s.push_str(&format!("[{}] {a} ({y}). {t}. {v}.\n", i + 1));
+    }
+    s
+}
+
+/// Two similar code blocks quoted for comparison.
+pub fn compared_code_blocks() -> String {
+    let before = "fn parse(input: &str) -> Result<Config, Error> {\n    let table: toml::Table = input.parse()?;\n    let name = table.get(\"name\").and_then(|v| v.as_str()).unwrap_or(\"default\");\n    let size = table.get(\"size\").and_then(|v| v.as_integer()).unwrap_or(16);\n    Ok(Config { name: name.to_owned(), size: size as usize })\n}\n";
+    let after = "fn parse(input: &str) -> Result<Config, Error> {\n    let table: toml::Table = input.parse()?;\n    let name = table.get(\"name\").and_then(|v| v.as_str()).unwrap_or(\"default\");\n    let size = table.get(\"size\").and_then(|v| v.as_integer()).unwrap_or(32);\n    Ok(Config { name: name.to_owned(), size: usize::try_from(size)? })\n}\n";
+    format!(
+        "Here is the function before the change:\n\n```rust\n{before}```\n\nAnd after the change:\n\n```rust\n{after}```\n\nThe only differences are the default size (16 → 32) and the checked conversion.\n"
+    )
+}
+
+/// A markdown table with many similar rows.
+pub fn markdown_table() -> String {
+    let mut s =
+        String::from("| Endpoint | Method | Auth | Rate limit | Status |\n|---|---|---|---|---|\n");
+    for (i, ep) in [
+        "users",
+        "orders",
+        "items",
+        "carts",
+        "payments",
+        "refunds",
+        "invoices",
+        "shipments",
+        "returns",
+        "reviews",
+        "coupons",
+        "sessions",
+    ]
+    .iter()
+    .enumerate()
+    {
+        s.push_str(&format!(
+            "| /api/v1/{ep} | GET | bearer token | {} req/min | stable |\n",
+            60 + i * 10
+        ));
+        s.push_str(&format!(
+            "| /api/v1/{ep}/{{id}} | GET | bearer token | {} req/min | stable |\n",
+            60 + i * 10
+        ));
+    }
+    s
+}
+
+/// Templated but advancing reasoning ("Let me reconsider…" with new content each time).
+pub fn templated_reasoning() -> String {
+    let mut s = String::new();
+    let ideas = [
+        (
+            "a hash map keyed by user id",
+            "lookups are O(1) but memory grows with every user ever seen",
+        ),
+        (
+            "a sorted vector with binary search",
+            "inserts cost O(n) which hurts at 10k writes per second",
+        ),
+        (
+            "a B-tree map",
+            "ordered iteration is free and inserts are O(log n)",
+        ),
+        (
+            "an LRU cache in front of the database",
+            "hit rates in the logs are only about 40 percent",
+        ),
+        (
+            "sharding the map by tenant",
+            "the largest tenant holds 70 percent of the keys",
+        ),
+        (
+            "a bloom filter to skip misses",
+            "false positives are fine because we verify against the store",
+        ),
+        (
+            "batching writes every 50 ms",
+            "latency budget is 200 ms so batching fits",
+        ),
+        (
+            "moving the index to SQLite",
+            "the deployment already ships SQLite for the audit log",
+        ),
+    ];
+    for (i, (idea, why)) in ideas.iter().enumerate() {
+        s.push_str(&format!(
+            "Let me reconsider the storage question, approach {}: {idea}. The main consideration is that {why}.\n\
+             Let me verify approach {} against the constraints: it has to survive a restart, and the test suite has {} cases touching it.\n\
+             Double-checking the numbers for approach {}: with {} users the estimate is {} MB.\n\n",
+            i + 1,
+            i + 1,
+            12 + i * 7,
+            i + 1,
+            1000 * (i + 1),
+            3 * (i + 1) + 2
+        ));
+    }
+    s
+}
+
+/// Trailing whitespace padding after an answer.
+pub fn trailing_padding() -> String {
+    let mut s = String::from("The migration finished and all 214 tests pass. The new column is nullable, so existing rows keep working.");
+    s.push_str(&" ".repeat(150));
+    s.push_str(&"\n".repeat(80));
+    s.push_str(&" \n".repeat(60));
+    s
+}
+
+/// A report with separator lines.
+pub fn separator_lines() -> String {
+    let mut s = String::new();
+    for (i, title) in ["Summary", "Details", "Risks", "Next steps"]
+        .iter()
+        .enumerate()
+    {
+        s.push_str(&"=".repeat(72));
+        s.push('\n');
+        s.push_str(&format!("{title}\n"));
+        s.push_str(&"=".repeat(72));
+        s.push('\n');
+        s.push_str(&format!(
+            "Section {} text: the build on the release branch took {} minutes.\n",
+            i + 1,
+            10 + i
+        ));
+        s.push_str(&"─".repeat(80));
+        s.push_str("\n\n");
+    }
+    s.push_str(&"-".repeat(200));
+    s
+}
+
+/// Program output quoted with two identical adjacent lines (a corpus false positive of the
+/// seed rule).
+pub fn duplicate_output_lines() -> String {
+    "Let's check output again.\n\n```\n************* Module foo\nfoo.py:1:0: C0104: Disallowed name \"foo\" (disallowed-name)\nfoo.py:1:0: C0104: Disallowed name \"foo\" (disallowed-name)\nfoo.py:2:0: C0104: Disallowed name \"bar\" (disallowed-name)\n```\n\nThis means `foo` and `bar` are still disallowed.\n".to_owned()
+}
+
+/// A sed substitution whose pattern and replacement share a long prefix.
+pub fn sed_command() -> String {
+    "I'll add `violation_error_code=None` to `__init__`.\n\n```bash\nsed -i '171s/violation_error_message=None,/violation_error_message=None, violation_error_code=None,/' django/db/models/constraints.py\n```".to_owned()
+}
+
+/// A supervision tree whose adjacent lines form an exact square across a shared prefix.
+pub fn supervision_tree() -> String {
+    "```\nSupervisor (one_for_one strategy)\n├── Phoenix.PubSub (name: Spotter.PubSub)\n├── Spotter.Services.SessionRegistry (GenServer)\n├── Spotter.Services.ReviewSessionRegistry (GenServer)\n├── Spotter.Services.ReviewTokenStore (GenServer)\n├── Spotter.Repo (Ecto database)\n└── Oban (background job processor)\n```\n".to_owned()
+}
+
+/// Several paragraphs of ordinary prose.
+pub fn prose() -> String {
+    [
+        "The service starts by loading its configuration from the environment, falling back to the defaults in config/default.toml when a key is missing.",
+        "Requests are authenticated with short-lived tokens; the middleware rejects expired tokens before any handler runs, which keeps the handlers simple.",
+        "Persistence goes through a repository layer so that the tests can swap the Postgres pool for an in-memory store without touching business logic.",
+        "Background jobs are queued in a separate table and picked up by a worker that polls every two seconds, backing off when the queue is empty.",
+        "Finally, metrics are exported in the Prometheus format on a dedicated port, and the dashboards in ops/grafana read them directly.",
+    ]
+    .join("\n\n")
+}
+
+/// The §2.6 item 1 regression: ~23 long paragraphs of templated but advancing reasoning.
+pub fn xhigh_thinking() -> String {
+    let mut s = String::new();
+    for i in 0..23 {
+        s.push_str(&format!(
+            "Approach {i}: treat the window as a deque of the last {} prices and keep the maximum at the front; each push pops smaller values from the back, so the total work is linear. \
+             Let me verify approach {i}: for the input with {} elements the deque never holds more than {} entries, and the answer for window {} is {}. \
+             Sliding window alternative {i}: recompute the maximum from scratch for each window, which costs {} comparisons in total, too slow beyond n = {}. \
+             Double-checking approach {i}: the edge case k = {} returns the whole array maximum, {}.\n\n",
+            i + 3,
+            100 + i * 17,
+            i + 3,
+            i + 1,
+            50 + i * 3,
+            (100 + i * 17) * (i + 3),
+            1000 * (i + 1),
+            100 + i * 17,
+            99 + i
+        ));
+    }
+    s
+}
+
+/// A 143-character unit (the §2.6 item 5 runaway).
+pub fn unit_143() -> String {
+    let u = "I will now run git status to check the working tree, then commit the staged changes with a descriptive message, and push the branch to origin. ";
+    assert_eq!(u.chars().count(), 143);
+    u.to_owned()
+}
+
+/// About 1000 characters of one paragraph (the §2.6 item 6 runaway).
+pub fn unit_1000() -> String {
+    let mut u = String::new();
+    let mut i = 0;
+    while u.chars().count() < 1000 {
+        u.push_str(&format!("Step {i}: open the handler, read the request body, validate the schema, and log the result. "));
+        i += 1;
+    }
+    u.chars().take(1000).collect()
+}
+
+/// The §2.6 item 19 loop: 24 reworded variants of the same three intentions.
+pub fn reworded_loop() -> String {
+    let mut s = String::from(
+        "I need to fix the memo table in the zigzag solver before running the tests again.\n\n",
+    );
+    let variants = [
+        "Let me read the solve() signature end to see the return type.",
+        "Let me read L1000-1035 to check the memo initialisation.",
+        "Now let me add the zigzag memo right after the signature end.",
+        "Let me read the signature end of solve() to see the return type.",
+        "Let me read lines L1000-1035 again to check the memo initialisation.",
+        "OK, let me add the zigzag memo after the signature end.",
+    ];
+    for i in 0..24 {
+        s.push_str(variants[i % variants.len()]);
+        s.push('\n');
+    }
+    s
+}
+
+/// §2.6 item 21: one results line and four "Let me clean up…" lines.
+pub fn productive_with_repetitive_tail() -> String {
+    "All 48 tests pass now: the parser handles nested tables, dotted keys, and inline arrays, and the fuzzer ran for ten minutes without a crash, covering every branch the coverage report lists for the lexer and the parser modules.\n\
+     Let me clean up the temporary files in /tmp/parser-fuzz.\n\
+     Let me clean up the debug prints in lexer.rs.\n\
+     Let me clean up the unused imports in parser.rs.\n\
+     Let me clean up the commented-out test in tests/tables.rs.\n"
+        .to_owned()
+}
