@@ -471,12 +471,16 @@ pub fn render_markdown(results: &[(String, Vec<SessionEval>)], disputed: &[Dispu
             "On the labelled loops (disputed ones excluded): where both catch a loop, whose first \
              finding comes on an earlier line; and the loops only one of them catches.\n"
         );
-        let _ = writeln!(s, "| seed preset | default earlier | same line | default later | only default catches | only the seed catches |\n|---|---|---|---|---|---|");
+        let _ = writeln!(s, "| seed preset | default earlier | same line | default later | only default catches | only the seed catches | mean latency on loops both catch (default / seed) |\n|---|---|---|---|---|---|---|");
         for (p, seed) in results.iter().filter(|(p, _)| p != "default") {
             let c = paired_counts(default, seed);
+            let lat = match paired_latency(default, seed) {
+                Some((d, s)) => format!("{d:.1} / {s:.1}"),
+                None => "–".to_owned(),
+            };
             let _ = writeln!(
                 s,
-                "| {p} | {} | {} | {} | {} | {} |",
+                "| {p} | {} | {} | {} | {} | {} | {lat} |",
                 c[0], c[1], c[2], c[3], c[4]
             );
         }
@@ -591,6 +595,24 @@ pub fn paired_counts(default: &[SessionEval], seed: &[SessionEval]) -> [usize; 5
         }
     }
     c
+}
+
+/// Mean latency (default, seed) over the labelled loops both catch.
+pub fn paired_latency(default: &[SessionEval], seed: &[SessionEval]) -> Option<(f64, f64)> {
+    let (mut n, mut d_sum, mut s_sum) = (0i64, 0i64, 0i64);
+    for (d, s) in default.iter().zip(seed) {
+        if d.path != s.path || d.disputed {
+            continue;
+        }
+        if let (Outcome::Caught { latency: dl, .. }, Outcome::Caught { latency: sl, .. }) =
+            (&d.outcome, &s.outcome)
+        {
+            n += 1;
+            d_sum += dl;
+            s_sum += sl;
+        }
+    }
+    (n > 0).then(|| (d_sum as f64 / n as f64, s_sum as f64 / n as f64))
 }
 
 /// Where the corpus is: `$LOOPGUARD_CORPUS`, else `../shared/corpus` beside the workspace.
