@@ -61,6 +61,12 @@ struct BusState {
     own_messages: VecDeque<Fingerprint>,
     pending: VecDeque<Pending>,
     batches: VecDeque<(u64, u32)>,
+    /// The batch a call without an explicit batch joins: a new one at each `MessageStart`,
+    /// and at a call that follows a result (the host asked the model again in between).
+    #[serde(default)]
+    inferred_batch: u64,
+    #[serde(default)]
+    result_since_call: bool,
 }
 
 /// Identity of a call: the tool name and its args fingerprint.
@@ -188,6 +194,8 @@ impl Bus {
                 self.state.run_id = run_id.map(str::to_owned);
             }
             Event::MessageStart => {
+                self.state.inferred_batch += 1;
+                self.state.result_since_call = false;
                 self.state.message = self.state.messages_started;
                 self.state.messages_started += 1;
                 self.state.char_offset = 0;
@@ -202,7 +210,13 @@ impl Bus {
                 args,
                 batch,
             } => {
-                let batch = batch.unwrap_or(self.state.message);
+                if self.state.result_since_call {
+                    self.state.inferred_batch += 1;
+                    self.state.result_since_call = false;
+                }
+                // Explicit batch ids keep the low half; inferred ones the high half, so the two
+                // never meet.
+                let batch = batch.unwrap_or((1 << 63) | self.state.inferred_batch);
                 let pos = self.bump_batch(batch);
                 let args_fp = args_fingerprint(args);
                 let st = CallInfoState {
@@ -232,6 +246,7 @@ impl Bus {
                 details: d,
             } => {
                 details = *d;
+                self.state.result_since_call = true;
                 let found = self
                     .state
                     .pending
@@ -241,7 +256,7 @@ impl Bus {
                     Some(p) => (p.call.info(), Some(p.args), false),
                     None => {
                         let args_fp = args_fingerprint(&Value::Null);
-                        let batch = self.state.message;
+                        let batch = (1 << 63) | self.state.inferred_batch;
                         (
                             CallInfo {
                                 tool: (*tool).to_owned(),
@@ -460,6 +475,53 @@ mod tests {
             details: None,
         });
         assert_eq!(f[0].message, "read:2:true");
+    }
+
+    #[test]
+    fn without_messages_or_batch_ids_a_call_after_a_result_starts_a_new_batch() {
+        let (mut bus, _) = probe(Interest::ALL);
+        let args = json!({"p": 1});
+        let mut sizes = Vec::new();
+        for id in ["a", "b"] {
+            bus.observe(&Event::ToolCall {
+                id,
+                tool: "read",
+                args: &args,
+                batch: None,
+            });
+            let f = bus.observe(&Event::ToolResult {
+                id,
+                tool: "read",
+                content: "x",
+                is_error: false,
+                images: 0,
+                details: None,
+            });
+            sizes.push(f[0].message.clone());
+        }
+        assert_eq!(sizes, vec!["read:1:false", "read:1:false"]);
+        // Two calls before any result: one batch of two.
+        bus.observe(&Event::ToolCall {
+            id: "c",
+            tool: "read",
+            args: &args,
+            batch: None,
+        });
+        bus.observe(&Event::ToolCall {
+            id: "d",
+            tool: "read",
+            args: &args,
+            batch: None,
+        });
+        let f = bus.observe(&Event::ToolResult {
+            id: "d",
+            tool: "read",
+            content: "x",
+            is_error: false,
+            images: 0,
+            details: None,
+        });
+        assert_eq!(f[0].message, "read:2:false");
     }
 
     #[test]

@@ -128,6 +128,9 @@ struct State {
     recent: VecDeque<Fingerprint>,
     /// Sequence numbers of calls this detector reported as critical (blocked).
     blocked: VecDeque<u64>,
+    /// Recent known poll calls (their results are left out of the near-duplicate streak).
+    #[serde(default)]
+    polls: VecDeque<Fingerprint>,
     window: Window,
     history: VecDeque<Record>,
 }
@@ -193,7 +196,17 @@ impl GenericRepeat {
         if self.settings.batch_streak {
             critical |= self.check_batch_block(call, cx);
         }
-        if self.settings.near_duplicate.is_some() {
+        let near_skips_polls = self
+            .settings
+            .near_duplicate
+            .as_ref()
+            .is_some_and(|nd| nd.skip_known_polls);
+        let poll = (near_skips_polls || self.settings.polls.is_some())
+            && (is_known_poll(tool, args) || is_polling_command(args));
+        if poll && !self.state.polls.contains(&call.call_fp) {
+            push_bounded_fp(&mut self.state.polls, call.call_fp);
+        }
+        if self.settings.near_duplicate.is_some() && !(poll && near_skips_polls) {
             critical |= self.check_near(call, cx, critical);
         }
         if self.settings.window.is_some() {
@@ -253,7 +266,10 @@ impl GenericRepeat {
         }
         if let Some(nd) = &self.settings.near_duplicate {
             let empty_counts = nd.count_empty_results || !self.settings.ignore_empty_results;
-            if !(ignored || skipped_error || (empty && !empty_counts)) {
+            if self.state.polls.contains(&result.call.call_fp) {
+                // A known poll: its streak is known-poll-no-progress's to judge.
+                self.state.near = NearStreak::default();
+            } else if !(ignored || skipped_error || (empty && !empty_counts)) {
                 if result.batch_size > 1 {
                     // A parallel batch is not a repeat of one call: it ends the streak.
                     self.state.near = NearStreak::default();
@@ -301,7 +317,8 @@ impl GenericRepeat {
             s.last = Some(pair);
         }
         push_bounded(&mut s.seqs, cx.seq());
-        if s.count >= self.settings.warn_threshold && !s.warned {
+        let (warn_at, _) = streak_thresholds(&self.settings, &self.state.polls, &pair_call(s));
+        if s.count >= warn_at && !s.warned {
             s.warned = true;
             if let Some(p) = &s.last {
                 let msg = format!(
@@ -319,7 +336,8 @@ impl GenericRepeat {
     }
 
     fn check_streak_block(&mut self, call: &CallInfo, cx: &mut Cx<'_>) -> bool {
-        let block_at = self.settings.block_threshold.saturating_sub(1);
+        let (_, block) = streak_thresholds(&self.settings, &self.state.polls, &call.call_fp);
+        let block_at = block.saturating_sub(1);
         let s = &mut self.state.streak;
         let (pair, count) = match (&s.sticky, &s.last) {
             (Some((p, c)), _) if p.call == call.call_fp => (p.clone(), *c),
@@ -864,6 +882,59 @@ pub(crate) fn window_key(tool: &str, args: &Value, call_fp: &Fingerprint) -> Fin
 
 /// OpenClaw's known poll calls: `command_status` (any arguments), or `process` with action
 /// `poll` or `log`.
+/// The streak's (warn, block) thresholds for a call: the `polls` ones for a polling call.
+fn streak_thresholds(
+    settings: &Settings,
+    polls: &VecDeque<Fingerprint>,
+    call: &Fingerprint,
+) -> (u32, u32) {
+    match settings.polls {
+        Some(p) if polls.contains(call) => (p.warn_threshold, p.block_threshold),
+        _ => (settings.warn_threshold, settings.block_threshold),
+    }
+}
+
+/// The call identity of the streak's last pair (a zero fingerprint when there is none).
+fn pair_call(s: &Streak) -> Fingerprint {
+    s.last.as_ref().map(|p| p.call).unwrap_or_default()
+}
+
+/// Keeps the newest 16 poll call identities.
+fn push_bounded_fp(v: &mut VecDeque<Fingerprint>, fp: Fingerprint) {
+    while v.len() >= 16 {
+        v.pop_front();
+    }
+    v.push_back(fp);
+}
+
+/// Words that make a shell command an observation of something that changes on its own
+/// (waiting, tailing a log, asking for a status): its output advancing a little is progress.
+const POLLING_WORDS: &[&str] = &[
+    "sleep", "tail", "watch", "wait", "status", "logs", "log", "ps", "top", "ping", "curl", "wget",
+    "get", "describe", "poll", "progress", "uptime", "date", "du", "df",
+];
+
+/// Whether a call's `command` (or `cmd`) argument reads as a polling shell command: on its
+/// first line, one of the first two words of a pipeline segment (split on `;`, `&`, `|`) is one
+/// of [`POLLING_WORDS`] (`sleep 30; kubectl get pods`, `tail -20 build.log`, `git status`).
+/// Only the first line counts, so code carried in an edit command never makes it a poll.
+pub(crate) fn is_polling_command(args: &Value) -> bool {
+    let Some(cmd) = ["command", "cmd"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))
+    else {
+        return false;
+    };
+    let line = cmd.lines().next().unwrap_or("");
+    let line = line.get(..line.len().min(500)).unwrap_or(line);
+    line.split([';', '&', '|']).any(|segment| {
+        segment
+            .split_whitespace()
+            .take(2)
+            .any(|w| POLLING_WORDS.contains(&w.trim_start_matches("./")))
+    })
+}
+
 pub(crate) fn is_known_poll(tool: &str, args: &Value) -> bool {
     match tool {
         "command_status" => true,

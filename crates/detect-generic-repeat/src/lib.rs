@@ -98,6 +98,10 @@ pub struct NearDuplicateOptions {
     /// Warn one call earlier when the same call also came before the streak (a different
     /// call interrupted the repetition once), within this many recent calls (0: off).
     pub recurrence_window: Option<u32>,
+    /// Leave known poll calls (`command_status`, `process` with action `poll` or `log`) to
+    /// `known-poll-no-progress`: their output advancing a little is progress, not a repeat
+    /// (default `true`).
+    pub skip_known_polls: Option<bool>,
 }
 
 /// The `[detectors.generic-repeat]` table as written. Every key is optional; see
@@ -130,6 +134,30 @@ pub struct Options {
     pub openclaw: Option<OpenClawOptions>,
     /// loopguard's near-duplicate streak.
     pub near_duplicate: Option<NearDuplicateOptions>,
+    /// Thresholds of the streak for polling calls (known poll tools, and shell commands that
+    /// wait, tail a log or ask for a status): waiting on something that has not changed yet is
+    /// not a loop at the third look. Absent: polls count like any call (the seeds' rule).
+    pub polls: Option<PollOptions>,
+}
+
+/// The `polls` table: the streak's thresholds for polling calls.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PollOptions {
+    /// Warn when this many consecutive identical results of a polling call completed.
+    pub warn_threshold: Option<u32>,
+    /// Block the polling call that would be the N-th identical one (greater than
+    /// `warn-threshold`).
+    pub block_threshold: Option<u32>,
+}
+
+/// The streak's thresholds for polling calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PollSettings {
+    /// Warn threshold.
+    pub warn_threshold: u32,
+    /// Block threshold.
+    pub block_threshold: u32,
 }
 
 /// Resolved window rule.
@@ -171,6 +199,8 @@ pub struct NearDuplicateSettings {
     pub count_empty_results: bool,
     /// Calls remembered for the early warning on recurring streaks (0: off).
     pub recurrence_window: u32,
+    /// Known poll calls are left to `known-poll-no-progress`.
+    pub skip_known_polls: bool,
 }
 
 /// Resolved settings of the detector.
@@ -198,6 +228,8 @@ pub struct Settings {
     pub openclaw: Option<OpenClawSettings>,
     /// Near-duplicate rule, when on.
     pub near_duplicate: Option<NearDuplicateSettings>,
+    /// Streak thresholds for polling calls, when set.
+    pub polls: Option<PollSettings>,
 }
 
 impl Settings {
@@ -368,6 +400,23 @@ impl Settings {
         });
 
         let near_duplicate = near_duplicate_settings(o.near_duplicate.as_ref())?;
+        let polls = match &o.polls {
+            None => None,
+            Some(p) => {
+                let w = positive(p.warn_threshold, 10, "polls.warn-threshold")?;
+                let b = positive(p.block_threshold, 20, "polls.block-threshold")?;
+                if w >= b {
+                    return Err(ConfigError::invalid(
+                        format!("{SCOPE}.polls.warn-threshold"),
+                        format!("must be lower than polls.block-threshold ({w} >= {b})"),
+                    ));
+                }
+                Some(PollSettings {
+                    warn_threshold: w,
+                    block_threshold: b,
+                })
+            }
+        };
 
         Ok(Settings {
             streak: o.streak.unwrap_or(Settings::DEFAULT_STREAK),
@@ -385,6 +434,7 @@ impl Settings {
             window,
             openclaw,
             near_duplicate,
+            polls,
         })
     }
 
@@ -410,6 +460,7 @@ impl Default for Settings {
             window: None,
             openclaw: None,
             near_duplicate: None,
+            polls: None,
         })
     }
 }
@@ -473,6 +524,7 @@ fn near_duplicate_settings(
             .count_empty_results
             .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_COUNT_EMPTY_RESULTS),
         recurrence_window: recurrence,
+        skip_known_polls: n.skip_known_polls.unwrap_or(true),
     }))
 }
 

@@ -1334,7 +1334,10 @@ fn near_duplicate_edit_loop_is_caught_at_the_fourth_call() {
 fn near_duplicate_keeps_warning_once_then_blocks_from_the_eighth_call_sticky() {
     let mut s = Script::new();
     let calls = edit_loop(&mut s, 9);
-    let f = near_keys(&run(dflt(), s.events()));
+    let f = near_keys(&run(
+        det("near-duplicate = { enabled = true, block-threshold = 8 }"),
+        s.events(),
+    ));
     assert_eq!(
         f,
         vec![
@@ -1356,9 +1359,12 @@ fn near_duplicate_keeps_warning_once_then_blocks_from_the_eighth_call_sticky() {
     );
     s.tool_result(&id, "edit", "ok", false);
     let after = last(&s);
-    assert!(near_keys(&run(dflt(), s.events()))
-        .iter()
-        .all(|(i, _)| *i < after - 3));
+    assert!(near_keys(&run(
+        det("near-duplicate = { enabled = true, block-threshold = 8 }"),
+        s.events()
+    ))
+    .iter()
+    .all(|(i, _)| *i < after - 3));
 }
 
 #[test]
@@ -1534,8 +1540,8 @@ fn near_duplicate_does_not_repeat_the_exact_streaks_warning() {
         .unwrap();
     let f = run(dflt(), s.events());
     assert!(near_keys(&f).is_empty(), "{f:?}");
-    // The streak's warning, then the window's (5 in 8) on the 5th call, which is blocked.
-    assert_eq!(warnings(&f), vec![third_result, last(&s)]);
+    // The streak's warning; the 5th call is blocked.
+    assert_eq!(warnings(&f), vec![third_result]);
     assert_eq!(criticals(&f), vec![last(&s)]);
 }
 
@@ -1656,9 +1662,10 @@ fn near_duplicate_is_off_in_the_seed_presets_and_by_default() {
         Some(NearDuplicateSettings {
             similarity_permille: 700,
             warn_threshold: 4,
-            block_threshold: Some(8),
+            block_threshold: None,
             count_empty_results: true,
             recurrence_window: 8,
+            skip_known_polls: true,
         })
     );
 }
@@ -1729,4 +1736,131 @@ fn near_duplicate_snapshot_round_trips_mid_streak() {
     }
     assert_eq!(plain, out);
     assert!(!near_keys(&plain).is_empty());
+}
+
+fn default_preset() -> Box<dyn Detector> {
+    det_from(&preset_table("default"))
+}
+
+// ---- polling calls (default preset) ---------------------------------------------------
+
+#[test]
+fn a_poll_that_waits_is_warned_at_ten_and_blocked_at_twenty_not_at_three_and_five() {
+    for (tool, args) in [
+        ("process", json!({"action": "poll", "sessionId": "build"})),
+        (
+            "bash",
+            json!({"command": "sleep 30; gh run view 42 --json status"}),
+        ),
+    ] {
+        let mut s = Script::new();
+        s.user("deploy and wait");
+        for _ in 0..7 {
+            s.call(tool, args.clone(), "status: running");
+        }
+        s.call(tool, args.clone(), "status: exited 0");
+        assert!(
+            run(default_preset(), s.events()).is_empty(),
+            "{tool}: waiting 7 times is not a loop"
+        );
+        let mut s = Script::new();
+        s.user("deploy and wait");
+        for _ in 0..19 {
+            s.call(tool, args.clone(), "status: running");
+        }
+        let _ = attempt(&mut s, tool, args.clone());
+        let f = run(default_preset(), s.events());
+        assert_eq!(warnings(&f).len(), 1, "{tool}: {f:?}");
+        assert_eq!(
+            f.iter()
+                .find(|(_, f)| f.level == Level::Warning)
+                .map(|(_, f)| f.count),
+            Some(10)
+        );
+        assert_eq!(
+            criticals(&f),
+            vec![last(&s)],
+            "{tool}: the 20th identical poll is blocked"
+        );
+    }
+}
+
+#[test]
+fn polls_whose_output_advances_are_never_flagged() {
+    let log: String = (0..40)
+        .map(|j| format!("[{j:03}] compiling crate {j} of the workspace\n"))
+        .collect();
+    type Case = (&'static str, Value, Box<dyn Fn(usize) -> String>);
+    let cases: Vec<Case> = vec![
+        (
+            "process",
+            json!({"action": "poll", "sessionId": "b"}),
+            Box::new(move |i| format!("{log}Progress: {}% ({i} of 25)", i * 4)),
+        ),
+        (
+            "bash",
+            json!({"command": "tail -20 build.log"}),
+            Box::new(|i| {
+                (i..i + 20)
+                    .map(|k| format!("line {k}: building module {k}\n"))
+                    .collect()
+            }),
+        ),
+        (
+            "bash",
+            json!({"command": "sleep 10; kubectl get pods"}),
+            Box::new(|i| {
+                (0..30)
+                    .map(|k| {
+                        format!(
+                            "web-{k} {}\n",
+                            if k < i { "1/1 Running" } else { "0/1 Pending" }
+                        )
+                    })
+                    .collect()
+            }),
+        ),
+    ];
+    for (tool, args, result) in cases {
+        let mut s = Script::new();
+        s.user("wait for the build");
+        for i in 0..25 {
+            s.call(tool, args.clone(), &result(i));
+        }
+        let f = run(default_preset(), s.events());
+        assert!(f.is_empty(), "{tool} {args}: {f:?}");
+    }
+}
+
+#[test]
+fn only_the_first_line_of_a_command_can_make_it_a_poll() {
+    use crate::detector::is_polling_command;
+    assert!(is_polling_command(
+        &json!({"command": "sleep 5 && curl -s localhost:8080/health"})
+    ));
+    assert!(is_polling_command(
+        &json!({"command": "cd app; git status"})
+    ));
+    assert!(is_polling_command(&json!({"cmd": "./status"})));
+    assert!(!is_polling_command(
+        &json!({"command": "edit 10:20\n    return node.get(key);\n"})
+    ));
+    assert!(!is_polling_command(
+        &json!({"command": "python replicate_bug.py"})
+    ));
+    assert!(!is_polling_command(&json!({"path": "status.txt"})));
+}
+
+#[test]
+fn a_polls_table_is_validated() {
+    let t: toml::Table = "polls = { warn-threshold = 20, block-threshold = 10 }"
+        .parse()
+        .unwrap();
+    let err = Settings::from_table(&t).unwrap_err();
+    assert_eq!(
+        err.path(),
+        Some("detectors.generic-repeat.polls.warn-threshold")
+    );
+    let t: toml::Table = "polls = { warn = 3 }".parse().unwrap();
+    assert!(Settings::from_table(&t).is_err());
 }
