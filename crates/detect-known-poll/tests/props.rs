@@ -1,25 +1,14 @@
 //! Invariants of `known-poll-no-progress` over arbitrary event streams.
 
-use loopguard_core::{Bus, Detector, Level};
+use loopguard_core::{Detector, Level};
 use loopguard_detect_known_poll::KnownPoll;
+use loopguard_testkit::reverse_keys;
 use loopguard_testkit::{arb_args, arb_events, run, Script};
 use proptest::prelude::*;
-use serde_json::{json, Value};
+use serde_json::json;
 
 fn detector() -> Box<dyn Detector> {
     Box::new(KnownPoll::default())
-}
-
-fn reverse_keys(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .rev()
-                .map(|(k, v)| (k.clone(), reverse_keys(v)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
 }
 
 proptest! {
@@ -32,17 +21,7 @@ proptest! {
         let a = run(detector(), &events);
         prop_assert_eq!(&a, &run(detector(), &events));
         let cut = cut.min(events.len());
-        let mut bus = Bus::new(vec![detector()]);
-        let mut out = Vec::new();
-        for (i, e) in events[..cut].iter().enumerate() {
-            out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-        }
-        let snap = bus.snapshot().unwrap();
-        let mut bus2 = Bus::new(vec![detector()]);
-        bus2.restore(&snap).unwrap();
-        for (i, e) in events.iter().enumerate().skip(cut) {
-            out.extend(bus2.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-        }
+        let out = loopguard_testkit::run_with_snapshot(&detector, &events, cut).unwrap();
         prop_assert_eq!(a, out);
     }
 

@@ -1,7 +1,7 @@
 //! Invariants of `ping-pong` over generated sessions.
 #![allow(clippy::unwrap_used)]
 
-use loopguard_core::{Bus, Detector, Level};
+use loopguard_core::{Detector, Level};
 use loopguard_detect_ping_pong::{PingPong, Settings};
 use loopguard_testkit::{arb_events, run, Script};
 use proptest::prelude::*;
@@ -84,17 +84,7 @@ proptest! {
             let a = run(make(), &events);
             prop_assert_eq!(&a, &run(make(), &events));
             let cut = cut.min(events.len());
-            let mut bus = Bus::new(vec![make()]);
-            let mut out = Vec::new();
-            for (i, e) in events[..cut].iter().enumerate() {
-                out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-            }
-            let snap = bus.snapshot().unwrap();
-            let mut bus2 = Bus::new(vec![make()]);
-            bus2.restore(&snap).unwrap();
-            for (i, e) in events.iter().enumerate().skip(cut) {
-                out.extend(bus2.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-            }
+            let out = loopguard_testkit::run_with_snapshot(&make, &events, cut).unwrap();
             prop_assert_eq!(a, out);
         }
     }

@@ -1,7 +1,7 @@
 //! Invariants of `post-compaction-guard` over arbitrary event streams.
 #![allow(clippy::unwrap_used)]
 
-use loopguard_core::{Bus, Detector, OwnedEvent};
+use loopguard_core::{Detector, OwnedEvent};
 use loopguard_detect_post_compaction::{PostCompactionGuard, Settings};
 use loopguard_testkit::{arb_events, run, Script};
 use proptest::prelude::*;
@@ -66,17 +66,7 @@ proptest! {
         let a = run(guard(), &events);
         prop_assert_eq!(&a, &run(guard(), &events));
         let cut = cut.min(events.len());
-        let mut bus = Bus::new(vec![guard()]);
-        let mut out = Vec::new();
-        for (i, e) in events[..cut].iter().enumerate() {
-            out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-        }
-        let snap = bus.snapshot().unwrap();
-        let mut bus2 = Bus::new(vec![guard()]);
-        bus2.restore(&snap).unwrap();
-        for (i, e) in events.iter().enumerate().skip(cut) {
-            out.extend(bus2.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-        }
+        let out = loopguard_testkit::run_with_snapshot(&guard, &events, cut).unwrap();
         prop_assert_eq!(a, out);
     }
 }

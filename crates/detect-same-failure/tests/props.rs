@@ -1,7 +1,7 @@
 //! Invariants of `same-failure` over arbitrary event streams.
 #![allow(clippy::unwrap_used)]
 
-use loopguard_core::{Bus, Detector, Level};
+use loopguard_core::{Detector, Level};
 use loopguard_detect_same_failure::{SameFailure, Settings};
 use loopguard_testkit::{arb_args, arb_events, run, Script};
 use proptest::prelude::*;
@@ -100,17 +100,7 @@ proptest! {
             let a = run(mk(), &events);
             prop_assert_eq!(&a, &run(mk(), &events));
             let cut = cut.min(events.len());
-            let mut bus = Bus::new(vec![mk()]);
-            let mut out = Vec::new();
-            for (i, e) in events[..cut].iter().enumerate() {
-                out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-            }
-            let snap = bus.snapshot().unwrap();
-            let mut bus2 = Bus::new(vec![mk()]);
-            bus2.restore(&snap).unwrap();
-            for (i, e) in events.iter().enumerate().skip(cut) {
-                out.extend(bus2.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-            }
+            let out = loopguard_testkit::run_with_snapshot(&mk, &events, cut).unwrap();
             prop_assert_eq!(a, out);
         }
     }

@@ -1,6 +1,6 @@
 //! Invariants of `unknown-tool` over arbitrary event streams.
 
-use loopguard_core::{Bus, Detector, Level};
+use loopguard_core::{Detector, Level};
 use loopguard_detect_unknown_tool::{Settings, UnknownTool};
 use loopguard_testkit::{arb_args, arb_events, run, Script};
 use proptest::prelude::*;
@@ -20,17 +20,7 @@ proptest! {
         let a = run(detector(), &events);
         prop_assert_eq!(&a, &run(detector(), &events));
         let cut = cut.min(events.len());
-        let mut bus = Bus::new(vec![detector()]);
-        let mut out = Vec::new();
-        for (i, e) in events[..cut].iter().enumerate() {
-            out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-        }
-        let snap = bus.snapshot().unwrap();
-        let mut bus2 = Bus::new(vec![detector()]);
-        bus2.restore(&snap).unwrap();
-        for (i, e) in events.iter().enumerate().skip(cut) {
-            out.extend(bus2.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-        }
+        let out = loopguard_testkit::run_with_snapshot(&detector, &events, cut).unwrap();
         prop_assert_eq!(a, out);
     }
 

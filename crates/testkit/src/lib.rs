@@ -181,6 +181,44 @@ pub fn run(detector: Box<dyn Detector>, events: &[OwnedEvent]) -> Vec<(usize, Fi
     out
 }
 
+/// Feeds `events[..cut]` through a bus holding `make()`, snapshots it, restores the snapshot
+/// into a fresh bus holding another `make()`, and feeds the rest: the findings (with event
+/// indices) must equal those of [`run`] over the whole stream for a detector whose state
+/// snapshots completely.
+pub fn run_with_snapshot(
+    make: &dyn Fn() -> Box<dyn Detector>,
+    events: &[OwnedEvent],
+    cut: usize,
+) -> Result<Vec<(usize, Finding)>, loopguard_core::StateError> {
+    let cut = cut.min(events.len());
+    let mut bus = Bus::new(vec![make()]);
+    let mut out = Vec::new();
+    for (i, e) in events[..cut].iter().enumerate() {
+        out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+    }
+    let snap = bus.snapshot()?;
+    let mut restored = Bus::new(vec![make()]);
+    restored.restore(&snap)?;
+    for (i, e) in events.iter().enumerate().skip(cut) {
+        out.extend(restored.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+    }
+    Ok(out)
+}
+
+/// `v` with the keys of every object in reverse order (to show that key order never matters).
+pub fn reverse_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .rev()
+                .map(|(k, v)| (k.clone(), reverse_keys(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(reverse_keys).collect()),
+        other => other.clone(),
+    }
+}
+
 /// Turns arbitrary bytes into a plausible event stream: a few tools, a few argument and
 /// result shapes, text deltas (multi-byte included), compactions and turns. The same decoder
 /// serves proptest (`vec(any::<u8>(), ..)`) and cargo-fuzz.
