@@ -1320,7 +1320,7 @@ mod tests {
         };
         for text in stress_texts() {
             let s: Vec<u32> = text.chars().map(u32::from).collect();
-            let mut m = TailMatcher::new(30, 400, 2, 128, 3);
+            let mut m = TailMatcher::new(30, 400, 2, settings.long_unit, settings.root_copies);
             for n in 1..=s.len() {
                 let got = m.push(s[n - 1]).map(|q| q as usize);
                 assert_eq!(

@@ -85,9 +85,9 @@ impl Settings {
     /// Default copies.
     pub const DEFAULT_MIN_COPIES: usize = 2;
     /// Default long-unit threshold.
-    pub const DEFAULT_LONG_UNIT: usize = 128;
+    pub const DEFAULT_LONG_UNIT: usize = 512;
     /// Default root copies for short units.
-    pub const DEFAULT_ROOT_COPIES: usize = 3;
+    pub const DEFAULT_ROOT_COPIES: usize = 4;
     /// Default seed rescan cadence.
     pub const DEFAULT_RESCAN_EVERY: usize = 200;
     /// Default filler-run cut.

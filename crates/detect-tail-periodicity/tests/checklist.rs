@@ -73,17 +73,18 @@ fn g41_two_copies_of_a_unit_of_30_or_more_is_a_loop_with_the_smallest_period() {
     let f = fire(&seed(), &text).expect("seed preset fires on U+U");
     assert_eq!(unit_len(&f), u.chars().count());
     assert_eq!(f.level, Level::Critical);
-    // Default: units shorter than long-unit need a third copy of their root; longer ones fire on two.
-    assert!(fire(&Settings::default(), &text).is_none());
-    let f = fire(&Settings::default(), &format!("{text}{u}")).expect("third copy fires");
+    // Default: units shorter than long-unit (512) need four copies of their root; longer ones
+    // fire on two.
+    assert!(fire(&Settings::default(), &format!("{text}{u}")).is_none());
+    let f = fire(&Settings::default(), &format!("{text}{u}{u}")).expect("fourth copy fires");
     assert_eq!(unit_len(&f), u.chars().count());
-    let long = fixtures::unit_143();
+    let long = fixtures::unit_1000();
     let f = fire(
         &Settings::default(),
         &format!("{}\n{long}{long}", preamble()),
     )
-    .expect("two copies of 143");
-    assert_eq!(unit_len(&f), 143);
+    .expect("two copies of a 1000-character unit");
+    assert_eq!(unit_len(&f), long.chars().count());
     // Smallest period: a unit that is itself two copies reports the half.
     let w = "0123456789abcdefghijklmnopqrstuvwxyz0123";
     let f = fire(&seed(), &format!("{}\n{w}{w}{w}{w}", preamble())).unwrap();
@@ -131,7 +132,14 @@ fn g43_seed_rescans_only_after_200_new_characters() {
         "fired at {offset}, scans at {scans:?}"
     );
     // The exact engine fires on the completing character instead.
-    let exact = fire(&Settings::default(), &text).unwrap();
+    let exact = fire(
+        &Settings {
+            long_unit: 30,
+            ..Settings::default()
+        },
+        &text,
+    )
+    .unwrap();
     let second_copy_end = (pre.chars().count() + 2 * 143) as u64;
     assert_eq!(exact.offset, Some(second_copy_end));
     assert!(offset >= second_copy_end);
@@ -249,7 +257,7 @@ fn g46_sample_is_the_unit_cut_to_200_characters() {
     assert_eq!(sample.chars().count(), 201);
     assert!(sample.ends_with('…'));
     let u = fixtures::unit_143();
-    let f = fire(&Settings::default(), &format!("{}{u}{u}", preamble())).unwrap();
+    let f = fire(&Settings::default(), &format!("{}{u}{u}{u}{u}", preamble())).unwrap();
     assert_eq!(f.sample.unwrap(), u);
 }
 
@@ -263,7 +271,11 @@ fn finding_reports_offset_and_fires_once() {
         16,
     );
     assert_eq!(found.len(), 1);
-    assert_eq!(found[0].1.offset, Some((pre.chars().count() + 286) as u64));
+    // A 143-character unit is short of `long-unit`: it fires on its fourth copy.
+    assert_eq!(
+        found[0].1.offset,
+        Some((pre.chars().count() + 4 * 143) as u64)
+    );
     assert_eq!(found[0].1.detector, "tail-periodicity");
     assert!(found[0].1.message.contains("143"));
 }
@@ -462,11 +474,12 @@ fn short_period_chant_is_caught() {
 }
 
 #[test]
-fn repeated_short_line_is_caught_on_the_third_copy() {
+fn repeated_short_line_is_caught_on_the_fourth_copy() {
     let line = "I am doing well, thank-you. How are you?\n";
+    assert!(fire(&Settings::default(), &line.repeat(3)).is_none());
     let f = fire(&Settings::default(), &line.repeat(5)).unwrap();
     assert_eq!(unit_len(&f), 41);
-    assert_eq!(f.offset, Some(123));
+    assert_eq!(f.offset, Some(164));
 }
 
 // ---- configuration -------------------------------------------------------------------------
