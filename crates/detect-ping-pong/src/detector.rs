@@ -226,40 +226,43 @@ impl PingPong {
         let mut finding: Option<Finding> = None;
         let s = self.settings;
         if let Some((count, evidence, last)) = self.alternation(&call.call_fp) {
-            let mut pair = [sig(&last.tool, &last.call), sig(&call.tool, &call.call_fp)];
-            pair.sort();
-            let key = format!("pingpong:{}", pair.join("|"));
-            let paired = last.tool.clone();
-            let evidence_seqs: Vec<u64> = {
+            let level = if count >= s.critical_threshold && evidence {
+                Some(Level::Critical)
+            } else if count >= s.warning_threshold {
+                Some(Level::Warning)
+            } else {
+                None
+            };
+            // The key, message and evidence are built only for a finding: most alternations
+            // are short and stay below the thresholds.
+            if let Some(level) = level {
+                let mut pair = [sig(&last.tool, &last.call), sig(&call.tool, &call.call_fp)];
+                pair.sort();
+                let key = format!("pingpong:{}", pair.join("|"));
                 let skip = self
                     .state
                     .history
                     .len()
                     .saturating_sub(count.saturating_sub(1) as usize);
-                self.state
+                let evidence_seqs: Vec<u64> = self
+                    .state
                     .history
                     .iter()
                     .skip(skip)
                     .map(|r| r.seq)
-                    .collect()
-            };
-            if count >= s.critical_threshold && evidence {
-                let message = format!(
-                    "CRITICAL: You are alternating between repeated tool-call patterns ({count} consecutive calls) with no progress. This appears to be a stuck ping-pong loop. Session execution blocked to prevent resource waste."
-                );
+                    .collect();
+                let message = match level {
+                    Level::Critical => format!(
+                        "CRITICAL: You are alternating between repeated tool-call patterns ({count} consecutive calls) with no progress. This appears to be a stuck ping-pong loop. Session execution blocked to prevent resource waste."
+                    ),
+                    Level::Warning => format!(
+                        "WARNING: You are alternating between repeated tool-call patterns ({count} consecutive calls). This looks like a ping-pong loop; stop retrying and report the task as failed."
+                    ),
+                };
                 finding = Some(
-                    Finding::new(NAME, Level::Critical, count, key, message)
+                    Finding::new(NAME, level, count, key, message)
                         .with_evidence(evidence_seqs)
-                        .with_tool(paired),
-                );
-            } else if count >= s.warning_threshold {
-                let message = format!(
-                    "WARNING: You are alternating between repeated tool-call patterns ({count} consecutive calls). This looks like a ping-pong loop; stop retrying and report the task as failed."
-                );
-                finding = Some(
-                    Finding::new(NAME, Level::Warning, count, key, message)
-                        .with_evidence(evidence_seqs)
-                        .with_tool(paired),
+                        .with_tool(last.tool.clone()),
                 );
             }
         }
@@ -273,7 +276,7 @@ impl PingPong {
                     let count = u32::try_from(w.size + 1).unwrap_or(u32::MAX);
                     let message = format!(
                         "CRITICAL: You are cycling through the same {} tool calls with identical results ({count} consecutive calls, {} times round). This is a stuck loop; the call is blocked. Stop and report what blocks you.",
-                        w.calls().len(),
+                        w.distinct_calls(),
                         w.repeats
                     );
                     let seqs = self.state.cycles.seqs(w.size);
@@ -293,7 +296,7 @@ impl PingPong {
                         let count = u32::try_from(w.size + 1).unwrap_or(u32::MAX);
                         let message = format!(
                             "WARNING: You are cycling through the same {} tool calls with identical results ({count} consecutive calls, {} times round). Nothing changes between rounds: try something different, or stop and report what blocks you.",
-                            w.calls().len(),
+                            w.distinct_calls(),
                             w.repeats
                         );
                         let seqs = self.state.cycles.seqs(w.size);

@@ -108,6 +108,11 @@ impl Window {
             && self.calls.contains_key(&proposed)
     }
 
+    /// How many distinct calls the window holds.
+    pub fn distinct_calls(&self) -> usize {
+        self.calls.len()
+    }
+
     /// The distinct calls of the window, sorted.
     pub fn calls(&self) -> Vec<u64> {
         let mut v: Vec<u64> = self.calls.keys().copied().collect();

@@ -85,23 +85,25 @@ impl PostCompactionGuard {
             result: r.norm_fp,
             seq: cx.seq(),
         };
-        let mut evidence = Vec::new();
-        for o in &self.state.window {
-            if o.call == obs.call && o.result == obs.result {
-                evidence.push(o.seq);
-            }
-        }
-        evidence.push(obs.seq);
-        let count = u32::try_from(evidence.len()).unwrap_or(u32::MAX);
-        let tool = obs.tool.clone();
-        let key = format!(
-            "post-compaction:{}:{}:{}",
-            tool,
-            obs.call.to_hex(),
-            obs.result.to_hex()
-        );
-        self.state.window.push_back(obs);
+        let same = |o: &&Observation| o.call == obs.call && o.result == obs.result;
+        let count = self.state.window.iter().filter(same).count() + 1;
+        let count = u32::try_from(count).unwrap_or(u32::MAX);
+        // The key, message and evidence are built only for a finding.
         if count >= window {
+            let mut evidence: Vec<u64> = self
+                .state
+                .window
+                .iter()
+                .filter(same)
+                .map(|o| o.seq)
+                .collect();
+            evidence.push(obs.seq);
+            let tool = &obs.tool;
+            let key = format!(
+                "post-compaction:{tool}:{}:{}",
+                obs.call.to_hex(),
+                obs.result.to_hex()
+            );
             let message = format!(
                 "CRITICAL: tool {tool} repeated {count} times with identical arguments and identical results \
                  within {window} attempts after auto-compaction. The compaction did not break the loop. \
@@ -110,10 +112,11 @@ impl PostCompactionGuard {
             cx.report(
                 Finding::new(NAME, Level::Critical, count, key, message)
                     .with_evidence(evidence)
-                    .with_tool(tool)
+                    .with_tool(tool.clone())
                     .with_abort(ABORT_CODE),
             );
         }
+        self.state.window.push_back(obs);
         if self.state.remaining == 0 {
             self.state.window.clear();
         }

@@ -1,6 +1,6 @@
 //! The state machine of `unknown-tool`.
 
-use crate::shapes::{command_words, is_shell_syntax_error, openclaw_name, shell_name};
+use crate::shapes::{basename, command_words, is_shell_syntax_error, openclaw_name, shell_name};
 use crate::{Settings, NAME};
 use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level};
 use serde::{Deserialize, Serialize};
@@ -153,12 +153,7 @@ impl UnknownTool {
                 .iter()
                 .rev()
                 .find(|r| r.done && r.id != rec.id)?;
-            let own = rec
-                .tool
-                .rsplit('/')
-                .next()
-                .unwrap_or(&rec.tool)
-                .to_lowercase();
+            let own = basename(&rec.tool);
             if prev.tool == rec.tool && prev.name.as_deref() == Some(own.as_str()) {
                 return Some(own);
             }
@@ -224,22 +219,28 @@ impl Detector for UnknownTool {
                     .records
                     .iter()
                     .rposition(|r| !r.done && r.id == *id && r.tool == *tool);
-                let mut rec = match pos.and_then(|i| self.state.records.remove(i)) {
-                    Some(r) => r,
-                    None => Record {
-                        tool: (*tool).to_owned(),
-                        id: (*id).to_owned(),
-                        seq: cx.seq(),
-                        words: Vec::new(),
-                        done: false,
-                        name: None,
-                    },
-                };
-                rec.name = self.outcome_name(&rec, content, *is_error);
-                rec.done = true;
+                // The pending record is judged in place: still pending, it is not the
+                // previous outcome that `outcome_name` looks for.
                 match pos {
-                    Some(i) if i <= self.state.records.len() => self.state.records.insert(i, rec),
-                    _ => self.push(rec),
+                    Some(i) => {
+                        let name = self.outcome_name(&self.state.records[i], content, *is_error);
+                        let rec = &mut self.state.records[i];
+                        rec.name = name;
+                        rec.done = true;
+                    }
+                    None => {
+                        let mut rec = Record {
+                            tool: (*tool).to_owned(),
+                            id: (*id).to_owned(),
+                            seq: cx.seq(),
+                            words: Vec::new(),
+                            done: false,
+                            name: None,
+                        };
+                        rec.name = self.outcome_name(&rec, content, *is_error);
+                        rec.done = true;
+                        self.push(rec);
+                    }
                 }
             }
             _ => {}

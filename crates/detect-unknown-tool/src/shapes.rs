@@ -49,7 +49,8 @@ pub(crate) fn openclaw_name(content: &str) -> Option<String> {
     cap.get(1).map(|m| m.as_str().to_lowercase())
 }
 
-fn basename(word: &str) -> String {
+/// The lower-cased last path segment of a command word or tool name.
+pub(crate) fn basename(word: &str) -> String {
     word.rsplit('/').next().unwrap_or(word).to_lowercase()
 }
 
@@ -58,7 +59,8 @@ fn basename(word: &str) -> String {
 /// command word of the call's `command` argument. Returns the lower-cased base name.
 pub(crate) fn shell_name(tool: &str, words: &[String], content: &str) -> Option<String> {
     let s = shapes();
-    let tool = basename(tool);
+    // Lower-cased only once a line names a missing command (most results name none).
+    let mut tool_base: Option<String> = None;
     let mut by_word = None;
     for line in content.lines() {
         if !line.contains("found") && !line.contains("No such file") {
@@ -74,7 +76,7 @@ pub(crate) fn shell_name(tool: &str, words: &[String], content: &str) -> Option<
         if name.is_empty() {
             continue;
         }
-        if name == tool {
+        if name == *tool_base.get_or_insert_with(|| basename(tool)) {
             return Some(name);
         }
         if by_word.is_none() && words.iter().any(|w| basename(w) == name) {
