@@ -19,6 +19,8 @@ const MAX_BLOCKED: usize = 64;
 const MAX_BATCH_CALLS: usize = 32;
 /// How many tool names of one batch are kept for messages.
 const MAX_BATCH_TOOLS: usize = 4;
+/// How many recent known poll call identities are remembered.
+const MAX_POLLS: usize = 16;
 
 /// The `generic-repeat` detector (LG001).
 #[derive(Debug)]
@@ -189,9 +191,10 @@ impl GenericRepeat {
         {
             self.finish_batch(cx);
         }
+        let known_poll = self.state.polls.contains(&call.call_fp);
         let mut critical = false;
         if self.settings.streak {
-            critical |= self.check_streak_block(call, cx);
+            critical |= self.check_streak_block(call, known_poll, cx);
         }
         if self.settings.batch_streak {
             critical |= self.check_batch_block(call, cx);
@@ -203,8 +206,11 @@ impl GenericRepeat {
             .is_some_and(|nd| nd.skip_known_polls);
         let poll = (near_skips_polls || self.settings.polls.is_some())
             && (is_known_poll(tool, args) || is_polling_command(args));
-        if poll && !self.state.polls.contains(&call.call_fp) {
-            push_bounded_fp(&mut self.state.polls, call.call_fp);
+        if poll && !known_poll {
+            if self.state.polls.len() >= MAX_POLLS {
+                self.state.polls.pop_front();
+            }
+            self.state.polls.push_back(call.call_fp);
         }
         if self.settings.near_duplicate.is_some() && !(poll && near_skips_polls) {
             critical |= self.check_near(call, cx, critical);
@@ -252,6 +258,7 @@ impl GenericRepeat {
         let skipped_error = self.settings.ignore_errors && result.is_error;
         let skipped_empty = self.settings.ignore_empty_results && empty;
         let counted = !(ignored || skipped_error || skipped_empty);
+        let known_poll = self.state.polls.contains(&result.call.call_fp);
         let pair = Pair {
             tool: result.call.tool.clone(),
             call: result.call.call_fp,
@@ -266,7 +273,7 @@ impl GenericRepeat {
         }
         if let Some(nd) = &self.settings.near_duplicate {
             let empty_counts = nd.count_empty_results || !self.settings.ignore_empty_results;
-            if self.state.polls.contains(&result.call.call_fp) {
+            if known_poll {
                 // A known poll: its streak is known-poll-no-progress's to judge.
                 self.state.near = NearStreak::default();
             } else if !(ignored || skipped_error || (empty && !empty_counts)) {
@@ -296,13 +303,22 @@ impl GenericRepeat {
         batch.calls.clear();
         batch.seqs.clear();
         if self.settings.streak {
-            self.streak_result(pair, cx);
+            self.streak_result(pair, known_poll, cx);
         }
     }
 
     // ---- streak ------------------------------------------------------------------------
 
-    fn streak_result(&mut self, pair: Pair, cx: &mut Cx<'_>) {
+    /// The streak's (warn, block) thresholds: the `polls` ones for a known polling call.
+    fn streak_thresholds(&self, known_poll: bool) -> (u32, u32) {
+        match self.settings.polls {
+            Some(p) if known_poll => (p.warn_threshold, p.block_threshold),
+            _ => (self.settings.warn_threshold, self.settings.block_threshold),
+        }
+    }
+
+    fn streak_result(&mut self, pair: Pair, known_poll: bool, cx: &mut Cx<'_>) {
+        let (warn_at, _) = self.streak_thresholds(known_poll);
         let s = &mut self.state.streak;
         if s.last.as_ref() == Some(&pair) {
             s.count = s.count.saturating_add(1);
@@ -317,7 +333,6 @@ impl GenericRepeat {
             s.last = Some(pair);
         }
         push_bounded(&mut s.seqs, cx.seq());
-        let (warn_at, _) = streak_thresholds(&self.settings, &self.state.polls, &pair_call(s));
         if s.count >= warn_at && !s.warned {
             s.warned = true;
             if let Some(p) = &s.last {
@@ -335,8 +350,8 @@ impl GenericRepeat {
         }
     }
 
-    fn check_streak_block(&mut self, call: &CallInfo, cx: &mut Cx<'_>) -> bool {
-        let (_, block) = streak_thresholds(&self.settings, &self.state.polls, &call.call_fp);
+    fn check_streak_block(&mut self, call: &CallInfo, known_poll: bool, cx: &mut Cx<'_>) -> bool {
+        let (_, block) = self.streak_thresholds(known_poll);
         let block_at = block.saturating_sub(1);
         let s = &mut self.state.streak;
         let (pair, count) = match (&s.sticky, &s.last) {
@@ -416,9 +431,11 @@ impl GenericRepeat {
         }
         let next = n.count.saturating_add(1);
         let attempt = next.saturating_add(n.blocked);
-        let key = format!("near:{}:{}", n.tool, short_hex(&n.args));
-        let mut evidence: Vec<u64> = n.seqs.iter().copied().collect();
-        evidence.push(cx.seq());
+        // Key and evidence are built only when a finding is reported.
+        let key = |n: &NearStreak| format!("near:{}:{}", n.tool, short_hex(&n.args));
+        let evidence = |n: &NearStreak, seq: u64| -> Vec<u64> {
+            n.seqs.iter().copied().chain(std::iter::once(seq)).collect()
+        };
         let pct = nd.similarity_permille.div_ceil(10);
         if nd.block_threshold.is_some_and(|b| next >= b) {
             n.blocked = n.blocked.saturating_add(1);
@@ -433,9 +450,9 @@ impl GenericRepeat {
                 n.tool, n.count
             );
             cx.report(
-                Finding::new(NAME, Level::Critical, attempt, key, msg)
+                Finding::new(NAME, Level::Critical, attempt, key(n), msg)
                     .with_tool(n.tool.clone())
-                    .with_evidence(evidence),
+                    .with_evidence(evidence(n, cx.seq())),
             );
             return true;
         }
@@ -467,9 +484,9 @@ impl GenericRepeat {
                 n.tool, n.count
             );
             cx.report(
-                Finding::new(NAME, Level::Warning, next, key, msg)
+                Finding::new(NAME, Level::Warning, next, key(n), msg)
                     .with_tool(n.tool.clone())
-                    .with_evidence(evidence),
+                    .with_evidence(evidence(n, cx.seq())),
             );
         }
         false
@@ -704,13 +721,11 @@ impl GenericRepeat {
             let mut streak = 0u32;
             let mut latest: Option<Fingerprint> = None;
             let mut ended = false;
-            let mut evidence = Vec::new();
             for r in self.state.history.iter().rev() {
                 if r.scope != scope || r.call != call.call_fp {
                     continue;
                 }
                 recent += 1;
-                evidence.push(r.call_seq);
                 let Some(h) = r.result else { continue };
                 if ended {
                     continue;
@@ -724,19 +739,29 @@ impl GenericRepeat {
                     Some(_) => ended = true,
                 }
             }
-            evidence.reverse();
-            evidence.push(cx.seq());
-            let args_hash = format!("{tool}:{}", call.args_fp.to_hex());
+            // Key and evidence (every record of the call, oldest first, then this call) are
+            // built only when a finding is reported.
+            let args_hash = || format!("{tool}:{}", call.args_fp.to_hex());
+            let seq = cx.seq();
+            let history = &self.state.history;
+            let evidence = || -> Vec<u64> {
+                history
+                    .iter()
+                    .filter(|r| r.scope == scope && r.call == call.call_fp)
+                    .map(|r| r.call_seq)
+                    .chain(std::iter::once(seq))
+                    .collect()
+            };
             if let (true, Some(h)) = (streak >= oc.critical_threshold, latest) {
                 let msg = format!(
                     "CRITICAL: Called {tool} with identical arguments and identical outcomes {streak} times. \
                      Session execution blocked to prevent runaway loops."
                 );
-                let key = format!("generic:{tool}:{args_hash}:{}", h.to_hex());
+                let key = format!("generic:{tool}:{}:{}", args_hash(), h.to_hex());
                 cx.report(
                     Finding::new(NAME, Level::Critical, streak, key, msg)
                         .with_tool(tool)
-                        .with_evidence(evidence),
+                        .with_evidence(evidence()),
                 );
                 critical = true;
             } else if recent >= oc.warning_threshold {
@@ -744,11 +769,11 @@ impl GenericRepeat {
                     "WARNING: You have called {tool} {recent} times with identical arguments. If this is not \
                      making progress, stop retrying and report the task as failed."
                 );
-                let key = format!("generic:{tool}:{args_hash}");
+                let key = format!("generic:{tool}:{}", args_hash());
                 cx.report(
                     Finding::new(NAME, Level::Warning, recent, key, msg)
                         .with_tool(tool)
-                        .with_evidence(evidence),
+                        .with_evidence(evidence()),
                 );
             }
         }
@@ -880,33 +905,6 @@ pub(crate) fn window_key(tool: &str, args: &Value, call_fp: &Fingerprint) -> Fin
     }
 }
 
-/// OpenClaw's known poll calls: `command_status` (any arguments), or `process` with action
-/// `poll` or `log`.
-/// The streak's (warn, block) thresholds for a call: the `polls` ones for a polling call.
-fn streak_thresholds(
-    settings: &Settings,
-    polls: &VecDeque<Fingerprint>,
-    call: &Fingerprint,
-) -> (u32, u32) {
-    match settings.polls {
-        Some(p) if polls.contains(call) => (p.warn_threshold, p.block_threshold),
-        _ => (settings.warn_threshold, settings.block_threshold),
-    }
-}
-
-/// The call identity of the streak's last pair (a zero fingerprint when there is none).
-fn pair_call(s: &Streak) -> Fingerprint {
-    s.last.as_ref().map(|p| p.call).unwrap_or_default()
-}
-
-/// Keeps the newest 16 poll call identities.
-fn push_bounded_fp(v: &mut VecDeque<Fingerprint>, fp: Fingerprint) {
-    while v.len() >= 16 {
-        v.pop_front();
-    }
-    v.push_back(fp);
-}
-
 /// Words that make a shell command an observation of something that changes on its own
 /// (waiting, tailing a log, asking for a status): its output advancing a little is progress.
 const POLLING_WORDS: &[&str] = &[
@@ -935,6 +933,8 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
     })
 }
 
+/// OpenClaw's known poll calls: `command_status` (any arguments), or `process` with action
+/// `poll` or `log`.
 pub(crate) fn is_known_poll(tool: &str, args: &Value) -> bool {
     match tool {
         "command_status" => true,

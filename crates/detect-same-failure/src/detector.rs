@@ -160,16 +160,21 @@ impl SameFailure {
         )
     }
 
-    fn what(run: &Run) -> String {
+    /// The finding for `run`: `{lead}: <what happened>. {advice}`.
+    fn finding(run: &Run, level: Level, lead: &str, advice: &str) -> Finding {
         let error = if run.error.is_empty() {
             "(an empty error)".to_owned()
         } else {
             format!("\"{}\"", run.error)
         };
-        format!(
-            "Tool `{}` failed {} times in a row with the same error although the arguments changed: {error}",
+        let message = format!(
+            "{lead}: Tool `{}` failed {} times in a row with the same error although the arguments changed: {error}. {advice}",
             run.tool, run.count
-        )
+        );
+        Finding::new(NAME, level, run.count, SameFailure::key(run), message)
+            .with_evidence(run.evidence.iter().copied().collect())
+            .with_tool(run.tool.clone())
+            .with_sample(&run.error)
     }
 
     fn on_result(&mut self, info: &ResultInfo, content: &str, is_error: bool, cx: &mut Cx<'_>) {
@@ -212,21 +217,12 @@ impl SameFailure {
         if run.warned || !run.varied || run.count < self.settings.warning_threshold {
             return;
         }
-        let message = format!(
-            "WARNING: {}. Retrying variants will not help: stop, read the usage or error message and fix the cause, or report the blocker.",
-            SameFailure::what(run)
-        );
-        let finding = Finding::new(
-            NAME,
+        cx.report(SameFailure::finding(
+            run,
             Level::Warning,
-            run.count,
-            SameFailure::key(run),
-            message,
-        )
-        .with_evidence(run.evidence.iter().copied().collect())
-        .with_tool(run.tool.clone())
-        .with_sample(&run.error);
-        cx.report(finding);
+            "WARNING",
+            "Retrying variants will not help: stop, read the usage or error message and fix the cause, or report the blocker.",
+        ));
         if let Some(run) = self.state.run.as_mut() {
             run.warned = true;
         }
@@ -244,21 +240,12 @@ impl SameFailure {
         if !self.armed(run) {
             return;
         }
-        let message = format!(
-            "CRITICAL: {}. This call is blocked. Stop retrying variants of it: read the usage or error message and fix the cause, or report the blocker.",
-            SameFailure::what(run)
-        );
-        let finding = Finding::new(
-            NAME,
+        cx.report(SameFailure::finding(
+            run,
             Level::Critical,
-            run.count,
-            SameFailure::key(run),
-            message,
-        )
-        .with_evidence(run.evidence.iter().copied().collect())
-        .with_tool(run.tool.clone())
-        .with_sample(&run.error);
-        cx.report(finding);
+            "CRITICAL",
+            "This call is blocked. Stop retrying variants of it: read the usage or error message and fix the cause, or report the blocker.",
+        ));
     }
 }
 

@@ -170,13 +170,13 @@ impl StalledTurns {
     }
 
     fn on_user(&mut self, text: &str, origin: Origin, cx: &Cx<'_>) {
-        let fp = Fingerprint::of_bytes(text.trim().as_bytes());
-        let repeat = self.state.last_nudge == Some(fp);
         // The guard's own steer, delivered back by the host, neither counts nor resets, and
         // is not the harness's last text either.
         if origin == Origin::Guard {
             return;
         }
+        let fp = Fingerprint::of_bytes(text.trim().as_bytes());
+        let repeat = self.state.last_nudge == Some(fp);
         let same_as_last_user = self.state.last_user.replace(fp) == Some(fp);
         // The bus starts no turn for an own steer it recognised by its text: skip it too.
         if !cx.is_new_turn() && !same_as_last_user && origin != Origin::Human {
@@ -238,7 +238,7 @@ impl StalledTurns {
                 format!("stalled-turns:nudge:{fp}:{}", s.nudges.start),
                 what,
                 &s.nudges.evidence,
-                Some(s.nudge_sample.clone()),
+                Some(s.nudge_sample.as_str()),
             )
         } else {
             let what = format!("Your last {count} replies called no tool and added nothing new");
@@ -265,7 +265,7 @@ impl StalledTurns {
             Finding::new(NAME, Level::Warning, count, key, message).with_evidence(evidence)
         };
         cx.report(match sample {
-            Some(sample) => finding.with_sample(&sample),
+            Some(sample) => finding.with_sample(sample),
             None => finding,
         });
     }
