@@ -21,6 +21,7 @@ const MAX_BATCHES: usize = 16;
 struct Pending {
     id: String,
     call: CallInfoState,
+    /// The call's arguments when the tool's normaliser reads them, else `null`.
     args: Value,
 }
 
@@ -35,9 +36,9 @@ struct CallInfoState {
 }
 
 impl CallInfoState {
-    fn info(&self) -> CallInfo {
+    fn into_info(self) -> CallInfo {
         CallInfo {
-            tool: self.tool.clone(),
+            tool: self.tool,
             args_fp: self.args_fp,
             call_fp: self.call_fp,
             batch: self.batch,
@@ -143,15 +144,18 @@ impl Bus {
 
     /// Whether a `User` event with `text` and `origin` would start a new user turn now.
     pub fn would_start_turn(&self, text: &str, origin: Origin) -> bool {
-        let fp = Fingerprint::of_bytes(text.trim().as_bytes());
+        self.starts_turn(&Fingerprint::of_bytes(text.trim().as_bytes()), origin)
+    }
+
+    fn starts_turn(&self, fp: &Fingerprint, origin: Origin) -> bool {
         match origin {
             Origin::Human => true,
             Origin::Guard => false,
             Origin::Harness | Origin::Unknown => {
-                if self.state.own_messages.contains(&fp) {
+                if self.state.own_messages.contains(fp) {
                     return false;
                 }
-                self.state.last_user != Some(fp)
+                self.state.last_user != Some(*fp)
             }
         }
     }
@@ -171,8 +175,8 @@ impl Bus {
 
         match event {
             Event::User { text, origin } => {
-                new_turn = self.would_start_turn(text, *origin);
                 let fp = Fingerprint::of_bytes(text.trim().as_bytes());
+                new_turn = self.starts_turn(&fp, *origin);
                 let own = match self.state.own_messages.iter().position(|f| *f == fp) {
                     Some(pos) => {
                         self.state.own_messages.remove(pos);
@@ -227,14 +231,21 @@ impl Bus {
                     batch_pos: pos,
                     seq,
                 };
-                call_info = Some(st.info());
+                call_info = Some(st.clone().into_info());
                 if self.state.pending.len() >= MAX_PENDING_CALLS {
                     self.state.pending.pop_front();
                 }
+                // Only a normaliser that reads the arguments needs them at result time: a
+                // `write`'s whole file content is not copied for nothing.
+                let args = if self.normalizers.uses_args(tool) {
+                    (*args).clone()
+                } else {
+                    Value::Null
+                };
                 self.state.pending.push_back(Pending {
                     id: (*id).to_owned(),
                     call: st,
-                    args: (*args).clone(),
+                    args,
                 });
             }
             Event::ToolResult {
@@ -253,7 +264,7 @@ impl Bus {
                     .iter()
                     .position(|p| p.id == *id && p.call.tool == *tool);
                 let (call, args, orphan) = match found.and_then(|i| self.state.pending.remove(i)) {
-                    Some(p) => (p.call.info(), Some(p.args), false),
+                    Some(p) => (p.call.into_info(), Some(p.args), false),
                     None => {
                         let args_fp = args_fingerprint(&Value::Null);
                         let batch = (1 << 63) | self.state.inferred_batch;
@@ -584,6 +595,67 @@ mod tests {
         }
         assert!(bus.state.pending.len() <= MAX_PENDING_CALLS);
         assert!(bus.state.batches.len() <= MAX_BATCHES);
+    }
+
+    /// Records each result's normalised fingerprint.
+    struct NormProbe(std::sync::Arc<std::sync::Mutex<Vec<Fingerprint>>>);
+
+    impl Detector for NormProbe {
+        fn name(&self) -> &'static str {
+            "norm-probe"
+        }
+        fn interest(&self) -> Interest {
+            Interest::of(&[EventKind::ToolResult])
+        }
+        fn observe(&mut self, _: &Event<'_>, cx: &mut Cx<'_>) {
+            if let Some(r) = cx.result() {
+                self.0.lock().unwrap().push(r.norm_fp);
+            }
+        }
+    }
+
+    #[test]
+    fn args_are_kept_only_for_normalisers_that_read_them() {
+        let seen = std::sync::Arc::default();
+        let mut bus = Bus::new(vec![Box::new(NormProbe(std::sync::Arc::clone(&seen)))]);
+        let write_args = json!({"path": "a.rs", "content": "x".repeat(10_000)});
+        let poll_args = json!({"action": "poll", "sessionId": "s"});
+        for (id, tool, args) in [("w", "write", &write_args), ("p", "process", &poll_args)] {
+            bus.observe(&Event::ToolCall {
+                id,
+                tool,
+                args,
+                batch: None,
+            });
+        }
+        let kept: Vec<&Value> = bus.state.pending.iter().map(|p| &p.args).collect();
+        assert_eq!(kept, vec![&Value::Null, &poll_args]);
+        bus.observe(&Event::ToolResult {
+            id: "p",
+            tool: "process",
+            content: "still running",
+            is_error: false,
+            images: 0,
+            details: None,
+        });
+        let expected = Normalizers::builtin().fingerprint(&ResultInput {
+            tool: "process",
+            args: Some(&poll_args),
+            content: "still running",
+            is_error: false,
+            images: 0,
+            details: None,
+        });
+        let without_args = Normalizers::builtin().fingerprint(&ResultInput {
+            tool: "process",
+            args: None,
+            content: "still running",
+            is_error: false,
+            images: 0,
+            details: None,
+        });
+        assert_ne!(expected, without_args, "the poll rule must depend on args");
+        assert_eq!(*seen.lock().unwrap(), vec![expected]);
     }
 
     #[test]

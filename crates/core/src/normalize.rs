@@ -32,6 +32,12 @@ pub struct ResultInput<'a> {
 pub trait Normalizer: Send + Sync {
     /// The fingerprint of the normalised result.
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint;
+
+    /// Whether [`ResultInput::args`] is read. When `false` the bus keeps no copy of a call's
+    /// arguments until its result arrives (and passes `Some(&Value::Null)` for them).
+    fn uses_args(&self) -> bool {
+        true
+    }
 }
 
 /// The exact result: text, image count, and details (canonical JSON) when present.
@@ -47,6 +53,10 @@ impl Normalizer for Exact {
             h.text(&args_fingerprint(d).to_hex());
         }
         h.finish()
+    }
+
+    fn uses_args(&self) -> bool {
+        false
     }
 }
 
@@ -95,11 +105,20 @@ impl Normalizers {
         self.fallback = n;
     }
 
+    fn get(&self, tool: &str) -> &dyn Normalizer {
+        match self.by_tool.get(tool) {
+            Some(n) => n.as_ref(),
+            None => self.fallback.as_ref(),
+        }
+    }
+
     /// The normalised fingerprint of one result.
     pub fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
-        match self.by_tool.get(input.tool) {
-            Some(n) => n.fingerprint(input),
-            None => self.fallback.fingerprint(input),
-        }
+        self.get(input.tool).fingerprint(input)
+    }
+
+    /// Whether the normaliser of `tool` reads the call's arguments.
+    pub fn uses_args(&self, tool: &str) -> bool {
+        self.get(tool).uses_args()
     }
 }

@@ -473,8 +473,8 @@ pub fn render_markdown(results: &[(String, Vec<SessionEval>)], disputed: &[Dispu
         );
         let _ = writeln!(s, "| seed preset | default earlier | same line | default later | only default catches | only the seed catches | mean latency on loops both catch (default / seed) |\n|---|---|---|---|---|---|---|");
         for (p, seed) in results.iter().filter(|(p, _)| p != "default") {
-            let c = paired_counts(default, seed);
-            let lat = match paired_latency(default, seed) {
+            let Paired { counts: c, latency } = paired(default, seed);
+            let lat = match latency {
                 Some((d, s)) => format!("{d:.1} / {s:.1}"),
                 None => "–".to_owned(),
             };
@@ -544,15 +544,23 @@ pub fn scan_corpus(corpus: &Path, preset: &str) -> Result<Report, String> {
     serde_json::from_value(v).map_err(|e| format!("scan report does not follow the contract: {e}"))
 }
 
+/// The sessions both evaluations cover, paired (disputed labels left out).
+fn pairs<'a>(
+    default: &'a [SessionEval],
+    seed: &'a [SessionEval],
+) -> impl Iterator<Item = (&'a SessionEval, &'a SessionEval)> {
+    default
+        .iter()
+        .zip(seed)
+        .filter(|(d, s)| d.path == s.path && !d.disputed)
+}
+
 /// Where `default` does worse than a seed preset on the same sessions: a labelled loop the
 /// seed catches and the default misses, a loop both catch where the seed's first finding comes
 /// on an earlier line, or a clean session the seed leaves alone and the default flags.
 pub fn compare_with_seed(default: &[SessionEval], seed: &[SessionEval]) -> Vec<String> {
     let mut out = Vec::new();
-    for (d, s) in default.iter().zip(seed) {
-        if d.path != s.path || d.disputed {
-            continue;
-        }
+    for (d, s) in pairs(default, seed) {
         match (&d.outcome, &s.outcome) {
             (Outcome::Missed { .. }, Outcome::Caught { line, .. }) => out.push(format!(
                 "{}: {} loop missed, the seed catches it at line {line}",
@@ -573,46 +581,51 @@ pub fn compare_with_seed(default: &[SessionEval], seed: &[SessionEval]) -> Vec<S
     out
 }
 
-/// Over labelled loops both evaluations cover: [default earlier, same line, default later,
-/// only default catches, only the seed catches].
-pub fn paired_counts(default: &[SessionEval], seed: &[SessionEval]) -> [usize; 5] {
+/// Default against one seed over the labelled loops both evaluations cover.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Paired {
+    /// [default earlier, same line, default later, only default catches, only the seed catches].
+    pub counts: [usize; 5],
+    /// Mean latency (default, seed) over the loops both catch.
+    pub latency: Option<(f64, f64)>,
+}
+
+/// [`Paired`] in one walk over the pairs.
+pub fn paired(default: &[SessionEval], seed: &[SessionEval]) -> Paired {
     let mut c = [0; 5];
-    for (d, s) in default.iter().zip(seed) {
-        if d.path != s.path || d.disputed {
-            continue;
-        }
+    let (mut n, mut d_sum, mut s_sum) = (0i64, 0i64, 0i64);
+    for (d, s) in pairs(default, seed) {
         match (&d.outcome, &s.outcome) {
-            (Outcome::Caught { line: dl, .. }, Outcome::Caught { line: sl, .. }) => {
+            (
+                Outcome::Caught {
+                    line: dl,
+                    latency: dlat,
+                    ..
+                },
+                Outcome::Caught {
+                    line: sl,
+                    latency: slat,
+                    ..
+                },
+            ) => {
                 c[match dl.cmp(sl) {
                     std::cmp::Ordering::Less => 0,
                     std::cmp::Ordering::Equal => 1,
                     std::cmp::Ordering::Greater => 2,
-                }] += 1
+                }] += 1;
+                n += 1;
+                d_sum += dlat;
+                s_sum += slat;
             }
             (Outcome::Caught { .. }, Outcome::Missed { .. }) => c[3] += 1,
             (Outcome::Missed { .. }, Outcome::Caught { .. }) => c[4] += 1,
             _ => {}
         }
     }
-    c
-}
-
-/// Mean latency (default, seed) over the labelled loops both catch.
-pub fn paired_latency(default: &[SessionEval], seed: &[SessionEval]) -> Option<(f64, f64)> {
-    let (mut n, mut d_sum, mut s_sum) = (0i64, 0i64, 0i64);
-    for (d, s) in default.iter().zip(seed) {
-        if d.path != s.path || d.disputed {
-            continue;
-        }
-        if let (Outcome::Caught { latency: dl, .. }, Outcome::Caught { latency: sl, .. }) =
-            (&d.outcome, &s.outcome)
-        {
-            n += 1;
-            d_sum += dl;
-            s_sum += sl;
-        }
+    Paired {
+        counts: c,
+        latency: (n > 0).then(|| (d_sum as f64 / n as f64, s_sum as f64 / n as f64)),
     }
-    (n > 0).then(|| (d_sum as f64 / n as f64, s_sum as f64 / n as f64))
 }
 
 /// Where the corpus is: `$LOOPGUARD_CORPUS`, else `../shared/corpus` beside the workspace.
@@ -719,5 +732,64 @@ mod tests {
         let md = render_markdown(&[("default".into(), e)], &disputed);
         assert!(md.contains("## Disputed labels"));
         assert!(md.contains("`c.jsonl`: r"));
+    }
+
+    fn eval(path: &str, kind: &str, outcome: Outcome, disputed: bool) -> SessionEval {
+        SessionEval {
+            path: path.into(),
+            kind: kind.into(),
+            outcome,
+            detectors: BTreeSet::new(),
+            tokens_saved: 0,
+            disputed,
+        }
+    }
+
+    fn caught(line: usize, latency: i64) -> Outcome {
+        Outcome::Caught {
+            line,
+            latency,
+            early: false,
+        }
+    }
+
+    #[test]
+    fn default_and_seed_are_paired_session_by_session() {
+        let missed = Outcome::Missed { early: false };
+        let fp = Outcome::FalsePositive {
+            warnings: 1,
+            critical: 0,
+        };
+        let default = vec![
+            eval("a", "tool-repeat", caught(10, 0), false),
+            eval("b", "tool-repeat", caught(12, 2), false),
+            eval("c", "ping-pong", caught(20, 4), false),
+            eval("d", "ping-pong", caught(5, 1), false),
+            eval("e", "ping-pong", missed.clone(), false),
+            eval("f", "clean", fp.clone(), false),
+            // Disputed: left out of every comparison.
+            eval("g", "ping-pong", missed.clone(), true),
+        ];
+        let seed = vec![
+            eval("a", "tool-repeat", caught(12, 2), false),
+            eval("b", "tool-repeat", caught(12, 2), false),
+            eval("c", "ping-pong", caught(18, 2), false),
+            eval("d", "ping-pong", missed, false),
+            eval("e", "ping-pong", caught(7, 0), false),
+            eval("f", "clean", Outcome::Clean, false),
+            eval("g", "ping-pong", caught(1, 0), false),
+        ];
+        let p = paired(&default, &seed);
+        assert_eq!(p.counts, [1, 1, 1, 1, 1]);
+        assert_eq!(p.latency, Some((2.0, 2.0)));
+        let worse = compare_with_seed(&default, &seed);
+        assert_eq!(worse.len(), 3, "{worse:?}");
+        assert!(worse[0].starts_with("c: ping-pong loop caught at line 20"));
+        assert!(worse[1].starts_with("e: ping-pong loop missed"));
+        assert!(worse[2].starts_with("f: clean session flagged"));
+        // Sessions that do not line up are not compared.
+        let shifted = &seed[1..];
+        assert_eq!(paired(&default, shifted), Paired::default());
+        assert!(compare_with_seed(&default, shifted).is_empty());
     }
 }

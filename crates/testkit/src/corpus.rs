@@ -3,7 +3,7 @@
 //! helpers: they panic on a corpus that does not read.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use loopguard_core::{Bus, Detector, Finding, Origin, OwnedEvent, Stream};
+use loopguard_core::{Detector, Finding, Origin, OwnedEvent, Stream};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -153,14 +153,7 @@ pub fn replay(
     detector: Box<dyn Detector>,
     events: &[(usize, OwnedEvent)],
 ) -> Vec<(usize, Finding)> {
-    let mut bus = Bus::new(vec![detector]);
-    let mut out = Vec::new();
-    for (line, e) in events {
-        for f in bus.observe(&e.as_event()) {
-            out.push((*line, f));
-        }
-    }
-    out
+    crate::run_indexed(detector, events.iter().map(|(line, e)| (*line, e)))
 }
 
 /// What [`check_kind`] found.

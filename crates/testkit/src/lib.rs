@@ -171,12 +171,19 @@ impl Script {
 /// Feeds `events` through a bus holding only `detector` and returns every finding with the
 /// index of the event that produced it.
 pub fn run(detector: Box<dyn Detector>, events: &[OwnedEvent]) -> Vec<(usize, Finding)> {
+    run_indexed(detector, events.iter().enumerate())
+}
+
+/// Feeds `events` through a bus holding only `detector` and returns every finding with the
+/// index its event came with.
+pub(crate) fn run_indexed<'a>(
+    detector: Box<dyn Detector>,
+    events: impl IntoIterator<Item = (usize, &'a OwnedEvent)>,
+) -> Vec<(usize, Finding)> {
     let mut bus = Bus::new(vec![detector]);
     let mut out = Vec::new();
-    for (i, e) in events.iter().enumerate() {
-        for f in bus.observe(&e.as_event()) {
-            out.push((i, f));
-        }
+    for (i, e) in events {
+        out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
     }
     out
 }

@@ -143,6 +143,10 @@ impl Normalizer for Generic {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
         finish("generic", &Generic::shape(input), input)
     }
+
+    fn uses_args(&self) -> bool {
+        false
+    }
 }
 
 /// OpenClaw's `exec` rule, by `details.status`; the generic rule without a known status.
@@ -188,6 +192,10 @@ impl Normalizer for Exec {
         };
         finish("exec", &shape, input)
     }
+
+    fn uses_args(&self) -> bool {
+        false
+    }
 }
 
 /// OpenClaw's `process` rule for actions `poll` and `log`; the generic rule otherwise.
@@ -197,7 +205,6 @@ pub struct Process;
 impl Normalizer for Process {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
         let d = input.details.filter(|d| d.is_object());
-        let text = normalized_text(input.content);
         let shape = match str_field(input.args, "action") {
             Some(action @ "poll") => json!({
                 "action": action,
@@ -205,7 +212,7 @@ impl Normalizer for Process {
                 "exitCode": field(d, "exitCode"),
                 "exitSignal": field(d, "exitSignal"),
                 "aggregated": text_field(d, "aggregated"),
-                "text": text,
+                "text": normalized_text(input.content),
             }),
             Some(action @ "log") => json!({
                 "action": action,
@@ -215,7 +222,7 @@ impl Normalizer for Process {
                 "truncated": field(d, "truncated"),
                 "exitCode": field(d, "exitCode"),
                 "exitSignal": field(d, "exitSignal"),
-                "text": text,
+                "text": normalized_text(input.content),
             }),
             _ => return Generic.fingerprint(input),
         };
