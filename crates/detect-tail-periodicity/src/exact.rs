@@ -405,9 +405,9 @@ impl Finder {
         Finder::with_extra(min, max, copies, 0)
     }
 
-    /// As [`Finder::new`], also answering for `extra` copies (`extra > copies`, else
-    /// ignored) through [`Finder::push2`].
-    pub fn with_extra(min: usize, max: usize, copies: usize, extra: usize) -> Finder {
+    /// As [`Finder::new`], with a second copy count `extra` (`extra > copies`, else ignored)
+    /// that widens what the levels keep.
+    fn with_extra(min: usize, max: usize, copies: usize, extra: usize) -> Finder {
         Finder::with_bands(&[band(min, max, copies, extra)], HEAD_BITS_MAX, DENSE_REACH)
     }
 
@@ -533,16 +533,6 @@ impl Finder {
         }
     }
 
-    /// Characters appended so far.
-    pub fn len(&self) -> u64 {
-        self.n
-    }
-
-    /// Whether nothing was appended yet.
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
-    }
-
     /// Characters held in memory (bounded by `copies·max`, rounded up to a power of two; the
     /// index adds at most 1024 + `max/8 + 2` (rounded up to a power of two) 32-bit links
     /// and 2048 heads).
@@ -563,16 +553,7 @@ impl Finder {
     /// returns the smallest unit length `q` such that the sequence now ends with `copies`
     /// copies of a unit of length `q`, if any.
     pub fn push(&mut self, sym: u32) -> Option<u64> {
-        self.push2(sym).0
-    }
-
-    /// As [`Finder::push`], also returning the smallest unit with `extra` copies.
-    pub fn push2(&mut self, sym: u32) -> (Option<u64>, Option<u64>) {
-        self.append(sym);
-        if self.live == 0 {
-            return (None, None);
-        }
-        self.advance(sym)[0]
+        self.push_bands(sym).and_then(|[(q, _), _]| q)
     }
 
     /// Appends one symbol and answers for each band (`None`: no band has an answer).
@@ -1220,7 +1201,14 @@ mod tests {
 
     #[test]
     fn default_levels_use_the_index() {
-        let m = TailMatcher::new(30, 65_536, 2, 128, 3);
+        let d = crate::Settings::default();
+        let m = TailMatcher::new(
+            d.min_unit,
+            d.max_unit,
+            d.min_copies,
+            d.long_unit,
+            d.root_copies,
+        );
         assert_eq!(m.finder.shape.gram, 15);
         assert!(m.finder.levels.iter().all(|l| l.mode != Mode::Scan));
         assert!(m.finder.levels.iter().any(|l| l.mode == Mode::Sparse));

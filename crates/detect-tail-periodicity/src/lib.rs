@@ -40,10 +40,10 @@ pub struct Options {
     /// Contiguous copies needed at the tail (default 2).
     pub min_copies: Option<usize>,
     /// Units at least this long need only `min-copies` copies; shorter ones also need
-    /// `root-copies` copies of their primitive root (default 128; set it to `min-unit` for
+    /// `root-copies` copies of their primitive root (default 512; set it to `min-unit` for
     /// the seed's rule).
     pub long_unit: Option<usize>,
-    /// Copies of the primitive root needed for units shorter than `long-unit` (default 3,
+    /// Copies of the primitive root needed for units shorter than `long-unit` (default 4,
     /// between 2 and twice `min-copies`).
     pub root_copies: Option<usize>,
     /// `"exact"` (default) or `"seed"`.
@@ -204,13 +204,13 @@ pub const REGISTRATION: Registration = Registration {
         OptionDoc {
             name: "long-unit",
             ty: "integer",
-            default: "128",
+            default: "512",
             doc: "Units at least this long need only min-copies copies; shorter ones also need root-copies copies of their primitive root.",
         },
         OptionDoc {
             name: "root-copies",
             ty: "integer",
-            default: "3",
+            default: "4",
             doc: "Copies of the primitive root needed for units shorter than long-unit (2 to twice min-copies).",
         },
         OptionDoc {

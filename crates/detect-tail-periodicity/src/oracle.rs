@@ -1,4 +1,8 @@
 //! A brute-force reference for tests, fuzzing and benchmarks: quadratic, obviously correct.
+//!
+//! Public rather than `#[cfg(test)]` because its users are separate crates: the integration
+//! tests (`tests/proptests.rs`) and the fuzz target (`fuzz/fuzz_targets/tail_periodicity.rs`).
+//! No detector code calls it.
 
 use crate::{Prep, Settings};
 use loopguard_core::Stream;

@@ -43,16 +43,6 @@ impl SeedScanner {
         self.n += 1;
     }
 
-    /// Characters appended so far.
-    pub fn len(&self) -> u64 {
-        self.n
-    }
-
-    /// Whether nothing was appended yet.
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
-    }
-
     /// Characters held in memory.
     pub fn buffered(&self) -> usize {
         self.ring.capacity()

@@ -20,19 +20,23 @@ fn mix(acc: u64, c: char) -> u64 {
 /// The sorted, de-duplicated shingle set of `text` (lower-cased), and the shingle sequence
 /// with multiplicity (for the asymmetric overlap).
 pub fn shingles(text: &str, k: usize) -> (Vec<Shingle>, Vec<Shingle>) {
-    let chars: Vec<char> = text.chars().flat_map(char::to_lowercase).collect();
     let k = k.clamp(1, 6);
-    let seq: Vec<Shingle> = if chars.len() < k {
-        Vec::new()
-    } else {
-        chars
-            .windows(k)
-            .map(|w| {
-                w.iter()
-                    .fold(0x243f_6a88_85a3_08d3u64, |acc, &c| mix(acc, c))
-            })
-            .collect()
-    };
+    // The last `k` lower-cased characters, oldest at `n % k` (no per-segment copy of the text).
+    let mut win = ['\0'; 6];
+    let mut n = 0usize;
+    let mut seq: Vec<Shingle> = Vec::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if let Some(slot) = win.get_mut(n % k) {
+            *slot = c;
+        }
+        n += 1;
+        if n >= k {
+            let h = (0..k).fold(0x243f_6a88_85a3_08d3u64, |acc, i| {
+                mix(acc, win.get((n + i) % k).copied().unwrap_or('\0'))
+            });
+            seq.push(h);
+        }
+    }
     let mut set = seq.clone();
     set.sort_unstable();
     set.dedup();
@@ -53,7 +57,6 @@ pub fn overlap(a_set: &[Shingle], b_seq: &[Shingle]) -> f64 {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 struct Cluster {
-    rep_len: usize,
     rep: String,
     set: Vec<Shingle>,
     size: u32,
@@ -67,10 +70,9 @@ struct Whole {
     by_len: Vec<Vec<u32>>,
     short: u64,
     singletons: u64,
-    /// (size, id) of the largest cluster (first in creation order on ties).
+    /// (size, id) of the largest cluster (first in creation order on ties). Clusters beyond
+    /// the cap are counted as singletons but not stored.
     largest: Option<(u32, u32)>,
-    /// Clusters beyond the cap are counted as singletons but not stored.
-    dropped: u64,
 }
 
 impl Whole {
@@ -112,12 +114,10 @@ impl Whole {
             None => {
                 self.singletons += 1;
                 if self.clusters.len() >= s.max_clusters {
-                    self.dropped += 1;
                     return;
                 }
                 let id = self.clusters.len() as u32;
                 self.clusters.push(Cluster {
-                    rep_len: len,
                     rep: text.to_owned(),
                     set,
                     size: 1,
@@ -133,11 +133,7 @@ impl Whole {
     }
 
     /// The verdict with an optional tentative (not yet complete) last segment.
-    fn verdict(
-        &self,
-        s: &Settings,
-        tentative: Option<(&str, usize)>,
-    ) -> Option<(f64, u32, String)> {
+    fn verdict(&self, s: &Settings, tentative: Option<(&str, usize)>) -> Option<(f64, u32, &str)> {
         let mut short = self.short;
         let mut singles = self.singletons;
         let mut largest = self.largest;
@@ -165,15 +161,13 @@ impl Whole {
         let largest = largest.and_then(|(size, id)| {
             self.clusters
                 .get(id as usize)
-                .map(|c| (size, c.rep.clone()))
+                .map(|c| (size, c.rep.as_str()))
         });
         if (short as usize) < s.min_segments {
             return None;
         }
         let fraction = 1.0 - singles as f64 / short as f64;
-        let (size, rep) = largest
-            .filter(|(size, _)| *size > 1)
-            .unwrap_or((0, String::new()));
+        let (size, rep) = largest.filter(|(size, _)| *size > 1).unwrap_or((0, ""));
         Some((fraction, size, rep))
     }
 }
@@ -183,7 +177,6 @@ struct Seg {
     text: String,
     len: usize,
     set: Vec<Shingle>,
-    seq_len: usize,
     /// `ov[j]` = overlap(rep = this segment, seg = the j-th later segment in the window).
     ov: VecDeque<f32>,
     /// Shingles of this segment not seen in earlier window segments, at insertion.
@@ -226,7 +219,6 @@ impl Window {
             text: text.to_owned(),
             len,
             set,
-            seq_len: seq.len(),
             ov: VecDeque::new(),
             novel,
             start,
@@ -244,7 +236,7 @@ impl Window {
         covered as f64 / (now - from) as f64
     }
 
-    fn verdict(&self, s: &Settings) -> Option<(f64, u32, String, f64)> {
+    fn verdict(&self, s: &Settings) -> Option<(f64, u32, &str, f64)> {
         let n = self.segs.len();
         if n < s.min_segments {
             return None;
@@ -280,8 +272,7 @@ impl Window {
         let rep = reps
             .get(best_i)
             .and_then(|&r| self.segs.get(r))
-            .map(|g| g.text.clone())
-            .unwrap_or_default();
+            .map_or("", |g| g.text.as_str());
         let novelty = if n > 1 {
             self.segs
                 .iter()
@@ -310,9 +301,9 @@ struct Splitter {
     in_code: bool,
 }
 
-/// A completed (or tentative) segment: its trimmed text and length, or `None` when it is
-/// not short.
-type Cut = Option<(String, usize)>;
+/// A completed (or tentative) segment: its trimmed text (borrowed from the splitter) and
+/// length, or `None` when it is not short.
+type Cut<'a> = Option<(&'a str, usize)>;
 
 impl Splitter {
     fn push(&mut self, ch: char, s: &Settings, at: u64) {
@@ -335,35 +326,44 @@ impl Splitter {
     }
 
     /// The current segment as it stands (trimmed), if short.
-    fn current(&self, s: &Settings) -> Cut {
+    fn current(&self, s: &Settings) -> Cut<'_> {
         if self.overflow || self.content <= s.min_segment {
             return None;
         }
-        let text: String = self.buf.chars().take(self.content).collect();
-        if s.skip_structured && (self.in_code || is_structural(&text)) {
+        // Without overflow `buf` holds the segment from its first non-whitespace character:
+        // its first `content` characters are exactly `buf` without trailing whitespace.
+        let text = self.buf.trim_end();
+        if s.skip_structured && (self.in_code || is_structural(text)) {
             return None;
         }
         Some((text, self.content))
     }
 
-    /// Ends the current segment; returns it when it is short.
-    fn finish(&mut self, s: &Settings) -> Cut {
-        if self.chars == 0 {
+    fn is_fence(&self) -> bool {
+        self.buf.starts_with("```") || self.buf.starts_with("~~~")
+    }
+
+    /// The current segment as it completes, when it is short (call [`Splitter::finish`]
+    /// next).
+    fn completed(&self, s: &Settings) -> Cut<'_> {
+        if self.chars == 0 || (s.skip_structured && self.is_fence()) {
             return None;
         }
-        let fence = self.buf.starts_with("```") || self.buf.starts_with("~~~");
-        let out = self.current(s);
-        if fence {
+        self.current(s)
+    }
+
+    /// Ends the current segment.
+    fn finish(&mut self) {
+        if self.chars == 0 {
+            return;
+        }
+        if self.is_fence() {
             self.in_code = !self.in_code;
         }
         self.buf.clear();
         self.chars = 0;
         self.content = 0;
         self.overflow = false;
-        if s.skip_structured && fence {
-            return None;
-        }
-        out
     }
 }
 
@@ -420,18 +420,20 @@ impl VariationLoop {
 
     fn complete(&mut self) -> bool {
         let s = &self.settings;
-        let start = self.state.split.start;
-        match self.state.split.finish(s) {
+        let st = &mut self.state;
+        let added = match st.split.completed(s) {
             Some((text, len)) => {
                 if s.window == 0 {
-                    self.state.whole.add(s, &text, len);
+                    st.whole.add(s, text, len);
                 } else {
-                    self.state.window.add(s, &text, len, start);
+                    st.window.add(s, text, len, st.split.start);
                 }
                 true
             }
             None => false,
-        }
+        };
+        st.split.finish();
+        added
     }
 
     /// Evaluates the rule; returns (fraction, largest cluster, sample).
@@ -446,12 +448,9 @@ impl VariationLoop {
             } else {
                 None
             };
-            let (fraction, size, rep) = self
-                .state
-                .whole
-                .verdict(s, cur.as_ref().map(|(t, l)| (t.as_str(), *l)))?;
+            let (fraction, size, rep) = self.state.whole.verdict(s, cur)?;
             (fraction >= s.threshold && size >= s.min_cluster.max(2) as u32)
-                .then_some((fraction, size, rep))
+                .then(|| (fraction, size, rep.to_owned()))
         } else {
             let (fraction, size, rep, novelty) = self.state.window.verdict(s)?;
             let coverage = self.state.window.coverage(self.state.seen);
@@ -459,7 +458,7 @@ impl VariationLoop {
                 && size >= s.min_cluster as u32
                 && novelty <= s.max_novelty
                 && coverage >= s.min_coverage)
-                .then_some((fraction, size, rep))
+                .then(|| (fraction, size, rep.to_owned()))
         }
     }
 
@@ -584,4 +583,60 @@ impl Detector for VariationLoop {
     }
 
     loopguard_core::snapshot_via_serde!(state);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The straightforward definition: every window of `k` lower-cased characters.
+    fn reference(text: &str, k: usize) -> Vec<Shingle> {
+        let chars: Vec<char> = text.chars().flat_map(char::to_lowercase).collect();
+        chars
+            .windows(k)
+            .map(|w| {
+                w.iter()
+                    .fold(0x243f_6a88_85a3_08d3u64, |acc, &c| mix(acc, c))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shingles_match_the_windowed_definition() {
+        for text in [
+            "",
+            "abcd",
+            "Let me READ the file",
+            "İstanbul ǅ ẞtraße",
+            "ab",
+        ] {
+            for k in 1..=6 {
+                let (set, seq) = shingles(text, k);
+                let want = reference(text, k);
+                assert_eq!(seq, want, "{text:?} k {k}");
+                let mut want_set = want;
+                want_set.sort_unstable();
+                want_set.dedup();
+                assert_eq!(set, want_set, "{text:?} k {k}");
+            }
+        }
+        assert!(!shingles("Let me READ the file", 5).1.is_empty());
+    }
+
+    #[test]
+    fn current_is_the_trimmed_segment() {
+        let s = Settings::default();
+        let mut sp = Splitter::default();
+        for (i, ch) in "  Let me read the signature end again.  \t "
+            .chars()
+            .enumerate()
+        {
+            sp.push(ch, &s, i as u64);
+        }
+        assert_eq!(
+            sp.current(&s),
+            Some(("Let me read the signature end again.", 36))
+        );
+        assert_eq!(sp.start, 2);
+    }
 }
