@@ -2,6 +2,7 @@
 //! no-progress streak over it (seed-systems §3.2, §3.3). Shared by the detectors that judge a
 //! call against the outcomes of the calls before it.
 
+use crate::detector::{CallInfo, ResultInfo};
 use crate::fingerprint::Fingerprint;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -57,17 +58,53 @@ impl History {
     /// Attaches an outcome to the newest pending record of the same call id and call; when
     /// there is none, appends a complete record.
     pub fn attach(&mut self, rec: Record, cap: usize) {
-        let found = self
+        if !self.fill_pending(&rec.id, &rec.call, rec.result) {
+            self.records.push_back(rec);
+            self.trim(cap);
+        }
+    }
+
+    /// Records the call the bus just saw (`cx.call()`), outcome not known yet.
+    pub fn record_call(&mut self, id: &str, call: &CallInfo, cap: usize) {
+        self.push_call(
+            Record {
+                tool: call.tool.clone(),
+                id: id.to_owned(),
+                call: call.call_fp,
+                seq: call.seq,
+                result: None,
+            },
+            cap,
+        );
+    }
+
+    /// Records the result the bus just saw (`cx.result()`), with its normalised fingerprint:
+    /// filled into the pending record of its call, or appended complete (allocating only then).
+    pub fn record_result(&mut self, id: &str, r: &ResultInfo, cap: usize) {
+        if !self.fill_pending(id, &r.call.call_fp, Some(r.norm_fp)) {
+            self.records.push_back(Record {
+                tool: r.call.tool.clone(),
+                id: id.to_owned(),
+                call: r.call.call_fp,
+                seq: r.call.seq,
+                result: Some(r.norm_fp),
+            });
+            self.trim(cap);
+        }
+    }
+
+    fn fill_pending(&mut self, id: &str, call: &Fingerprint, result: Option<Fingerprint>) -> bool {
+        match self
             .records
             .iter_mut()
             .rev()
-            .find(|r| r.result.is_none() && r.id == rec.id && r.call == rec.call);
-        match found {
-            Some(r) => r.result = rec.result,
-            None => {
-                self.records.push_back(rec);
-                self.trim(cap);
+            .find(|r| r.result.is_none() && r.id == id && r.call == *call)
+        {
+            Some(r) => {
+                r.result = result;
+                true
             }
+            None => false,
         }
     }
 

@@ -1,7 +1,7 @@
 //! The state machine of `circuit-breaker`.
 
 use crate::{Settings, NAME};
-use loopguard_core::history::{History, Record};
+use loopguard_core::history::History;
 use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level};
 use serde::{Deserialize, Serialize};
 
@@ -111,29 +111,15 @@ impl Detector for CircuitBreaker {
                     // runs anyway, its result is recorded as a complete record.
                     Some(f) => cx.report(f),
                     None => {
-                        let rec = Record {
-                            tool: (*tool).to_owned(),
-                            id: (*id).to_owned(),
-                            call: call.call_fp,
-                            seq: cx.seq(),
-                            result: None,
-                        };
                         let cap = self.cap();
-                        self.state.history.push_call(rec, cap);
+                        self.state.history.record_call(id, call, cap);
                     }
                 }
             }
-            Event::ToolResult { id, tool, .. } => {
+            Event::ToolResult { id, .. } => {
                 let Some(r) = cx.result() else { return };
-                let rec = Record {
-                    tool: (*tool).to_owned(),
-                    id: (*id).to_owned(),
-                    call: r.call.call_fp,
-                    seq: r.call.seq,
-                    result: Some(r.norm_fp),
-                };
                 let cap = self.cap();
-                self.state.history.attach(rec, cap);
+                self.state.history.record_result(id, r, cap);
             }
             _ => {}
         }

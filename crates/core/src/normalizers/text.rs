@@ -265,6 +265,9 @@ fn req_token_at(bytes: &[u8], i: usize) -> Hit {
 }
 
 /// `<<<SOME_MARKER id="…">>>`: masks the id value.
+/// The longest `<<<NAME id="…"` header a wrapper marker is looked for in.
+const MAX_MARKER_HEADER: usize = 256;
+
 fn wrapper_marker(line: &str, i: usize) -> Hit {
     let rest = line.get(i..)?;
     let body = rest.strip_prefix("<<<")?;
@@ -275,7 +278,13 @@ fn wrapper_marker(line: &str, i: usize) -> Hit {
     if name_len == 0 {
         return None;
     }
-    let close = body.find(">>>")?;
+    // A marker's header is short: looking for its end only within the next 256 bytes keeps a
+    // line full of unclosed `<<<NAME` linear rather than quadratic.
+    let mut head = body.len().min(MAX_MARKER_HEADER);
+    while !body.is_char_boundary(head) {
+        head -= 1;
+    }
+    let close = body[..head].find(">>>")?;
     let inner = &body[..close];
     let id = inner.find("id=\"")?;
     let start = id + 4;
