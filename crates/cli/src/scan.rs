@@ -7,7 +7,7 @@
 
 use crate::{load_config, FailOn, OutputFormat, ScanArgs, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use loopguard::core::OwnedEvent;
-use loopguard::orchestrator::{Action, Guard};
+use loopguard::orchestrator::{Action, Guard, GuardTemplate};
 use loopguard::{Config, ConfigError, Level};
 use loopguard_transcript::{read_file, replay, Record, Transcript, TranscriptError};
 use serde::Serialize;
@@ -161,13 +161,14 @@ pub(crate) fn command(
     // the same whatever the scheduling.
     use rayon::prelude::*;
     type Scanned = Result<(SessionReport, Vec<String>), TranscriptError>;
+    let template = Guard::builder().config(config.clone()).template()?;
     let results: Vec<Result<Scanned, ConfigError>> = files
         .par_iter()
         .map(|f| {
             let r = match read_file(f) {
                 Ok(t) => {
                     let issues = t.issues.iter().map(|i| format!("{}:{i}", t.file)).collect();
-                    scan_transcript(&t, &config, a.chunk).map(|s| Ok((s, issues)))
+                    scan_with(&t, &template, a.chunk).map(|s| Ok((s, issues)))
                 }
                 Err(e) => Ok(Err(e)),
             };
@@ -277,7 +278,21 @@ pub fn scan_transcript(
     config: &Config,
     chunk: usize,
 ) -> Result<SessionReport, ConfigError> {
-    let mut guard = Guard::builder().config(config.clone()).build()?;
+    scan_with(
+        t,
+        &Guard::builder().config(config.clone()).template()?,
+        chunk,
+    )
+}
+
+/// Replays one transcript through a fresh guard built from `template` (resolved once for
+/// every transcript of a scan).
+pub fn scan_with(
+    t: &Transcript,
+    template: &GuardTemplate,
+    chunk: usize,
+) -> Result<SessionReport, ConfigError> {
+    let mut guard = template.build()?;
     let sizes: Vec<u64> = t.entries.iter().map(|e| record_chars(&e.record)).collect();
     // (first bus seq, line): the seq -> line map, run-length encoded (lines never go back).
     let mut seq_lines: Vec<(u64, usize)> = Vec::new();
@@ -292,7 +307,7 @@ pub fn scan_transcript(
         match &ev {
             OwnedEvent::MessageStart => {
                 msg_streamed = 0;
-                msg_total = entry_index(t, line)
+                msg_total = entry_at(t, line, |r| matches!(r, Record::Assistant { .. }))
                     .and_then(|i| sizes.get(i))
                     .copied()
                     .unwrap_or(0);
@@ -316,14 +331,14 @@ pub fn scan_transcript(
                 _ => 0,
             },
         });
-        for f in v.findings {
+        for mut f in v.findings {
             findings.push(FindingReport {
                 event: line,
                 detector: f.detector.to_owned(),
                 level: f.level,
                 action: v.action,
                 count: f.count,
-                message: f.message.clone(),
+                message: std::mem::take(&mut f.message),
                 offset: f.offset,
             });
             raw.push((f, v.code.clone()));
@@ -360,8 +375,16 @@ pub fn scan_transcript(
     })
 }
 
-fn entry_index(t: &Transcript, line: usize) -> Option<usize> {
-    t.entries.binary_search_by_key(&line, |e| e.line).ok()
+/// The index of the first entry on `line` whose record matches `want` (several records may
+/// share a line: an assistant message and its tool calls).
+fn entry_at(t: &Transcript, line: usize, want: impl Fn(&Record) -> bool) -> Option<usize> {
+    let first = t.entries.partition_point(|e| e.line < line);
+    t.entries
+        .get(first..)?
+        .iter()
+        .take_while(|e| e.line == line)
+        .position(|e| want(&e.record))
+        .map(|i| first + i)
 }
 
 fn record_chars(r: &Record) -> u64 {
@@ -402,7 +425,8 @@ fn wasted(t: &Transcript, sizes: &[u64], acted: &[Acted]) -> Wasted {
         }
     }
     for (line, id) in blocked {
-        if let Some(i) = entry_index(t, line) {
+        let is_call = |r: &Record| matches!(r, Record::ToolCall { id: c, .. } if c == id);
+        if let Some(i) = entry_at(t, line, is_call) {
             w.events += 1;
             w.chars += sizes.get(i).copied().unwrap_or(0);
         }
@@ -415,4 +439,56 @@ fn wasted(t: &Transcript, sizes: &[u64], acted: &[Acted]) -> Wasted {
         }
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loopguard_transcript::{Entry, Format};
+
+    fn call(id: &str) -> Record {
+        Record::ToolCall {
+            id: id.to_owned(),
+            tool: "bash".to_owned(),
+            args: serde_json::json!({ "command": id }),
+            batch: None,
+            truncated: false,
+        }
+    }
+
+    #[test]
+    fn entry_at_finds_the_right_record_among_those_sharing_a_line() {
+        // A native assistant message and its calls share one line.
+        let entries = [
+            (0, Record::User { text: "go".into() }),
+            (1, call("a")),
+            (
+                1,
+                Record::Assistant {
+                    text: Some("hi".into()),
+                    thinking: None,
+                },
+            ),
+            (1, call("b")),
+            (1, call("c")),
+            (2, Record::Compaction),
+        ];
+        let t = Transcript {
+            file: "t.jsonl".into(),
+            format: Format::Loopguard,
+            lines: 3,
+            entries: entries
+                .into_iter()
+                .map(|(line, record)| Entry { line, record })
+                .collect(),
+            issues: Vec::new(),
+        };
+        let assistant = |r: &Record| matches!(r, Record::Assistant { .. });
+        let id_is = |want: &'static str| move |r: &Record| matches!(r, Record::ToolCall { id, .. } if id == want);
+        assert_eq!(entry_at(&t, 1, assistant), Some(2));
+        assert_eq!(entry_at(&t, 1, id_is("a")), Some(1));
+        assert_eq!(entry_at(&t, 1, id_is("c")), Some(4));
+        assert_eq!(entry_at(&t, 2, id_is("a")), None);
+        assert_eq!(entry_at(&t, 7, assistant), None);
+    }
 }

@@ -122,18 +122,50 @@ impl GuardBuilder {
 
     /// Builds the guard.
     pub fn build(self) -> Result<Guard, ConfigError> {
+        self.template()?.build()
+    }
+
+    /// Resolves and checks the configuration and its `[guard]` settings once, for building
+    /// many guards alike (a host with many sessions) without resolving again each time.
+    pub fn template(self) -> Result<GuardTemplate, ConfigError> {
         let (config, registry) = self.resolved()?;
         let file = config.source.as_deref();
         let settings = GuardSettings::from_table(&config.guard).map_err(|e| e.in_file(file))?;
-        let detectors = registry.build(&config)?;
-        let bus = Bus::with_normalizers(detectors, self.normalizers.unwrap_or_default());
+        Ok(GuardTemplate {
+            config,
+            registry,
+            settings,
+            normalizers: self.normalizers.unwrap_or_default(),
+        })
+    }
+}
+
+/// A resolved, checked configuration that builds guards ([`GuardBuilder::template`]).
+#[derive(Clone, Debug)]
+pub struct GuardTemplate {
+    config: Config,
+    registry: Registry,
+    settings: GuardSettings,
+    normalizers: Normalizers,
+}
+
+impl GuardTemplate {
+    /// The resolved configuration the guards run.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// A fresh guard (only the detectors are built anew).
+    pub fn build(&self) -> Result<Guard, ConfigError> {
+        let detectors = self.registry.build(&self.config)?;
+        let bus = Bus::with_normalizers(detectors, self.normalizers.clone());
         let state = State {
-            enabled: settings.enabled,
+            enabled: self.settings.enabled,
             ..State::default()
         };
         Ok(Guard {
             bus,
-            settings,
+            settings: self.settings.clone(),
             state,
         })
     }
@@ -421,11 +453,19 @@ impl Guard {
             self.state.turn = turn;
             self.state.new_turn();
         }
-        if let Some((id, _)) = call {
-            if self.state.batch.calls.len() >= MAX_BATCH_CALLS {
-                self.state.batch.calls.pop_front();
-            }
-            self.state.batch.calls.push_back(id.to_owned());
+        // The batch's call ids are only needed to block its siblings.
+        if let Some((id, _)) = call.filter(|_| self.settings.whole_batch) {
+            let calls = &mut self.state.batch.calls;
+            let slot = if calls.len() >= MAX_BATCH_CALLS {
+                calls.pop_front().map(|mut old| {
+                    old.clear();
+                    old.push_str(id);
+                    old
+                })
+            } else {
+                None
+            };
+            calls.push_back(slot.unwrap_or_else(|| id.to_owned()));
         }
         let v = self.decide(event, call.map(|(id, _)| id), findings);
         if matches!(v.action, Action::Steer | Action::Compact) {
@@ -437,12 +477,23 @@ impl Guard {
     }
 
     fn decide(&mut self, event: &Event<'_>, call: Option<&str>, findings: Vec<Finding>) -> Verdict {
-        let mut v = Verdict::pass();
-        let top = pick(&findings).cloned();
+        let mut v = self.decide_on(event, call, &findings);
         v.findings = findings;
+        v
+    }
+
+    /// The verdict on `findings`, without them (the caller moves them in).
+    fn decide_on(
+        &mut self,
+        event: &Event<'_>,
+        call: Option<&str>,
+        findings: &[Finding],
+    ) -> Verdict {
+        let v = Verdict::pass();
+        let top = pick(findings);
         let settle = matches!(event, Event::RunEnd);
 
-        if let Some(top) = top.as_ref().filter(|f| f.abort) {
+        if let Some(top) = top.filter(|f| f.abort) {
             return self.abort(v, top, call);
         }
         if settle {
@@ -453,9 +504,9 @@ impl Guard {
         let Some(top) = top else { return v };
         let is_text = matches!(event, Event::TextDelta { .. } | Event::MessageEnd);
         match top.level {
-            Level::Critical if call.is_some() => self.block(v, &top, call),
-            Level::Critical if is_text => self.text_abort(v, &top),
-            _ => self.warn(v),
+            Level::Critical if call.is_some() => self.block(v, top, call),
+            Level::Critical if is_text => self.text_abort(v, top),
+            _ => self.warn(v, findings),
         }
     }
 
@@ -518,22 +569,18 @@ impl Guard {
         v
     }
 
-    fn warn(&mut self, mut v: Verdict) -> Verdict {
+    fn warn(&mut self, mut v: Verdict, findings: &[Finding]) -> Verdict {
         let mode = self.settings.warning_dedup;
         let size = self.settings.warning_bucket_size;
-        let mut chosen: Option<Finding> = None;
-        for f in &v.findings {
+        let mut chosen: Option<&Finding> = None;
+        for f in findings {
             let admitted = f.level == Level::Critical || self.state.dedup.admit(mode, size, f);
-            if admitted
-                && chosen
-                    .as_ref()
-                    .is_none_or(|c| (f.level, f.count) > (c.level, c.count))
-            {
-                chosen = Some(f.clone());
+            if admitted && chosen.is_none_or(|c| (f.level, f.count) > (c.level, c.count)) {
+                chosen = Some(f);
             }
         }
         let Some(f) = chosen else { return v };
-        match self.spend(Path::Warning, &f) {
+        match self.spend(Path::Warning, f) {
             Spend::Steer(text) => {
                 v.action = Action::Steer;
                 v.message = Some(text);

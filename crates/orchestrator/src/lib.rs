@@ -26,7 +26,9 @@ pub mod presets;
 mod verdict;
 mod wording;
 
-pub use guard::{Guard, GuardBuilder, MAX_BATCH_CALLS, MAX_BLOCKED_IDS, SNAPSHOT_VERSION};
+pub use guard::{
+    Guard, GuardBuilder, GuardTemplate, MAX_BATCH_CALLS, MAX_BLOCKED_IDS, SNAPSHOT_VERSION,
+};
 pub use openclaw::config_from_openclaw_json;
 pub use options::{Dedup, GuardOptions, GuardSettings, Wording};
 pub use presets::{check_config, preset, render_resolved, resolve, PRESETS};

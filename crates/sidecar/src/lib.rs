@@ -43,8 +43,9 @@
 //! | `control` | `command`, `state`? | see above |
 #![warn(missing_docs)]
 
-use loopguard::orchestrator::{Action, Guard, Verdict};
-use loopguard_core::{Config, ConfigError, OwnedEvent, Registry, Stream};
+use loopguard::orchestrator::{Action, Guard, GuardTemplate, Verdict};
+use loopguard_core::{Config, ConfigError, OwnedEvent, Stream};
+use loopguard_transcript::read_line_bounded;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, BufRead, Write};
@@ -135,8 +136,8 @@ struct Session {
 /// The sidecar: parses lines, routes them to per-session guards, renders the answers.
 #[derive(Debug)]
 pub struct Server {
-    config: Config,
-    registry: Registry,
+    /// The configuration, resolved once; every session's guard is built from it.
+    template: GuardTemplate,
     max_sessions: usize,
     snapshot_on_evict: bool,
     sessions: HashMap<String, Session>,
@@ -195,10 +196,9 @@ impl Command {
 impl Server {
     /// A server; fails when the configuration does not build a guard.
     pub fn new(options: ServerOptions) -> Result<Server, ConfigError> {
-        let (config, registry) = Guard::builder().config(options.config).resolved()?;
+        let template = Guard::builder().config(options.config).template()?;
         let server = Server {
-            config,
-            registry,
+            template,
             max_sessions: options.max_sessions.max(1),
             snapshot_on_evict: options.snapshot_on_evict,
             sessions: HashMap::new(),
@@ -220,11 +220,7 @@ impl Server {
     }
 
     fn new_guard(&self) -> Result<Guard, ConfigError> {
-        Guard::builder()
-            .config(self.config.clone())
-            .no_preset()
-            .registry(self.registry.clone())
-            .build()
+        self.template.build()
     }
 
     /// Answers one input line (`line_no` is how errors name it, 1-based by convention). The
@@ -251,7 +247,7 @@ impl Server {
         let mut buf = Vec::new();
         loop {
             buf.clear();
-            let n = read_line_bounded(&mut input, &mut buf)?;
+            let n = read_line_bounded(&mut input, &mut buf, MAX_LINE_BYTES)?;
             if n == 0 {
                 break;
             }
@@ -425,8 +421,12 @@ pub fn observe_all(guard: &mut Guard, events: &[OwnedEvent]) -> Verdict {
     let mut best: Option<Verdict> = None;
     let mut findings = Vec::new();
     for e in events {
-        let v = guard.observe(&e.as_event());
-        findings.extend(v.findings.iter().cloned());
+        let mut v = guard.observe(&e.as_event());
+        if findings.is_empty() {
+            std::mem::swap(&mut findings, &mut v.findings);
+        } else {
+            findings.append(&mut v.findings);
+        }
         if best.as_ref().is_none_or(|b| v.action > b.action) {
             best = Some(v);
         }
@@ -501,8 +501,8 @@ fn parse(bytes: &[u8]) -> Result<(String, Request), ParseError> {
         None => return Err((None, "missing field `session`".to_owned())),
     };
     let fail = |m: String| (Some(session.clone()), m);
-    let ty = match obj.get("type") {
-        Some(Value::String(s)) => s.clone(),
+    let ty = match obj.remove("type") {
+        Some(Value::String(s)) => s,
         Some(_) => return Err(fail("field `type` must be a string".to_owned())),
         None => return Err(fail("missing field `type`".to_owned())),
     };
@@ -548,9 +548,12 @@ fn parse(bytes: &[u8]) -> Result<(String, Request), ParseError> {
                 "agent_end" => "run_end",
                 other => other,
             };
-            if canonical != ty {
-                obj.insert("type".into(), Value::String(canonical.to_owned()));
-            }
+            let ty_value = if canonical == ty {
+                Value::String(ty.clone())
+            } else {
+                Value::String(canonical.to_owned())
+            };
+            obj.insert("type".into(), ty_value);
             let event: OwnedEvent = serde_json::from_value(Value::Object(obj)).map_err(|e| {
                 let full = e.to_string();
                 fail(format!(
@@ -562,35 +565,6 @@ fn parse(bytes: &[u8]) -> Result<(String, Request), ParseError> {
         }
     };
     Ok((session, request))
-}
-
-/// Reads one line (through `\n`) into `buf`, keeping at most [`MAX_LINE_BYTES`] + 1 bytes;
-/// returns the bytes consumed (more than [`MAX_LINE_BYTES`] means "too long").
-fn read_line_bounded<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> io::Result<usize> {
-    let mut total = 0;
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(total);
-        }
-        let (used, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (available.len(), false),
-        };
-        if buf.len() <= MAX_LINE_BYTES {
-            let keep = used.min(MAX_LINE_BYTES + 1 - buf.len());
-            buf.extend_from_slice(available.get(..keep).unwrap_or(available));
-        }
-        reader.consume(used);
-        total += used;
-        if done {
-            return Ok(total);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -178,9 +178,11 @@ fn read_as<R: BufRead>(
     loop {
         buf.clear();
         let index = t.lines;
-        let n = read_line_bounded(&mut reader, &mut buf).map_err(|e| TranscriptError::Io {
-            file: file.to_owned(),
-            message: e.to_string(),
+        let n = read_line_bounded(&mut reader, &mut buf, MAX_LINE_BYTES).map_err(|e| {
+            TranscriptError::Io {
+                file: file.to_owned(),
+                message: e.to_string(),
+            }
         })?;
         if n == 0 {
             break;
@@ -253,9 +255,14 @@ fn read_native_rest<R: BufRead>(
     }
 }
 
-/// Reads one line (through `\n`) into `buf`, reading at most [`MAX_LINE_BYTES`] + 1 bytes;
-/// returns the bytes consumed (more than [`MAX_LINE_BYTES`] means "too long").
-fn read_line_bounded<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+/// Reads one line (through `\n`) into `buf`, keeping at most `max` + 1 bytes of it (the
+/// rest is consumed and dropped); returns the bytes consumed, 0 at the end of the input (more
+/// than `max` means "too long"). Shared by the transcript reader and the stdio sidecar.
+pub fn read_line_bounded<R: BufRead>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<usize> {
     let mut total = 0;
     loop {
         let available = match reader.fill_buf() {
@@ -270,8 +277,8 @@ fn read_line_bounded<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::
             Some(i) => (i + 1, true),
             None => (available.len(), false),
         };
-        if buf.len() <= MAX_LINE_BYTES {
-            let keep = used.min(MAX_LINE_BYTES + 1 - buf.len());
+        if buf.len() <= max {
+            let keep = used.min(max + 1 - buf.len());
             buf.extend_from_slice(available.get(..keep).unwrap_or(available));
         }
         reader.consume(used);
@@ -384,12 +391,38 @@ mod tests {
     fn bounded_line_reader_splits_lines() {
         let mut r: &[u8] = b"ab\ncd";
         let mut buf = Vec::new();
-        assert_eq!(read_line_bounded(&mut r, &mut buf).unwrap(), 3);
+        assert_eq!(
+            read_line_bounded(&mut r, &mut buf, MAX_LINE_BYTES).unwrap(),
+            3
+        );
         assert_eq!(buf, b"ab\n");
         buf.clear();
-        assert_eq!(read_line_bounded(&mut r, &mut buf).unwrap(), 2);
+        assert_eq!(
+            read_line_bounded(&mut r, &mut buf, MAX_LINE_BYTES).unwrap(),
+            2
+        );
         assert_eq!(buf, b"cd");
         buf.clear();
-        assert_eq!(read_line_bounded(&mut r, &mut buf).unwrap(), 0);
+        assert_eq!(
+            read_line_bounded(&mut r, &mut buf, MAX_LINE_BYTES).unwrap(),
+            0
+        );
+    }
+
+    #[test]
+    fn bounded_line_reader_keeps_at_most_max_plus_one_bytes() {
+        // A tiny buffer makes the line arrive in several `fill_buf` pieces.
+        let mut r = std::io::BufReader::with_capacity(
+            2,
+            &b"abcdefg
+hi
+"[..],
+        );
+        let mut buf = Vec::new();
+        assert_eq!(read_line_bounded(&mut r, &mut buf, 3).unwrap(), 8);
+        assert_eq!(buf, b"abcd");
+        buf.clear();
+        assert_eq!(read_line_bounded(&mut r, &mut buf, 3).unwrap(), 3);
+        assert_eq!(buf, b"hi\n");
     }
 }

@@ -17,7 +17,7 @@
 //! reported. Anything else unknown is reported as a [`FormatIssue`](super::native::FormatIssue).
 
 use super::native::{
-    append, args_of, content_text, describe, lines, obj_of, object, str_of, NativeTranscript,
+    append, args_of, content_text, describe, obj_of, read_objects, str_of, NativeTranscript,
 };
 use crate::Record;
 use serde_json::{Map, Value};
@@ -48,18 +48,7 @@ struct Reader {
 
 /// Reads a whole Claude Code session file. Never panics; unmappable lines become issues.
 pub fn read(text: &str) -> NativeTranscript {
-    let (it, total) = lines(text);
-    let mut r = Reader {
-        t: NativeTranscript::with_lines(total),
-        ..Reader::default()
-    };
-    for (line, raw) in it {
-        match object(raw) {
-            Ok(o) => r.line(line, &o),
-            Err(e) => r.t.issue(line, e),
-        }
-    }
-    r.t.finish()
+    read_objects(text, |r: &mut Reader| &mut r.t, Reader::line)
 }
 
 impl Reader {
@@ -280,14 +269,8 @@ impl Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::native::testutil::records;
     use serde_json::json;
-
-    fn records(t: &NativeTranscript) -> Vec<(usize, Record)> {
-        t.entries
-            .iter()
-            .map(|e| (e.line, e.record.clone()))
-            .collect()
-    }
 
     #[test]
     fn blocks_of_one_api_message_are_merged_into_one_batch() {

@@ -17,7 +17,7 @@
 //! Anything unknown is reported as a [`FormatIssue`](super::native::FormatIssue).
 
 use super::native::{
-    append, args_of, content_text, lines, obj_of, object, str_of, NativeTranscript,
+    append, args_of, content_text, obj_of, read_objects, str_of, NativeTranscript,
 };
 use crate::Record;
 use serde_json::{Map, Value};
@@ -40,18 +40,7 @@ struct Reader {
 
 /// Reads a whole Codex rollout file. Never panics; unmappable lines become issues.
 pub fn read(text: &str) -> NativeTranscript {
-    let (it, total) = lines(text);
-    let mut r = Reader {
-        t: NativeTranscript::with_lines(total),
-        ..Reader::default()
-    };
-    for (line, raw) in it {
-        match object(raw) {
-            Ok(o) => r.line(line, &o),
-            Err(e) => r.t.issue(line, e),
-        }
-    }
-    r.t.finish()
+    read_objects(text, |r: &mut Reader| &mut r.t, Reader::line)
 }
 
 impl Reader {

@@ -146,6 +146,26 @@ pub(crate) fn lines(text: &str) -> (impl Iterator<Item = (usize, &str)>, usize) 
     (it, total)
 }
 
+/// Reads `text` line by line: each non-blank line that is a JSON object goes to `on_line`
+/// with the reader's state, each other line becomes an issue of the transcript that
+/// `transcript` finds in the state; the transcript is finished and returned.
+pub(crate) fn read_objects<S: Default>(
+    text: &str,
+    transcript: fn(&mut S) -> &mut NativeTranscript,
+    mut on_line: impl FnMut(&mut S, usize, &Map<String, Value>),
+) -> NativeTranscript {
+    let (it, total) = lines(text);
+    let mut state = S::default();
+    *transcript(&mut state) = NativeTranscript::with_lines(total);
+    for (line, raw) in it {
+        match object(raw) {
+            Ok(o) => on_line(&mut state, line, &o),
+            Err(e) => transcript(&mut state).issue(line, e),
+        }
+    }
+    std::mem::take(transcript(&mut state)).finish()
+}
+
 /// Parses one line as a JSON object, or says why it is not one.
 pub(crate) fn object(line: &str) -> Result<Map<String, Value>, String> {
     match serde_json::from_str::<Value>(line) {
@@ -273,6 +293,14 @@ pub(crate) mod testutil {
             dir.display()
         );
         None
+    }
+
+    /// A reader's records with their lines.
+    pub(crate) fn records(t: &super::NativeTranscript) -> Vec<(usize, Record)> {
+        t.entries
+            .iter()
+            .map(|e| (e.line, e.record.clone()))
+            .collect()
     }
 
     /// The records of a converted corpus file (loopguard JSONL), header left out.

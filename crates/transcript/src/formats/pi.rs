@@ -15,7 +15,7 @@
 //! Anything else is reported as a [`FormatIssue`](super::native::FormatIssue).
 
 use super::native::{
-    append, args_of, content_text, describe, lines, obj_of, object, str_of, NativeTranscript,
+    append, args_of, content_text, describe, obj_of, read_objects, str_of, NativeTranscript,
 };
 use crate::Record;
 use serde_json::{Map, Value};
@@ -31,15 +31,7 @@ const SKIPPED: &[&str] = &[
 
 /// Reads a whole Pi session file. Never panics; unmappable lines become issues.
 pub fn read(text: &str) -> NativeTranscript {
-    let (it, total) = lines(text);
-    let mut t = NativeTranscript::with_lines(total);
-    for (line, raw) in it {
-        match object(raw) {
-            Ok(o) => read_line(&mut t, line, &o),
-            Err(e) => t.issue(line, e),
-        }
-    }
-    t.finish()
+    read_objects(text, |t| t, read_line)
 }
 
 fn read_line(t: &mut NativeTranscript, line: usize, o: &Map<String, Value>) {
@@ -190,14 +182,8 @@ fn assistant(t: &mut NativeTranscript, line: usize, m: &Map<String, Value>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::native::testutil::records;
     use serde_json::json;
-
-    fn records(t: &NativeTranscript) -> Vec<(usize, Record)> {
-        t.entries
-            .iter()
-            .map(|e| (e.line, e.record.clone()))
-            .collect()
-    }
 
     #[test]
     fn maps_every_message_role() {
