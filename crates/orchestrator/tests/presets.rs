@@ -521,3 +521,24 @@ mod state {
         }
     }
 }
+
+#[test]
+fn guards_from_one_template_are_independent_and_match_the_builder() {
+    let events = seven_reads();
+    for name in PRESETS {
+        let template = Guard::builder().preset(name).template().expect("template");
+        let mut a = template.build().expect("first guard");
+        let mut b = template.build().expect("second guard");
+        let mut direct = guard(name);
+        let mut seen = Vec::new();
+        for e in &events {
+            let va = a.observe(&e.as_event());
+            assert_eq!(va, direct.observe(&e.as_event()), "{name}");
+            seen.push(va);
+        }
+        // The second guard starts from nothing: had it shared the first one's state, the
+        // repeated reads would be blocked from its first call.
+        let again: Vec<Verdict> = events.iter().map(|e| b.observe(&e.as_event())).collect();
+        assert_eq!(again, seen, "{name}");
+    }
+}
