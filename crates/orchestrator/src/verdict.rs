@@ -89,4 +89,40 @@ impl Verdict {
     pub fn is_continue(&self) -> bool {
         self.action == Action::Continue
     }
+
+    /// What to do.
+    pub fn action(&self) -> Action {
+        self.action
+    }
+
+    /// Steer text, block reason (the error the model sees) or abort message.
+    pub fn message(&self) -> Option<&str> {
+        self.message.as_deref()
+    }
+
+    /// The stable code of a block (`tool_loop:<detector>`) or an abort
+    /// (`loop_aborted:<detector>`).
+    pub fn code(&self) -> Option<&str> {
+        self.code.as_deref()
+    }
+
+    /// For a block: also end the agent loop.
+    pub fn terminate(&self) -> bool {
+        self.terminate
+    }
+
+    /// For a block: refuse every call of the current batch.
+    pub fn whole_batch(&self) -> bool {
+        self.whole_batch
+    }
+
+    /// For a steer or a compaction: when to deliver it.
+    pub fn deliver(&self) -> Delivery {
+        self.deliver
+    }
+
+    /// The findings behind the verdict.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
 }
