@@ -67,7 +67,7 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(f.detector, "generic-repeat");
             assert!(f.count >= 1);
             assert!(f.evidence.len() <= MAX_EVIDENCE);
-            assert!(!f.abort);
+            assert!(f.level != Level::Fatal);
             if f.level == Level::Critical {
                 assert!(
                     matches!(events[*i], OwnedEvent::ToolCall { .. }),

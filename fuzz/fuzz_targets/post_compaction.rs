@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     let compactions = events.iter().filter(|e| matches!(e, OwnedEvent::Compaction)).count();
     assert!(findings.len() <= compactions, "at most one abort per compaction");
     for (_, f) in &findings {
-        assert!(f.abort);
+        assert_eq!(f.level, Level::Fatal);
         assert_eq!(f.code.as_deref(), Some("compaction_loop_persisted"));
         assert_eq!(f.count, window);
     }

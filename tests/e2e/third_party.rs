@@ -46,8 +46,11 @@ fn it_is_off_by_default_and_configurable_by_name() {
             args: &args,
             batch: None,
         });
-        if v.findings.iter().any(|f| f.detector == "acme-tool-streak") {
-            assert_eq!(v.action, Action::Steer);
+        if v.findings()
+            .iter()
+            .any(|f| f.detector == "acme-tool-streak")
+        {
+            assert_eq!(v.action(), Action::Steer);
             steered_at = Some(i);
         }
         let content = format!("{i} matches");

@@ -315,13 +315,15 @@ pub fn scan_with(
             OwnedEvent::TextDelta { delta, .. } => msg_streamed += delta.chars().count() as u64,
             _ => {}
         }
-        let v = guard.observe(&ev.as_event());
+        let mut v = guard.observe(&ev.as_event());
         if v.is_continue() {
             continue;
         }
+        let action = v.action();
+        let code = v.code().map(str::to_owned);
         acted.push(Acted {
             line,
-            action: v.action,
+            action,
             call: match &ev {
                 OwnedEvent::ToolCall { id, .. } => Some(id.clone()),
                 _ => None,
@@ -331,17 +333,17 @@ pub fn scan_with(
                 _ => 0,
             },
         });
-        for mut f in v.findings {
+        for mut f in v.take_findings() {
             findings.push(FindingReport {
                 event: line,
                 detector: f.detector.to_owned(),
                 level: f.level,
-                action: v.action,
+                action,
                 count: f.count,
                 message: std::mem::take(&mut f.message),
                 offset: f.offset,
             });
-            raw.push((f, v.code.clone()));
+            raw.push((f, code.clone()));
         }
     }
     let line_of = |s: u64| -> Option<usize> {

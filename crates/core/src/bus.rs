@@ -68,6 +68,38 @@ struct BusState {
     inferred_batch: u64,
     #[serde(default)]
     result_since_call: bool,
+    /// Whether the host sends message events: then a batch is one assistant message, and a
+    /// refused call does not end it.
+    #[serde(default)]
+    messages_seen: bool,
+    /// Where the last event stands in the lifecycle.
+    #[serde(default)]
+    last: Lifecycle,
+}
+
+/// Where an event stands in the session's lifecycle, as the bus (its one owner) assigned it.
+///
+/// The batch rule, for hosts of every shape:
+/// - a call with an explicit batch id belongs to that batch;
+/// - otherwise, when the host sends message events, to the assistant message it came in;
+/// - otherwise a batch is a run of calls with nothing answered between them: a result, or the
+///   guard's refusal of a call ([`Bus::note_refused`]), ends it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lifecycle {
+    /// The event's sequence number (0-based; every event counts, refused ones too).
+    pub seq: u64,
+    /// The user-turn index.
+    pub turn: u64,
+    /// The run index (counts `RunStart` events).
+    pub run: u64,
+    /// The assistant-message index.
+    pub message: u64,
+    /// For a tool call: its batch.
+    pub batch: Option<u64>,
+    /// The event started a new user turn.
+    pub new_turn: bool,
+    /// The event started a new run.
+    pub new_run: bool,
 }
 
 /// Identity of a call: the tool name and its args fingerprint.
@@ -132,6 +164,46 @@ impl Bus {
         self.state.turn
     }
 
+    /// The current assistant-message index.
+    pub fn message(&self) -> u64 {
+        self.state.message
+    }
+
+    /// Where the last observed event stands in the lifecycle.
+    pub fn lifecycle(&self) -> &Lifecycle {
+        &self.state.last
+    }
+
+    /// The batch a tool call with the host's `explicit` batch id (if any) would join if it
+    /// came now (see [`Lifecycle`] for the rule). Changes nothing.
+    pub fn batch_for(&self, explicit: Option<u64>) -> u64 {
+        // Explicit batch ids keep the low half; inferred ones the high half, so the two
+        // never meet.
+        explicit.unwrap_or_else(|| {
+            let next = if self.state.result_since_call {
+                self.state.inferred_batch.wrapping_add(1)
+            } else {
+                self.state.inferred_batch
+            };
+            (1 << 63) | next
+        })
+    }
+
+    /// The guard refused the last tool call: for hosts that send no message events, its
+    /// refusal is its answer, so the next call starts a new batch.
+    pub fn note_refused(&mut self) {
+        if !self.state.messages_seen {
+            self.state.result_since_call = true;
+        }
+    }
+
+    /// Records `event` in the lifecycle (sequence number, turn, run, message, batch) without
+    /// showing it to any detector: a call the guard refused with its batch, or the result of
+    /// a call the guard refused (which never ran).
+    pub fn observe_vetoed(&mut self, event: &Event<'_>) {
+        self.advance(event, false);
+    }
+
     /// Remembers a message the guard itself sends (a steer), so that when the host delivers it
     /// back as a user message it does not start a new turn.
     pub fn note_own_message(&mut self, text: &str) {
@@ -162,10 +234,16 @@ impl Bus {
 
     /// Feeds one event to the interested detectors and returns their findings.
     pub fn observe(&mut self, event: &Event<'_>) -> Vec<Finding> {
+        self.advance(event, true)
+    }
+
+    fn advance(&mut self, event: &Event<'_>, dispatch: bool) -> Vec<Finding> {
         let mut findings = Vec::new();
         let seq = self.state.seq;
         self.state.seq += 1;
         let kind = event.kind();
+        let mut new_run = false;
+        let mut batch_of_call = None;
 
         let mut new_turn = false;
         let mut call_info: Option<CallInfo> = None;
@@ -194,10 +272,12 @@ impl Bus {
                 }
             }
             Event::RunStart { run_id } => {
+                new_run = true;
                 self.state.run += 1;
                 self.state.run_id = run_id.map(str::to_owned);
             }
             Event::MessageStart => {
+                self.state.messages_seen = true;
                 self.state.inferred_batch += 1;
                 self.state.result_since_call = false;
                 self.state.message = self.state.messages_started;
@@ -214,14 +294,17 @@ impl Bus {
                 args,
                 batch,
             } => {
+                let batch = self.batch_for(*batch);
                 if self.state.result_since_call {
-                    self.state.inferred_batch += 1;
+                    self.state.inferred_batch = self.state.inferred_batch.wrapping_add(1);
                     self.state.result_since_call = false;
                 }
-                // Explicit batch ids keep the low half; inferred ones the high half, so the two
-                // never meet.
-                let batch = batch.unwrap_or((1 << 63) | self.state.inferred_batch);
+                batch_of_call = Some(batch);
                 let pos = self.bump_batch(batch);
+                if !dispatch {
+                    self.finish(seq, new_turn, new_run, batch_of_call);
+                    return findings;
+                }
                 let args_fp = args_fingerprint(args);
                 let st = CallInfoState {
                     tool: (*tool).to_owned(),
@@ -263,6 +346,13 @@ impl Bus {
                     .pending
                     .iter()
                     .position(|p| p.id == *id && p.call.tool == *tool);
+                if !dispatch {
+                    if let Some(i) = found {
+                        self.state.pending.remove(i);
+                    }
+                    self.finish(seq, new_turn, new_run, None);
+                    return findings;
+                }
                 let (call, args, orphan) = match found.and_then(|i| self.state.pending.remove(i)) {
                     Some(p) => (p.call.into_info(), Some(p.args), false),
                     None => {
@@ -311,6 +401,10 @@ impl Bus {
             _ => {}
         }
 
+        self.finish(seq, new_turn, new_run, batch_of_call);
+        if !dispatch {
+            return findings;
+        }
         let mut cx = Cx {
             seq,
             turn: self.state.turn,
@@ -330,6 +424,18 @@ impl Bus {
             }
         }
         findings
+    }
+
+    fn finish(&mut self, seq: u64, new_turn: bool, new_run: bool, batch: Option<u64>) {
+        self.state.last = Lifecycle {
+            seq,
+            turn: self.state.turn,
+            run: self.state.run,
+            message: self.state.message,
+            batch,
+            new_turn,
+            new_run,
+        };
     }
 
     fn bump_batch(&mut self, batch: u64) -> u32 {

@@ -4,7 +4,9 @@ use serde::{Deserialize, Serialize};
 
 /// How sure a detector is that the agent is looping, and so what it suggests.
 ///
-/// Ordered: `Warning < Critical`.
+/// Ordered: `Warning < Critical < Fatal`. The orchestrator's policy maps each level to an
+/// action: a warning steers, a critical finding blocks the call (or aborts after the
+/// policy's number of blocks), a fatal one ends the request at once.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
@@ -12,14 +14,18 @@ pub enum Level {
     Warning,
     /// Strong evidence: the orchestrator blocks the call (or aborts, per policy).
     Critical,
+    /// Blocking one call cannot help (the loop survived a compaction, the turn stalled): the
+    /// orchestrator ends the request.
+    Fatal,
 }
 
 impl Level {
-    /// `"warning"` or `"critical"`.
+    /// `"warning"`, `"critical"` or `"fatal"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Warning => "warning",
             Level::Critical => "critical",
+            Level::Fatal => "fatal",
         }
     }
 }
@@ -46,10 +52,7 @@ pub struct Finding {
     /// Sequence numbers (bus event indices) of the events that form the loop, oldest first,
     /// at most [`MAX_EVIDENCE`].
     pub evidence: Vec<u64>,
-    /// The detector asks to end the run now (e.g. `compaction_loop_persisted`), not only to
-    /// block this call.
-    pub abort: bool,
-    /// A stable code for an abort (e.g. `compaction_loop_persisted`); `None` lets the
+    /// A stable code for a fatal finding's abort (e.g. `compaction_loop_persisted`); `None` lets the
     /// orchestrator use `loop_aborted:<detector>`.
     pub code: Option<String>,
     /// For text findings: the character offset in the message where the detector fired.
@@ -76,7 +79,6 @@ impl Finding {
             key: key.into(),
             message: message.into(),
             evidence: Vec::new(),
-            abort: false,
             code: None,
             offset: None,
             sample: None,
@@ -94,10 +96,10 @@ impl Finding {
         self
     }
 
-    /// Marks the finding as asking for an abort, with a stable code.
+    /// Makes the finding fatal (the request ends), with a stable abort code.
     #[must_use]
     pub fn with_abort(mut self, code: impl Into<String>) -> Finding {
-        self.abort = true;
+        self.level = Level::Fatal;
         self.code = Some(code.into());
         self
     }

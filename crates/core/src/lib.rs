@@ -26,7 +26,7 @@ mod normalize;
 pub mod normalizers;
 mod registry;
 
-pub use bus::{call_fingerprint, Bus, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};
+pub use bus::{call_fingerprint, Bus, Lifecycle, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};
 pub use config::{line_of, merge_tables, parse_options, Config};
 pub use detector::{CallInfo, Cx, Detector, ResultInfo, StateError};
 pub use error::{ConfigError, Location};

@@ -660,7 +660,9 @@ fn k71_terminate_is_the_orchestrators_flag() {
     }
     let f = run(plg(), s.events());
     assert!(!criticals(&f).is_empty());
-    assert!(f.iter().all(|(_, f)| !f.abort && f.code.is_none()));
+    assert!(f
+        .iter()
+        .all(|(_, f)| f.level != Level::Fatal && f.code.is_none()));
     let mut c = Config::default();
     c.apply_env([("LOOP_GUARD_USE_TERMINATE".to_owned(), "true".to_owned())])
         .unwrap();
@@ -1128,7 +1130,7 @@ fn findings_are_never_an_abort() {
     let all = det("openclaw = { enabled = true }\nwindow = { level = \"critical\" }");
     let f = run(all, s.events());
     assert!(!f.is_empty());
-    assert!(f.iter().all(|(_, f)| !f.abort
+    assert!(f.iter().all(|(_, f)| f.level != Level::Fatal
         && f.detector == NAME
         && f.evidence.len() <= loopguard_core::MAX_EVIDENCE));
 }

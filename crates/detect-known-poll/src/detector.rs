@@ -71,7 +71,7 @@ impl Detector for KnownPoll {
                         blocked = level == Level::Critical;
                         let n = streak.count;
                         let message = match level {
-                            Level::Critical => format!(
+                            Level::Critical | Level::Fatal => format!(
                                 "CRITICAL: Called {tool} with identical arguments and no progress {n} times. \
                                  This appears to be a stuck polling loop. Session execution blocked to prevent resource waste."
                             ),

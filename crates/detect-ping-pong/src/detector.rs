@@ -252,7 +252,7 @@ impl PingPong {
                     .map(|r| r.seq)
                     .collect();
                 let message = match level {
-                    Level::Critical => format!(
+                    Level::Critical | Level::Fatal => format!(
                         "CRITICAL: You are alternating between repeated tool-call patterns ({count} consecutive calls) with no progress. This appears to be a stuck ping-pong loop. Session execution blocked to prevent resource waste."
                     ),
                     Level::Warning => format!(

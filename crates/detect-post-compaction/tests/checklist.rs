@@ -96,8 +96,7 @@ fn f35_abort_on_the_full_window() {
     assert_eq!(f.len(), 1);
     let (at, f) = &f[0];
     assert_eq!(*at, s.events().len() - 1, "fires on the third outcome");
-    assert_eq!(f.level, Level::Critical);
-    assert!(f.abort);
+    assert_eq!(f.level, Level::Fatal);
     assert_eq!(f.code.as_deref(), Some(ABORT_CODE));
     assert_eq!(f.code.as_deref(), Some("compaction_loop_persisted"));
     assert_eq!(f.count, 3);
@@ -413,7 +412,7 @@ fn gateway_loop_across_auto_compaction_is_aborted() {
     }
     let f = run(guard(), s.events());
     assert_eq!(f.len(), 1);
-    assert!(f[0].1.abort);
+    assert_eq!(f[0].1.level, Level::Fatal);
 }
 
 #[test]

@@ -29,7 +29,7 @@ proptest! {
         let f = run(guard(), &events);
         prop_assert!(f.len() <= compactions);
         for (_, f) in &f {
-            prop_assert!(f.abort);
+            prop_assert_eq!(f.level, loopguard_core::Level::Fatal);
             prop_assert_eq!(f.code.as_deref(), Some("compaction_loop_persisted"));
             prop_assert_eq!(f.count, 3);
         }

@@ -75,7 +75,7 @@ fn usage_error_loop_warns_at_eight_and_blocks_the_next_call_after_sixteen() {
     assert!(matches!(s.events()[*at], OwnedEvent::ToolCall { .. }));
     assert!(c.message.starts_with("CRITICAL:"));
     assert!(c.message.contains(USAGE));
-    assert!(!c.abort);
+    assert!(c.level != Level::Fatal);
     assert_eq!(c.key, f[0].1.key, "one run, one key");
 
     // Still the same error: every further call stays critical.

@@ -37,7 +37,7 @@ proptest! {
                     let is_result = matches!(events[i], loopguard_core::OwnedEvent::ToolResult { .. });
                     prop_assert!(is_result);
                 }
-                prop_assert!(!f.abort);
+                prop_assert!(f.level != Level::Fatal);
                 prop_assert!(f.evidence.len() <= loopguard_core::MAX_EVIDENCE);
             }
         }

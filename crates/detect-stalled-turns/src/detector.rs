@@ -254,10 +254,7 @@ impl StalledTurns {
             let message = format!(
                 "CRITICAL: {what}. The agent is stalled and not making progress. Aborting the run to stop the loop."
             );
-            let mut f =
-                Finding::new(NAME, Level::Critical, count, key, message).with_evidence(evidence);
-            f.abort = true;
-            f
+            Finding::new(NAME, Level::Fatal, count, key, message).with_evidence(evidence)
         } else {
             let message = format!(
                 "WARNING: {what}. Make the tool call the task needs now, or state the blocker and stop."

@@ -37,17 +37,17 @@ fn third_identical_nudge_warns_and_tenth_aborts() {
         s.user(NUDGE);
     }
     let f = run(det(), s.events());
-    let levels: Vec<(usize, Level, u32, bool)> = f
+    let levels: Vec<(usize, Level, u32)> = f
         .iter()
-        .map(|(i, f)| (*i - base, f.level, f.count, f.abort))
+        .map(|(i, f)| (*i - base, f.level, f.count))
         .collect();
     assert_eq!(
         levels,
         vec![
-            (2, Level::Warning, 3, false),
-            (9, Level::Critical, 10, true),
-            (10, Level::Critical, 11, true),
-            (11, Level::Critical, 12, true)
+            (2, Level::Warning, 3),
+            (9, Level::Fatal, 10),
+            (10, Level::Fatal, 11),
+            (11, Level::Fatal, 12)
         ]
     );
     let warn = &f[0].1;
@@ -288,10 +288,7 @@ fn thresholds_are_configurable_and_validated() {
         s.events(),
     );
     let levels: Vec<Level> = f.iter().map(|(_, f)| f.level).collect();
-    assert_eq!(
-        levels,
-        vec![Level::Warning, Level::Critical, Level::Critical]
-    );
+    assert_eq!(levels, vec![Level::Warning, Level::Fatal, Level::Fatal]);
     let registry = Registry::from_entries([&REGISTRATION]).unwrap();
     for (bad, path) in [
         ("warning-threshold = 0", "warning-threshold"),

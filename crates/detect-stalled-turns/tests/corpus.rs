@@ -39,7 +39,7 @@ fn corpus_no_false_positives_and_labelled_stalls_caught() {
                 if !f.is_empty() {
                     unsure_warned += 1;
                 }
-                if f.iter().any(|(_, f)| f.level == Level::Critical) {
+                if f.iter().any(|(_, f)| f.level >= Level::Critical) {
                     unsure_critical.push(l.path.clone());
                 }
             }
@@ -57,7 +57,7 @@ fn corpus_no_false_positives_and_labelled_stalls_caught() {
                 }
                 if let Some((line, _)) = f
                     .iter()
-                    .find(|(line, f)| *line >= loop_start && f.level == Level::Critical)
+                    .find(|(line, f)| *line >= loop_start && f.level >= Level::Critical)
                 {
                     crit_latencies.push(*line as i64 - first_event as i64);
                 }

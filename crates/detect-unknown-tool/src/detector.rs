@@ -115,7 +115,7 @@ impl UnknownTool {
             return None;
         };
         let message = match level {
-            Level::Critical => format!(
+            Level::Critical | Level::Fatal => format!(
                 "CRITICAL: attempted unavailable tool {name} {n} times. Stop retrying that missing tool and answer without it."
             ),
             Level::Warning => format!(

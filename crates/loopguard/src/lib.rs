@@ -7,6 +7,9 @@ pub use loopguard_core::{
     Registration, Registry, Stream,
 };
 pub use loopguard_orchestrator as orchestrator;
+pub use loopguard_orchestrator::{
+    preset, Action, Delivery, Guard, GuardBuilder, GuardTemplate, Verdict, PRESETS,
+};
 
 #[cfg(feature = "circuit-breaker")]
 pub use loopguard_detect_circuit_breaker as circuit_breaker;
@@ -28,6 +31,11 @@ pub use loopguard_detect_tail_periodicity as tail_periodicity;
 pub use loopguard_detect_unknown_tool as unknown_tool;
 #[cfg(feature = "variation-loop")]
 pub use loopguard_detect_variation_loop as variation_loop;
+
+/// The workspace README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
 
 /// The registrations of loopguard's own detectors that this build links (one per enabled
 /// Cargo feature), sorted by name.

@@ -5,7 +5,8 @@ use crate::presets::{check_config, resolve};
 use crate::verdict::{Action, Delivery, Verdict};
 use crate::wording::{steer_text, Path, CONTINUE_STEER};
 use loopguard_core::{
-    Bus, Config, ConfigError, Event, Finding, FixedMap, Level, Normalizers, Registry, StateError,
+    args_fingerprint, call_fingerprint, Bus, Config, ConfigError, Event, Finding, Fingerprint,
+    FixedMap, Level, Normalizers, Registry, StateError,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -201,6 +202,12 @@ struct BatchState {
     id: Option<u64>,
     calls: VecDeque<String>,
     blocked: Option<String>,
+    /// The call whose block refused the batch.
+    #[serde(default)]
+    blocked_call: Option<Fingerprint>,
+    /// The abort code of that block's detector.
+    #[serde(default)]
+    abort_code: Option<String>,
 }
 
 /// Warning de-duplication: the last bucket emitted per key, at most
@@ -264,9 +271,6 @@ impl DedupMap {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct State {
     enabled: bool,
-    turn: u64,
-    message: u64,
-    messages_started: u64,
     blocks_turn: u32,
     blocks_run: u32,
     steers_used: u32,
@@ -334,7 +338,7 @@ enum Spend {
 ///
 /// let mut guard = Guard::builder().config(Config::default()).no_preset().build().unwrap();
 /// let v = guard.observe(&Event::User { text: "hello", origin: Origin::Human });
-/// assert_eq!(v.action, Action::Continue);
+/// assert_eq!(v.action(), Action::Continue);
 /// assert_eq!(guard.command("/runaway off"), Some(false));
 /// assert!(!guard.is_enabled());
 /// ```
@@ -409,16 +413,25 @@ impl Guard {
     /// Observes one event and answers with a verdict.
     pub fn observe(&mut self, event: &Event<'_>) -> Verdict {
         if !self.state.enabled {
-            return Verdict::pass();
+            self.bus.observe_vetoed(event);
+            return Verdict::default();
         }
-        let mut call: Option<(&str, u64)> = None;
+        let mut call: Option<&str> = None;
         match event {
             // The result of a call the guard refused (an error result carrying the guard's
             // reason): the call never ran, so detectors must not see it, and a streak is never
             // reset by the guard's own veto.
-            Event::ToolResult { id, .. } if self.state.take_blocked(id) => return Verdict::pass(),
-            Event::ToolCall { id, batch, .. } => {
-                let b = batch.unwrap_or(self.state.message);
+            Event::ToolResult { id, .. } if self.state.take_blocked(id) => {
+                self.bus.observe_vetoed(event);
+                return Verdict::default();
+            }
+            Event::ToolCall {
+                id,
+                tool,
+                args,
+                batch,
+            } => {
+                let b = self.bus.batch_for(*batch);
                 if self.state.batch.id != Some(b) {
                     self.state.batch = BatchState {
                         id: Some(b),
@@ -426,35 +439,23 @@ impl Guard {
                     };
                 }
                 if let Some(reason) = self.state.batch.blocked.clone() {
-                    self.state.remember_blocked(id);
-                    let mut v = Verdict::pass();
-                    v.action = Action::Block;
-                    v.message = Some(reason);
-                    v.code = Some("tool_loop:batch".to_owned());
-                    v.terminate = self.settings.terminate;
-                    v.whole_batch = true;
-                    return v;
+                    return self.refuse_with_batch(event, id, tool, args, reason);
                 }
-                call = Some((id, b));
-            }
-            Event::MessageStart => {
-                self.state.message = self.state.messages_started;
-                self.state.messages_started = self.state.messages_started.saturating_add(1);
-            }
-            Event::RunStart { .. } => {
-                self.state.blocks_run = 0;
-                self.state.dedup.clear();
+                call = Some(id);
             }
             _ => {}
         }
         let findings = self.bus.observe(event);
-        let turn = self.bus.turn();
-        if turn != self.state.turn {
-            self.state.turn = turn;
+        let life = *self.bus.lifecycle();
+        if life.new_turn {
             self.state.new_turn();
         }
+        if life.new_run {
+            self.state.blocks_run = 0;
+            self.state.dedup.clear();
+        }
         // The batch's call ids are only needed to block its siblings.
-        if let Some((id, _)) = call.filter(|_| self.settings.whole_batch) {
+        if let Some(id) = call.filter(|_| self.settings.whole_batch) {
             let calls = &mut self.state.batch.calls;
             let slot = if calls.len() >= MAX_BATCH_CALLS {
                 calls.pop_front().map(|mut old| {
@@ -467,19 +468,69 @@ impl Guard {
             };
             calls.push_back(slot.unwrap_or_else(|| id.to_owned()));
         }
-        let v = self.decide(event, call.map(|(id, _)| id), findings);
-        if matches!(v.action, Action::Steer | Action::Compact) {
-            if let Some(m) = &v.message {
-                self.bus.note_own_message(m);
+        let v = self.decide_on(event, call, &findings);
+        if let Some(id) = call.filter(|_| matches!(v.action(), Action::Block | Action::Abort)) {
+            self.state.remember_blocked(id);
+            self.bus.note_refused();
+            if let (Event::ToolCall { tool, args, .. }, true) = (event, v.whole_batch()) {
+                self.state.batch.blocked_call =
+                    Some(call_fingerprint(tool, &args_fingerprint(args)));
             }
         }
-        v
+        if let Verdict::Steer { message, .. } | Verdict::Compact { message, .. } = &v {
+            self.bus.note_own_message(message);
+        }
+        v.with_findings(findings)
     }
 
-    fn decide(&mut self, event: &Event<'_>, call: Option<&str>, findings: Vec<Finding>) -> Verdict {
-        let mut v = self.decide_on(event, call, &findings);
-        v.findings = findings;
-        v
+    /// A call of a batch that was blocked: refused with it. The very call that was blocked,
+    /// issued again in the same batch, counts as a block (so a host that keeps one batch open
+    /// still reaches the abort); any other call does not.
+    fn refuse_with_batch(
+        &mut self,
+        event: &Event<'_>,
+        id: &str,
+        tool: &str,
+        args: &Value,
+        reason: String,
+    ) -> Verdict {
+        self.state.remember_blocked(id);
+        self.bus.observe_vetoed(event);
+        self.bus.note_refused();
+        let same =
+            self.state.batch.blocked_call == Some(call_fingerprint(tool, &args_fingerprint(args)));
+        if same && self.count_block() {
+            let code = self
+                .state
+                .batch
+                .abort_code
+                .clone()
+                .unwrap_or_else(|| "loop_aborted:batch".to_owned());
+            self.state.pending = None;
+            return Verdict::Abort {
+                code,
+                message: reason,
+                findings: Vec::new(),
+            };
+        }
+        Verdict::Block {
+            reason,
+            code: "tool_loop:batch".to_owned(),
+            terminate: self.settings.terminate,
+            whole_batch: true,
+            findings: Vec::new(),
+        }
+    }
+
+    /// Counts one block in the turn and the run; whether that reaches an abort.
+    fn count_block(&mut self) -> bool {
+        let s = &self.settings;
+        self.state.blocks_turn = self.state.blocks_turn.saturating_add(1);
+        self.state.blocks_run = self.state.blocks_run.saturating_add(1);
+        let by_turn = s.abort_after_blocks > 0 && self.state.blocks_turn >= s.abort_after_blocks;
+        let by_run =
+            s.abort_after_run_blocks > 0 && self.state.blocks_run >= s.abort_after_run_blocks;
+        by_turn || by_run
     }
 
     /// The verdict on `findings`, without them (the caller moves them in).
@@ -489,112 +540,111 @@ impl Guard {
         call: Option<&str>,
         findings: &[Finding],
     ) -> Verdict {
-        let v = Verdict::pass();
         let top = pick(findings);
         let settle = matches!(event, Event::RunEnd);
 
-        if let Some(top) = top.filter(|f| f.abort) {
-            return self.abort(v, top, call);
+        if let Some(top) = top.filter(|f| f.level == Level::Fatal) {
+            return self.abort(top);
         }
         if settle {
             if let Some(p) = self.state.pending.take() {
-                return self.deliver_pending(v, p);
+                return deliver_pending(&mut self.state, p);
             }
         }
-        let Some(top) = top else { return v };
+        let Some(top) = top else {
+            return Verdict::default();
+        };
         let is_text = matches!(event, Event::TextDelta { .. } | Event::MessageEnd);
         match top.level {
-            Level::Critical if call.is_some() => self.block(v, top, call),
-            Level::Critical if is_text => self.text_abort(v, top),
-            _ => self.warn(v, findings),
+            Level::Critical if call.is_some() => self.block(top),
+            Level::Critical if is_text => self.text_abort(top),
+            _ => self.warn(findings),
         }
     }
 
-    fn abort(&mut self, mut v: Verdict, top: &Finding, call: Option<&str>) -> Verdict {
-        v.action = Action::Abort;
-        v.message = Some(top.message.clone());
-        v.code = Some(abort_code(top));
+    fn abort(&mut self, top: &Finding) -> Verdict {
         self.state.pending = None;
-        if let Some(id) = call {
-            self.state.remember_blocked(id);
+        Verdict::Abort {
+            code: abort_code(top),
+            message: top.message.clone(),
+            findings: Vec::new(),
         }
-        v
     }
 
-    fn block(&mut self, mut v: Verdict, top: &Finding, call: Option<&str>) -> Verdict {
+    fn block(&mut self, top: &Finding) -> Verdict {
+        if self.count_block() {
+            return self.abort(top);
+        }
         let s = &self.settings;
-        self.state.blocks_turn = self.state.blocks_turn.saturating_add(1);
-        self.state.blocks_run = self.state.blocks_run.saturating_add(1);
-        let by_turn = s.abort_after_blocks > 0 && self.state.blocks_turn >= s.abort_after_blocks;
-        let by_run =
-            s.abort_after_run_blocks > 0 && self.state.blocks_run >= s.abort_after_run_blocks;
-        if by_turn || by_run {
-            return self.abort(v, top, call);
-        }
-        v.action = Action::Block;
-        v.message = Some(top.message.clone());
-        v.code = Some(format!("tool_loop:{}", top.detector));
-        v.terminate = s.terminate;
-        v.whole_batch = s.whole_batch;
-        if let Some(id) = call {
-            self.state.remember_blocked(id);
-        }
-        if s.whole_batch {
+        let (terminate, whole_batch) = (s.terminate, s.whole_batch);
+        if whole_batch {
             self.state.batch.blocked = Some(format!(
                 "Blocked with the rest of its batch: {}",
                 top.message
             ));
+            self.state.batch.abort_code = Some(abort_code(top));
             let siblings: Vec<String> = self.state.batch.calls.drain(..).collect();
             for id in siblings {
                 self.state.remember_blocked(&id);
             }
         }
-        if s.steer_on_block {
+        if self.settings.steer_on_block {
             self.queue(Path::Tool, top);
         }
-        v
+        Verdict::Block {
+            reason: top.message.clone(),
+            code: format!("tool_loop:{}", top.detector),
+            terminate,
+            whole_batch,
+            findings: Vec::new(),
+        }
     }
 
-    fn text_abort(&mut self, mut v: Verdict, top: &Finding) -> Verdict {
-        if self.state.text_aborted == Some(self.state.message) {
-            return v;
+    fn text_abort(&mut self, top: &Finding) -> Verdict {
+        let message = self.bus.message();
+        if self.state.text_aborted == Some(message) {
+            return Verdict::default();
         }
-        self.state.text_aborted = Some(self.state.message);
-        v.action = Action::Abort;
-        v.message = Some(top.message.clone());
-        v.code = Some(abort_code(top));
+        self.state.text_aborted = Some(message);
         if self.settings.steer_on_block {
             self.queue(Path::Text, top);
         }
-        v
+        Verdict::Abort {
+            code: abort_code(top),
+            message: top.message.clone(),
+            findings: Vec::new(),
+        }
     }
 
-    fn warn(&mut self, mut v: Verdict, findings: &[Finding]) -> Verdict {
+    fn warn(&mut self, findings: &[Finding]) -> Verdict {
         let mode = self.settings.warning_dedup;
         let size = self.settings.warning_bucket_size;
         let mut chosen: Option<&Finding> = None;
         for f in findings {
-            let admitted = f.level == Level::Critical || self.state.dedup.admit(mode, size, f);
+            let admitted = f.level >= Level::Critical || self.state.dedup.admit(mode, size, f);
             if admitted && chosen.is_none_or(|c| (f.level, f.count) > (c.level, c.count)) {
                 chosen = Some(f);
             }
         }
-        let Some(f) = chosen else { return v };
+        let Some(f) = chosen else {
+            return Verdict::default();
+        };
         match self.spend(Path::Warning, f) {
-            Spend::Steer(text) => {
-                v.action = Action::Steer;
-                v.message = Some(text);
-                v.deliver = Delivery::Now;
-            }
+            Spend::Steer(message) => Verdict::Steer {
+                message,
+                deliver: Delivery::Now,
+                findings: Vec::new(),
+            },
             Spend::Compact => {
                 self.state.steers_used = 0;
-                v.action = Action::Compact;
-                v.message = Some(CONTINUE_STEER.to_owned());
-                v.deliver = Delivery::Now;
+                Verdict::Compact {
+                    message: CONTINUE_STEER.to_owned(),
+                    deliver: Delivery::Now,
+                    findings: Vec::new(),
+                }
             }
-            Spend::GiveUp => {}
+            Spend::GiveUp => Verdict::default(),
         }
-        v
     }
 
     /// Queues the steer (or compaction) of a block or text abort for the settle point.
@@ -636,22 +686,6 @@ impl Guard {
             return Spend::Compact;
         }
         Spend::GiveUp
-    }
-
-    fn deliver_pending(&mut self, mut v: Verdict, p: Pending) -> Verdict {
-        v.deliver = Delivery::AtSettle;
-        match p {
-            Pending::Steer(text) => {
-                v.action = Action::Steer;
-                v.message = Some(text);
-            }
-            Pending::Compact => {
-                self.state.steers_used = 0;
-                v.action = Action::Compact;
-                v.message = Some(CONTINUE_STEER.to_owned());
-            }
-        }
-        v
     }
 
     /// Serialises the whole session state: the guard's own (budget, block counts, pending
@@ -703,12 +737,30 @@ impl Guard {
     }
 }
 
+fn deliver_pending(state: &mut State, p: Pending) -> Verdict {
+    match p {
+        Pending::Steer(message) => Verdict::Steer {
+            message,
+            deliver: Delivery::AtSettle,
+            findings: Vec::new(),
+        },
+        Pending::Compact => {
+            state.steers_used = 0;
+            Verdict::Compact {
+                message: CONTINUE_STEER.to_owned(),
+                deliver: Delivery::AtSettle,
+                findings: Vec::new(),
+            }
+        }
+    }
+}
+
 /// The finding that decides: abort first, then the highest level, then the highest count
 /// (the first one wins ties).
 fn pick(findings: &[Finding]) -> Option<&Finding> {
     let mut best: Option<&Finding> = None;
     for f in findings {
-        if best.is_none_or(|b| (f.abort, f.level, f.count) > (b.abort, b.level, b.count)) {
+        if best.is_none_or(|b| (f.level, f.count) > (b.level, b.count)) {
             best = Some(f);
         }
     }
@@ -717,7 +769,7 @@ fn pick(findings: &[Finding]) -> Option<&Finding> {
 
 fn abort_code(f: &Finding) -> String {
     match &f.code {
-        Some(c) if f.abort => c.clone(),
+        Some(c) if f.level == Level::Fatal => c.clone(),
         _ => format!("loop_aborted:{}", f.detector),
     }
 }

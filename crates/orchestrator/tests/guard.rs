@@ -56,7 +56,7 @@ fn text(g: &mut Guard, chunks: &[&str]) -> Vec<Verdict> {
 }
 
 fn actions(vs: &[(Verdict, Verdict)]) -> Vec<Action> {
-    vs.iter().map(|(c, _)| c.action).collect()
+    vs.iter().map(|(c, _)| c.action()).collect()
 }
 
 #[test]
@@ -72,21 +72,21 @@ fn a5_a6_warn_then_block_then_abort_on_the_third_block() {
         vec![Continue, Continue, Steer, Steer, Block, Block, Abort, Abort]
     );
     let abort = &vs[6].0;
-    assert_eq!(abort.code.as_deref(), Some("loop_aborted:repeat"));
-    assert_eq!(vs[4].0.message.as_deref(), Some("called read 5 times"));
+    assert_eq!(abort.code(), Some("loop_aborted:repeat"));
+    assert_eq!(vs[4].0.message(), Some("called read 5 times"));
     assert!(
-        !vs[4].0.terminate,
+        !vs[4].0.terminate(),
         "pi-loop-guard blocks carry no terminate by default"
     );
-    assert!(!vs[4].0.whole_batch);
+    assert!(!vs[4].0.whole_batch());
     assert_eq!(
-        vs[4].0.code.as_deref(),
+        vs[4].0.code(),
         Some("tool_loop:repeat"),
         "the denial is tagged"
     );
     // The steer is the detector's own message and reaches the model now.
-    assert_eq!(vs[2].0.message.as_deref(), Some("called read 3 times"));
-    assert_eq!(vs[2].0.deliver, Delivery::Now);
+    assert_eq!(vs[2].0.message(), Some("called read 3 times"));
+    assert_eq!(vs[2].0.deliver(), Delivery::Now);
 }
 
 #[test]
@@ -96,18 +96,18 @@ fn a7_a_real_user_turn_resets_the_block_count_and_the_guards_steer_does_not() {
     let vs: Vec<_> = (0..6)
         .map(|i| turn(&mut g, &format!("a{i}"), "read", "a", "X"))
         .collect();
-    assert_eq!(vs[4].0.action, Action::Block);
-    assert_eq!(vs[5].0.action, Action::Block);
+    assert_eq!(vs[4].0.action(), Action::Block);
+    assert_eq!(vs[5].0.action(), Action::Block);
     // The guard's steer delivered back as a user message is not a new turn: the next
     // block is the third of this turn and aborts.
-    let steer = vs[2].0.message.clone().unwrap();
+    let steer = vs[2].0.message().map(str::to_owned).unwrap();
     user(&mut g, &steer);
     let (c, _) = turn(&mut g, "a6", "read", "a", "X");
-    assert_eq!(c.action, Action::Abort);
+    assert_eq!(c.action(), Action::Abort);
     // A real user message starts a new turn: blocks count from zero again.
     user(&mut g, "try something else");
     let (c, _) = turn(&mut g, "a7", "read", "a", "X");
-    assert_eq!(c.action, Action::Block);
+    assert_eq!(c.action(), Action::Block);
 }
 
 #[test]
@@ -119,8 +119,8 @@ fn k71_terminate_flag_follows_the_config() {
         let vs: Vec<_> = (0..2)
             .map(|i| turn(&mut g, &format!("c{i}"), "read", "a", "X"))
             .collect();
-        assert_eq!(vs[1].0.action, Action::Block);
-        assert_eq!(vs[1].0.terminate, want);
+        assert_eq!(vs[1].0.action(), Action::Block);
+        assert_eq!(vs[1].0.terminate(), want);
     }
 }
 
@@ -132,27 +132,27 @@ fn j61_sticky_veto_the_result_of_a_refused_call_never_reaches_the_detectors() {
     turn(&mut g, "c0", "read", "a", "X");
     let seq_before = g.seq();
     let (c, r) = turn(&mut g, "c1", "read", "a", "blocked: loop");
-    assert_eq!(c.action, Action::Block);
-    assert!(r.is_continue() && r.findings.is_empty());
+    assert_eq!(c.action(), Action::Block);
+    assert!(r.is_continue() && r.findings().is_empty());
     assert_eq!(
         g.seq(),
-        seq_before + 3,
-        "the refused call's result is not fed to the bus"
+        seq_before + 4,
+        "every event counts in `seq`, the swallowed result too (no detector sees it)"
     );
     let (c, _) = turn(&mut g, "c2", "read", "a", "blocked: loop");
-    assert_eq!(c.action, Action::Block);
+    assert_eq!(c.action(), Action::Block);
     // A different call runs normally.
     let (c, _) = turn(&mut g, "c3", "read", "b", "Y");
-    assert_eq!(c.action, Action::Steer);
+    assert_eq!(c.action(), Action::Steer);
 }
 
 #[test]
 fn abort_findings_end_the_run_with_their_own_code() {
     let mut g = guard("");
     let (_, r) = turn(&mut g, "c0", "read", "a", "PERSIST");
-    assert_eq!(r.action, Action::Abort);
-    assert_eq!(r.code.as_deref(), Some("compaction_loop_persisted"));
-    assert_eq!(r.message.as_deref(), Some("the loop persisted"));
+    assert_eq!(r.action(), Action::Abort);
+    assert_eq!(r.code(), Some("compaction_loop_persisted"));
+    assert_eq!(r.message(), Some("the loop persisted"));
 }
 
 #[test]
@@ -189,19 +189,19 @@ fn j60_first_critical_blocks_the_whole_batch_second_critical_in_the_run_aborts()
         args: &b,
         batch: None,
     });
-    assert_eq!(v0.action, Action::Steer);
-    assert_eq!(v1.action, Action::Steer);
-    assert_eq!(v2.action, Action::Block);
+    assert_eq!(v0.action(), Action::Steer);
+    assert_eq!(v1.action(), Action::Steer);
+    assert_eq!(v2.action(), Action::Block);
     assert!(
-        v2.whole_batch,
+        v2.whole_batch(),
         "the host must refuse every call of this batch"
     );
     assert_eq!(
-        v3.action,
+        v3.action(),
         Action::Block,
         "later siblings are refused with it"
     );
-    assert!(v3.message.as_deref().unwrap_or("").contains("batch"));
+    assert!(v3.message().unwrap_or("").contains("batch"));
     // Results of the refused batch (siblings included) are swallowed.
     for id in ["s0", "x1", "x2", "s3"] {
         let r = g.observe(&Event::ToolResult {
@@ -212,7 +212,7 @@ fn j60_first_critical_blocks_the_whole_batch_second_critical_in_the_run_aborts()
             images: 0,
             details: None,
         });
-        assert!(r.is_continue() && r.findings.is_empty(), "{id}");
+        assert!(r.is_continue() && r.findings().is_empty(), "{id}");
     }
     // The model recovers once; a second critical in the same run stops it.
     g.observe(&Event::MessageStart);
@@ -222,15 +222,15 @@ fn j60_first_critical_blocks_the_whole_batch_second_critical_in_the_run_aborts()
         args: &b,
         batch: None,
     });
-    assert_eq!(v.action, Action::Steer);
+    assert_eq!(v.action(), Action::Steer);
     let v = g.observe(&Event::ToolCall {
         id: "y2",
         tool: "read",
         args: &b,
         batch: None,
     });
-    assert_eq!(v.action, Action::Abort);
-    assert_eq!(v.code.as_deref(), Some("loop_aborted:repeat"));
+    assert_eq!(v.action(), Action::Abort);
+    assert_eq!(v.code(), Some("loop_aborted:repeat"));
     // A new run recovers once again.
     g.observe(&Event::RunEnd);
     g.observe(&Event::RunStart { run_id: Some("r2") });
@@ -241,7 +241,7 @@ fn j60_first_critical_blocks_the_whole_batch_second_critical_in_the_run_aborts()
         args: &b,
         batch: None,
     });
-    assert_eq!(v.action, Action::Block);
+    assert_eq!(v.action(), Action::Block);
 }
 
 #[test]
@@ -250,21 +250,21 @@ fn j59_warning_dedup_emits_once_per_ten_count_bucket_per_key() {
     let mut steered = Vec::new();
     for i in 0..25u32 {
         let (c, _) = turn(&mut g, &format!("p{i}"), "poll", "s", "running");
-        if c.action == Action::Steer {
+        if c.action() == Action::Steer {
             steered.push(i + 1);
         }
         if i < 10 {
-            assert!(c.findings.is_empty(), "call {}", i + 1);
+            assert!(c.findings().is_empty(), "call {}", i + 1);
         }
         if (12..=20).contains(&(i + 1)) {
             assert!(c.is_continue(), "call {} is de-duplicated", i + 1);
             assert!(
-                !c.findings.is_empty(),
+                !c.findings().is_empty(),
                 "the finding stays visible on the verdict"
             );
         }
         if i + 1 == 21 {
-            assert_eq!(c.action, Action::Block);
+            assert_eq!(c.action(), Action::Block);
         }
     }
     assert_eq!(steered, vec![11], "count 10 emits, 11-19 are suppressed");
@@ -280,7 +280,7 @@ fn j59_counts_below_one_bucket_are_never_emitted_and_keys_are_bounded() {
         .collect();
     assert!(vs.iter().all(|(c, _)| c.is_continue()));
     let (c, _) = turn(&mut g, "c9", "read", "a", "X");
-    assert_eq!(c.action, Action::Steer, "count 10 is bucket 1");
+    assert_eq!(c.action(), Action::Steer, "count 10 is bucket 1");
     // 600 distinct keys: the de-dup map stays bounded (checked through the snapshot).
     let mut g =
         guard("[guard]\nwarning-dedup = \"per-key\"\n[detectors.repeat]\nwarn = 1\nblock = 100\n");
@@ -303,11 +303,18 @@ fn per_key_dedup_steers_once_per_key_per_turn() {
     let vs: Vec<_> = (0..5)
         .map(|i| turn(&mut g, &format!("c{i}"), "read", "a", "X"))
         .collect();
-    let steers = vs.iter().filter(|(c, _)| c.action == Action::Steer).count();
+    let steers = vs
+        .iter()
+        .filter(|(c, _)| c.action() == Action::Steer)
+        .count();
     assert_eq!(steers, 1);
     user(&mut g, "again please");
     let (c, _) = turn(&mut g, "d0", "read", "a", "X");
-    assert_eq!(c.action, Action::Steer, "a new user turn clears the de-dup");
+    assert_eq!(
+        c.action(),
+        Action::Steer,
+        "a new user turn clears the de-dup"
+    );
 }
 
 #[test]
@@ -316,20 +323,20 @@ fn j54_text_trigger_aborts_once_per_message_and_the_steer_waits_for_the_settle_p
     user(&mut g, "think");
     g.observe(&Event::RunStart { run_id: None });
     let vs = text(&mut g, &["fine ", "LOOP LOOP", "LOOP LOOP", "LOOP"]);
-    assert_eq!(vs[2].action, Action::Abort);
-    assert_eq!(vs[2].code.as_deref(), Some("loop_aborted:text"));
+    assert_eq!(vs[2].action(), Action::Abort);
+    assert_eq!(vs[2].code(), Some("loop_aborted:text"));
     assert!(
         vs[3].is_continue() && vs[4].is_continue(),
         "at most one abort per message"
     );
     assert!(
-        vs.iter().all(|v| v.action != Action::Steer),
+        vs.iter().all(|v| v.action() != Action::Steer),
         "no steer before the settle point"
     );
     let settle = g.observe(&Event::RunEnd);
-    assert_eq!(settle.action, Action::Steer);
-    assert_eq!(settle.deliver, Delivery::AtSettle);
-    let msg = settle.message.clone().unwrap();
+    assert_eq!(settle.action(), Action::Steer);
+    assert_eq!(settle.deliver(), Delivery::AtSettle);
+    let msg = settle.message().map(str::to_owned).unwrap();
     assert!(
         msg.starts_with(STEER_PREFIX) && msg.contains("LOOP LOOP"),
         "{msg}"
@@ -339,9 +346,9 @@ fn j54_text_trigger_aborts_once_per_message_and_the_steer_waits_for_the_settle_p
     assert!(v.is_continue());
     g.observe(&Event::RunStart { run_id: None });
     let vs = text(&mut g, &["LOOP"]);
-    assert_eq!(vs[1].action, Action::Abort);
+    assert_eq!(vs[1].action(), Action::Abort);
     let settle = g.observe(&Event::RunEnd);
-    let second = settle.message.unwrap();
+    let second = settle.message().unwrap();
     assert!(
         second.contains("Second") && !second.contains("LOOP LOOP"),
         "{second}"
@@ -358,17 +365,17 @@ fn j55_text_and_tool_triggers_share_one_budget() {
     user(&mut g, "go");
     g.observe(&Event::RunStart { run_id: None });
     text(&mut g, &["LOOP"]);
-    let s1 = g.observe(&Event::RunEnd).message.unwrap();
+    let s1 = g.observe(&Event::RunEnd).message().unwrap().to_owned();
     user(&mut g, &s1);
     g.observe(&Event::RunStart { run_id: None });
     let vs: Vec<_> = (0..4)
         .map(|i| turn(&mut g, &format!("c{i}"), "read", "a", "X"))
         .collect();
-    assert_eq!(vs[3].0.action, Action::Block);
-    assert!(vs[3].0.terminate);
+    assert_eq!(vs[3].0.action(), Action::Block);
+    assert!(vs[3].0.terminate());
     let s2 = g.observe(&Event::RunEnd);
-    assert_eq!(s2.action, Action::Steer);
-    let s2 = s2.message.unwrap();
+    assert_eq!(s2.action(), Action::Steer);
+    let s2 = s2.message().unwrap();
     assert!(
         s2.contains("Second tool-call loop") && s2.contains("`read`"),
         "{s2}"
@@ -384,15 +391,15 @@ fn j56_exhausted_budget_compacts_once_then_gives_up() {
         g.observe(&Event::RunStart { run_id: None });
         let vs = text(&mut g, &["LOOP"]);
         assert_eq!(
-            vs[1].action,
+            vs[1].action(),
             Action::Abort,
             "round {round}: the text path always aborts"
         );
         let s = g.observe(&Event::RunEnd);
-        if let Some(m) = &s.message {
+        if let Some(m) = &s.message() {
             user(&mut g, m);
         }
-        settles.push(s.action);
+        settles.push(s.action());
     }
     use Action::*;
     assert_eq!(settles, vec![Steer, Steer, Compact, Steer, Steer, Continue]);
@@ -403,11 +410,11 @@ fn j56_exhausted_budget_compacts_once_then_gives_up() {
         g.observe(&Event::RunStart { run_id: None });
         text(&mut g, &["LOOP"]);
         let s = g.observe(&Event::RunEnd);
-        if s.action == Compact {
-            assert_eq!(s.message.as_deref(), Some(CONTINUE_STEER));
-            assert_eq!(s.deliver, Delivery::AtSettle);
+        if s.action() == Compact {
+            assert_eq!(s.message(), Some(CONTINUE_STEER));
+            assert_eq!(s.deliver(), Delivery::AtSettle);
         }
-        if let Some(m) = &s.message {
+        if let Some(m) = &s.message() {
             user(&mut g, m);
         }
     }
@@ -417,8 +424,8 @@ fn j56_exhausted_budget_compacts_once_then_gives_up() {
     for _ in 0..6 {
         g.observe(&Event::RunStart { run_id: None });
         text(&mut g, &["LOOP"]);
-        if let Some(m) = g.observe(&Event::RunEnd).message {
-            user(&mut g, &m);
+        if let Some(m) = g.observe(&Event::RunEnd).message() {
+            user(&mut g, m);
         }
     }
     let vs: Vec<_> = (0..6)
@@ -455,8 +462,8 @@ fn j56_warnings_compact_immediately_when_the_budget_is_exhausted() {
         actions(&vs),
         vec![Steer, Steer, Compact, Steer, Steer, Continue, Continue]
     );
-    assert_eq!(vs[2].0.message.as_deref(), Some(CONTINUE_STEER));
-    assert_eq!(vs[2].0.deliver, Delivery::Now);
+    assert_eq!(vs[2].0.message(), Some(CONTINUE_STEER));
+    assert_eq!(vs[2].0.deliver(), Delivery::Now);
 }
 
 #[test]
@@ -469,10 +476,10 @@ fn j57_only_a_real_user_message_resets_budget_and_compactions() {
         .collect();
     // Both steers come back as user messages: still the same turn.
     for (c, _) in &vs {
-        user(&mut g, c.message.as_deref().unwrap());
+        user(&mut g, c.message().unwrap());
     }
     let (c, _) = turn(&mut g, "c2", "read", "a", "X");
-    assert_eq!(c.action, Action::Compact);
+    assert_eq!(c.action(), Action::Compact);
     user(&mut g, CONTINUE_STEER);
     for i in 3..5 {
         turn(&mut g, &format!("c{i}"), "read", "a", "X");
@@ -514,7 +521,7 @@ fn j58_only_the_user_toggles_the_guard() {
         .collect();
     assert!(vs
         .iter()
-        .all(|(c, r)| c.is_continue() && r.is_continue() && c.findings.is_empty()));
+        .all(|(c, r)| c.is_continue() && r.is_continue() && c.findings().is_empty()));
     assert_eq!(g.command("/runaway on"), Some(true));
     assert_eq!(g.command("/runaway"), Some(false));
     assert_eq!(g.command("  /RUNAWAY   toggle "), Some(true));
@@ -528,7 +535,7 @@ fn j58_only_the_user_toggles_the_guard() {
     assert!(turn(&mut g, "c", "read", "a", "PERSIST").1.is_continue());
     g.command("/runaway on");
     assert_eq!(
-        turn(&mut g, "d", "read", "a", "PERSIST").1.action,
+        turn(&mut g, "d", "read", "a", "PERSIST").1.action(),
         Action::Abort
     );
 }
@@ -595,7 +602,7 @@ fn builder_merges_agent_overrides_and_reports_errors_with_key_and_file() {
     assert_eq!(strict.settings().abort_after_blocks, 1);
     turn(&mut strict, "a", "read", "a", "X");
     assert_eq!(
-        turn(&mut strict, "b", "read", "a", "X").0.action,
+        turn(&mut strict, "b", "read", "a", "X").0.action(),
         Action::Abort
     );
     let plain = Guard::builder()
@@ -692,12 +699,15 @@ fn own_steer_from_origin_guard_is_never_a_new_turn() {
     let vs: Vec<_> = (0..6)
         .map(|i| turn(&mut g, &format!("c{i}"), "read", "a", "X"))
         .collect();
-    assert_eq!(vs[5].0.action, Action::Block);
+    assert_eq!(vs[5].0.action(), Action::Block);
     g.observe(&Event::User {
         text: "some reworded steer",
         origin: Origin::Guard,
     });
-    assert_eq!(turn(&mut g, "c6", "read", "a", "X").0.action, Action::Abort);
+    assert_eq!(
+        turn(&mut g, "c6", "read", "a", "X").0.action(),
+        Action::Abort
+    );
 }
 
 #[test]
@@ -712,7 +722,7 @@ fn replay_of_owned_events_matches_borrowed_events() {
     let vs = feed(&mut g, &events);
     let acts: Vec<Action> = vs
         .iter()
-        .map(|v| v.action)
+        .map(|v| v.action())
         .filter(|a| *a != Action::Continue)
         .collect();
     assert_eq!(

@@ -51,7 +51,7 @@ fn results(out: &[(OwnedEvent, Verdict)]) -> Vec<&Verdict> {
 fn describe(out: &[(OwnedEvent, Verdict)]) -> String {
     out.iter()
         .enumerate()
-        .filter(|(_, (_, v))| !v.is_continue() || !v.findings.is_empty())
+        .filter(|(_, (_, v))| !v.is_continue() || !v.findings().is_empty())
         .map(|(i, (e, v))| {
             let kind = match e {
                 OwnedEvent::ToolCall { .. } => "call",
@@ -59,11 +59,11 @@ fn describe(out: &[(OwnedEvent, Verdict)]) -> String {
                 _ => "other",
             };
             let dets: Vec<_> = v
-                .findings
+                .findings()
                 .iter()
                 .map(|f| format!("{}:{}:{}", f.detector, f.level.as_str(), f.count))
                 .collect();
-            format!("#{i} {kind} {} {:?}\n", v.action.as_str(), dets)
+            format!("#{i} {kind} {} {:?}\n", v.action().as_str(), dets)
         })
         .collect()
 }
@@ -126,22 +126,18 @@ fn pi_loop_guard_seven_identical_reads_steer_block_block_abort() {
     let trace = describe(&out);
     assert!(r[0].is_continue() && r[1].is_continue(), "{trace}");
     assert_eq!(
-        r[2].action,
+        r[2].action(),
         Action::Steer,
         "steer at the 3rd result\n{trace}"
     );
     for v in &c[..4] {
         assert!(v.is_continue(), "calls 1-4 run\n{trace}");
     }
-    assert_eq!(c[4].action, Action::Block, "5th call refused\n{trace}");
-    assert_eq!(c[5].action, Action::Block, "6th call refused\n{trace}");
-    assert_eq!(c[6].action, Action::Abort, "7th call aborts\n{trace}");
-    assert_eq!(
-        c[6].code.as_deref(),
-        Some("loop_aborted:generic-repeat"),
-        "{trace}"
-    );
-    assert!(!c[4].terminate && !c[4].whole_batch);
+    assert_eq!(c[4].action(), Action::Block, "5th call refused\n{trace}");
+    assert_eq!(c[5].action(), Action::Block, "6th call refused\n{trace}");
+    assert_eq!(c[6].action(), Action::Abort, "7th call aborts\n{trace}");
+    assert_eq!(c[6].code(), Some("loop_aborted:generic-repeat"), "{trace}");
+    assert!(!c[4].terminate() && !c[4].whole_batch());
 }
 
 #[test]
@@ -169,39 +165,36 @@ fn openclaw_twenty_five_unchanged_polls_warn_at_11_block_at_21() {
         assert!(v.is_continue(), "call {} \n{trace}", i + 1);
     }
     assert_eq!(
-        c[10].action,
+        c[10].action(),
         Action::Steer,
         "warning at the 11th call\n{trace}"
     );
-    assert!(
-        c[10].message.as_deref().unwrap_or("").contains("WARNING"),
-        "{trace}"
-    );
+    assert!(c[10].message().unwrap_or("").contains("WARNING"), "{trace}");
     for (i, v) in c.iter().enumerate().take(20).skip(11) {
         assert!(v.is_continue(), "call {} is de-duplicated\n{trace}", i + 1);
     }
     assert_eq!(
-        c[20].action,
+        c[20].action(),
         Action::Block,
         "critical at the 21st call\n{trace}"
     );
-    assert!(c[20].whole_batch);
+    assert!(c[20].whole_batch());
     assert!(
-        c[20].message.as_deref().unwrap_or("").contains("CRITICAL"),
+        c[20].message().unwrap_or("").contains("CRITICAL"),
         "{trace}"
     );
     // Nothing but the steer and the block happened on or before the 21st call.
     let upto = out
         .iter()
-        .position(|(e, v)| matches!(e, OwnedEvent::ToolCall { .. }) && v.action == Action::Block);
+        .position(|(e, v)| matches!(e, OwnedEvent::ToolCall { .. }) && v.action() == Action::Block);
     let acted: Vec<Action> = out[..=upto.unwrap_or(0)]
         .iter()
-        .map(|(_, v)| v.action)
+        .map(|(_, v)| v.action())
         .filter(|a| *a != Action::Continue)
         .collect();
     assert_eq!(acted, vec![Action::Steer, Action::Block], "{trace}");
     // The second critical in the run stops it.
-    assert_eq!(c[21].action, Action::Abort, "{trace}");
+    assert_eq!(c[21].action(), Action::Abort, "{trace}");
 }
 
 #[test]
@@ -218,7 +211,7 @@ fn pi_repetition_guard_six_identical_calls_block_from_the_fourth() {
     let out = replay("pi-repetition-guard", &s.into_events());
     let c = calls(&out);
     let trace = describe(&out);
-    let acts: Vec<Action> = c.iter().map(|v| v.action).collect();
+    let acts: Vec<Action> = c.iter().map(|v| v.action()).collect();
     use Action::*;
     assert_eq!(
         acts,
@@ -226,7 +219,7 @@ fn pi_repetition_guard_six_identical_calls_block_from_the_fourth() {
         "{trace}"
     );
     assert!(
-        c[3..].iter().all(|v| v.terminate),
+        c[3..].iter().all(|v| v.terminate()),
         "pi-repetition-guard blocks terminate"
     );
     assert!(results(&out).iter().all(|v| v.is_continue()), "{trace}");
@@ -262,18 +255,14 @@ fn openclaw_failing_call_persisting_after_compaction_aborts_at_the_third_result(
         .unwrap_or(0);
     let before_last: Vec<Action> = out[..out.len() - 1]
         .iter()
-        .map(|(_, v)| v.action)
+        .map(|(_, v)| v.action())
         .filter(|a| *a != Action::Continue)
         .collect();
     assert!(before_last.is_empty(), "nothing before the abort\n{trace}");
     assert!(compaction > 0);
     let last = r[4];
-    assert_eq!(last.action, Action::Abort, "{trace}");
-    assert_eq!(
-        last.code.as_deref(),
-        Some("compaction_loop_persisted"),
-        "{trace}"
-    );
+    assert_eq!(last.action(), Action::Abort, "{trace}");
+    assert_eq!(last.code(), Some("compaction_loop_persisted"), "{trace}");
 }
 
 fn seven_reads() -> Vec<OwnedEvent> {
@@ -321,7 +310,7 @@ fn k66_warn_not_below_block_is_a_configuration_error() {
     let out = run(&mut g, &seven_reads());
     let r = results(&out);
     assert!(r[..4].iter().all(|v| v.is_continue()));
-    assert_eq!(r[4].action, Action::Steer, "warn at the 5th result");
+    assert_eq!(r[4].action(), Action::Steer, "warn at the 5th result");
 }
 
 #[test]
@@ -330,7 +319,7 @@ fn k67_master_switch_turns_everything_off() {
     let out = run(&mut g, &seven_reads());
     assert!(out
         .iter()
-        .all(|(_, v)| v.is_continue() && v.findings.is_empty()));
+        .all(|(_, v)| v.is_continue() && v.findings().is_empty()));
 }
 
 #[test]
@@ -342,9 +331,9 @@ fn k71_use_terminate_and_abort_threshold_from_the_environment() {
     .unwrap();
     let out = run(&mut g, &seven_reads());
     let c = calls(&out);
-    assert_eq!(c[4].action, Action::Block);
-    assert!(c[4].terminate);
-    assert_eq!(c[5].action, Action::Abort, "the 2nd block aborts");
+    assert_eq!(c[4].action(), Action::Block);
+    assert!(c[4].terminate());
+    assert_eq!(c[5].action(), Action::Abort, "the 2nd block aborts");
 }
 
 #[test]
@@ -375,7 +364,7 @@ fn j64_openclaw_json_without_enabled_keeps_only_the_post_compaction_guard() {
         .filter(|v| !v.is_continue())
         .collect();
     assert_eq!(acted.len(), 1, "{}", describe(&out));
-    assert_eq!(acted[0].code.as_deref(), Some("compaction_loop_persisted"));
+    assert_eq!(acted[0].code(), Some("compaction_loop_persisted"));
 }
 
 #[test]
@@ -401,7 +390,7 @@ fn openclaw_json_agent_override_is_applied_for_that_agent() {
         .expect("guard");
     let out = run(&mut g, &events);
     assert_eq!(
-        calls(&out)[16].action,
+        calls(&out)[16].action(),
         Action::Block,
         "critical 16: the 17th call\n{}",
         describe(&out)
@@ -413,7 +402,7 @@ fn openclaw_json_agent_override_is_applied_for_that_agent() {
         .expect("guard");
     let out = run(&mut g, &events);
     assert!(
-        calls(&out).iter().all(|v| v.action != Action::Block),
+        calls(&out).iter().all(|v| v.action() != Action::Block),
         "{}",
         describe(&out)
     );
@@ -433,19 +422,19 @@ fn pi_repetition_guard_text_loop_aborts_then_steers_at_the_settle_point() {
     let aborts: Vec<&Verdict> = out
         .iter()
         .map(|(_, v)| v)
-        .filter(|v| v.action == Action::Abort)
+        .filter(|v| v.action() == Action::Abort)
         .collect();
     assert_eq!(aborts.len(), 1, "one abort per message\n{trace}");
     assert_eq!(
-        aborts[0].code.as_deref(),
+        aborts[0].code(),
         Some("loop_aborted:tail-periodicity"),
         "{trace}"
     );
     let (last_event, settle) = out.last().expect("events");
     assert!(matches!(last_event, OwnedEvent::RunEnd));
-    assert_eq!(settle.action, Action::Steer, "{trace}");
-    assert_eq!(settle.deliver, loopguard_orchestrator::Delivery::AtSettle);
-    let msg = settle.message.as_deref().unwrap_or("");
+    assert_eq!(settle.action(), Action::Steer, "{trace}");
+    assert_eq!(settle.deliver(), loopguard_orchestrator::Delivery::AtSettle);
+    let msg = settle.message().unwrap_or("");
     assert!(
         msg.starts_with(loopguard_orchestrator::STEER_PREFIX),
         "{msg}"

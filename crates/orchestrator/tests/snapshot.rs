@@ -91,7 +91,7 @@ fn the_random_streams_do_exercise_every_action() {
         let events = loopguard_testkit::decode_events(&bytes);
         for policy in POLICIES {
             for v in straight(policy, &events) {
-                seen.insert(format!("{:?}", v.action));
+                seen.insert(format!("{:?}", v.action()));
             }
         }
     }

@@ -422,42 +422,40 @@ pub fn observe_all(guard: &mut Guard, events: &[OwnedEvent]) -> Verdict {
     let mut findings = Vec::new();
     for e in events {
         let mut v = guard.observe(&e.as_event());
-        if findings.is_empty() {
-            std::mem::swap(&mut findings, &mut v.findings);
-        } else {
-            findings.append(&mut v.findings);
-        }
-        if best.as_ref().is_none_or(|b| v.action > b.action) {
+        findings.append(&mut v.take_findings());
+        if best.as_ref().is_none_or(|b| v.action() > b.action()) {
             best = Some(v);
         }
     }
-    let mut v = best.unwrap_or_else(Verdict::pass);
-    v.findings = findings;
-    v
+    best.unwrap_or_default().with_findings(findings)
 }
 
 /// Writes a verdict's fields into an answer object.
 pub fn render_verdict(out: &mut Map<String, Value>, v: &Verdict) {
-    out.insert("action".into(), Value::String(v.action.as_str().to_owned()));
+    out.insert(
+        "action".into(),
+        Value::String(v.action().as_str().to_owned()),
+    );
     out.insert(
         "message".into(),
-        v.message.clone().map_or(Value::Null, Value::String),
+        v.message()
+            .map_or(Value::Null, |m| Value::String(m.to_owned())),
     );
-    out.insert("terminate".into(), Value::Bool(v.terminate));
+    out.insert("terminate".into(), Value::Bool(v.terminate()));
     out.insert(
         "findings".into(),
-        serde_json::to_value(&v.findings).unwrap_or(Value::Array(Vec::new())),
+        serde_json::to_value(v.findings()).unwrap_or(Value::Array(Vec::new())),
     );
-    if v.whole_batch {
+    if v.whole_batch() {
         out.insert("whole_batch".into(), Value::Bool(true));
     }
-    if let Some(code) = &v.code {
-        out.insert("code".into(), Value::String(code.clone()));
+    if let Some(code) = v.code() {
+        out.insert("code".into(), Value::String(code.to_owned()));
     }
-    if matches!(v.action, Action::Steer | Action::Compact) {
+    if matches!(v.action(), Action::Steer | Action::Compact) {
         out.insert(
             "deliver".into(),
-            serde_json::to_value(v.deliver).unwrap_or(Value::Null),
+            serde_json::to_value(v.deliver()).unwrap_or(Value::Null),
         );
     }
 }

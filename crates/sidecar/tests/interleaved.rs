@@ -206,7 +206,7 @@ fn hundred_thousand_interleaved_events_match_the_library() {
                 let v = guard.observe(&event.as_event());
                 render_verdict(&mut want, &v);
                 assert_eq!(got, Value::Object(want), "line {line}");
-                *acted.entry(v.action.as_str().to_owned()).or_default() += 1;
+                *acted.entry(v.action().as_str().to_owned()).or_default() += 1;
             }
         }
     }

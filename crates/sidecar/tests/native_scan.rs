@@ -40,9 +40,9 @@ fn scan(rel: &str, format: Format) -> (Vec<(usize, Action)>, usize) {
     let mut findings = 0;
     for (line, event) in replay(&t, DEFAULT_CHUNK) {
         let v = guard.observe(&event.as_event());
-        findings += v.findings.len();
-        if v.action != Action::Continue {
-            acted.push((line, v.action));
+        findings += v.findings().len();
+        if v.action() != Action::Continue {
+            acted.push((line, v.action()));
         }
     }
     (acted, findings)
