@@ -5,6 +5,7 @@
 
 mod adversarial;
 mod cli;
+mod conformance;
 mod corpus;
 mod examples;
 mod presets;

@@ -167,6 +167,8 @@ fn serve(a: &ServeArgs) -> anyhow::Result<()> {
     if let (Some(_), Some(p)) = (&a.config, &a.preset) {
         o.config.preset = Some(p.clone());
     }
+    // `LOOP_GUARD_*` overrides apply as they do in `scan`.
+    o.config.apply_process_env()?;
     if let Some(n) = a.max_sessions {
         o.max_sessions = n.max(1);
     }

@@ -4,11 +4,9 @@
 
 use loopguard::orchestrator::Guard;
 use loopguard_core::{OwnedEvent, Stream};
-use loopguard_sidecar::render_verdict;
+use loopguard_sidecar::{render_verdict, Server, ServerOptions};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 const SESSIONS: usize = 1_000;
@@ -153,34 +151,21 @@ fn hundred_thousand_interleaved_events_match_the_library() {
         .count();
     assert_eq!(events, SESSIONS * EVENTS_PER_SESSION);
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_loopguard-sidecar"))
-        .args([
-            "serve",
-            "--stdio",
-            "--max-sessions",
-            "2000",
-            "--preset",
-            "default",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the sidecar");
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
+    let mut options = ServerOptions::preset("default").expect("the default preset");
+    options.max_sessions = 2000;
+    let mut server = Server::new(options).expect("a server");
     let start = Instant::now();
-    // A write error means the sidecar stopped; its exit status and stderr tell why.
-    let writer = std::thread::spawn(move || stdin.write_all(&input).is_ok());
-    let answers: Vec<String> = BufReader::new(stdout).lines().map(Result::unwrap).collect();
+    let mut output = Vec::new();
+    let stats = server
+        .serve(std::io::Cursor::new(input), &mut output)
+        .expect("serve");
     let elapsed = start.elapsed();
-    let wrote = writer.join().unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        wrote && out.status.success(),
-        "sidecar failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let answers: Vec<String> = String::from_utf8(output)
+        .expect("utf-8 answers")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(stats.lines as usize, answers.len());
     eprintln!(
         "sidecar: {} lines in {:.2?} ({:.0} lines/s)",
         answers.len(),

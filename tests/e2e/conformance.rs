@@ -1,0 +1,505 @@
+//! Host conformance: one simulated agent loop driven through hosts of every shape — message
+//! events or not, batch ids or not, results in order, reversed, missing for refused calls,
+//! duplicated or orphaned, parallel batches — against every preset, through the library and
+//! the sidecar in lockstep (and a snapshot → restore copy of the library guard).
+//!
+//! Invariants:
+//! - a call that differs from every refused call is never refused once the model has moved on
+//!   (a whole step after its last looping call);
+//! - a loop that keeps being refused reaches an abort (termination holds), after at most the
+//!   preset's number of blocks;
+//! - the sidecar's `seq` is the event's position in its session, one answer per line;
+//! - the library, the sidecar and a restored copy give the same verdicts for the same events.
+
+use loopguard::orchestrator::{Action, Guard, GuardTemplate, Verdict, PRESETS};
+use loopguard::{Event, Origin};
+use loopguard_core::OwnedEvent;
+use loopguard_sidecar::{Server, ServerOptions};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Results {
+    InOrder,
+    Reversed,
+    /// The host sends no result for a refused call.
+    MissingForRefused,
+    Duplicated,
+    /// Every step also brings a result for a call that was never made.
+    Orphaned,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    messages: bool,
+    batch_ids: bool,
+    results: Results,
+    /// Calls per step (the looping call and distinct siblings).
+    batch: usize,
+}
+
+fn shapes() -> impl Strategy<Value = Shape> {
+    (
+        any::<bool>(),
+        any::<bool>(),
+        prop_oneof![
+            Just(Results::InOrder),
+            Just(Results::Reversed),
+            Just(Results::MissingForRefused),
+            Just(Results::Duplicated),
+            Just(Results::Orphaned),
+        ],
+        1usize..=3,
+    )
+        .prop_map(|(messages, batch_ids, results, batch)| Shape {
+            messages,
+            batch_ids,
+            results,
+            batch,
+        })
+}
+
+/// One guard watched three ways: the library, a sidecar session, and (after `restore_at`
+/// events) a copy restored from a snapshot.
+struct Hosts {
+    lib: Guard,
+    restored: Option<Guard>,
+    template: GuardTemplate,
+    server: Server,
+    session: String,
+    line: u64,
+    events: u64,
+    restore_at: u64,
+}
+
+impl Hosts {
+    fn new(preset: &str, restore_at: u64) -> Hosts {
+        let template = Guard::builder().preset(preset).template().unwrap();
+        let server = Server::new(ServerOptions::preset(preset).unwrap()).unwrap();
+        Hosts {
+            lib: template.build().unwrap(),
+            restored: None,
+            template,
+            server,
+            session: "s".to_owned(),
+            line: 0,
+            events: 0,
+            restore_at,
+        }
+    }
+
+    /// Sends one event to every host; checks they agree; returns the library's verdict.
+    fn send(&mut self, e: OwnedEvent) -> Verdict {
+        if self.events == self.restore_at {
+            let snap = self.lib.snapshot().unwrap();
+            let text = snap.to_string();
+            let mut g = self.template.build().unwrap();
+            g.restore(&serde_json::from_str::<Value>(&text).unwrap())
+                .unwrap();
+            self.restored = Some(g);
+        }
+        let v = self.lib.observe(&e.as_event());
+        if let Some(r) = &mut self.restored {
+            let w = r.observe(&e.as_event());
+            assert_eq!(summary(&w), summary(&v), "restored copy differs at {e:?}");
+        }
+        let mut line = serde_json::to_value(&e).unwrap();
+        line["session"] = json!(self.session);
+        self.line += 1;
+        let out: Value = serde_json::from_str(
+            &self
+                .server
+                .handle_line(self.line, line.to_string().as_bytes()),
+        )
+        .unwrap();
+        assert_eq!(
+            out["seq"],
+            json!(self.events),
+            "seq is the input order: {out}"
+        );
+        assert_eq!(
+            out["action"],
+            json!(v.action().as_str()),
+            "sidecar differs at {e:?}"
+        );
+        assert_eq!(
+            out["code"].as_str(),
+            v.code(),
+            "sidecar code differs at {e:?}"
+        );
+        assert_eq!(
+            out["message"].as_str(),
+            v.message(),
+            "sidecar message differs"
+        );
+        self.events += 1;
+        v
+    }
+}
+
+fn summary(v: &Verdict) -> (Action, Option<String>, Option<String>, bool) {
+    (
+        v.action(),
+        v.code().map(str::to_owned),
+        v.message().map(str::to_owned),
+        v.terminate(),
+    )
+}
+
+/// What one simulated session did.
+#[derive(Debug, Default)]
+struct Outcome {
+    /// Step of the abort, if any.
+    aborted: Option<usize>,
+    /// Refusals (blocks) of the looping call before the abort.
+    loop_blocks: u32,
+    /// Blocks that did not carry `terminate`.
+    blocks_without_terminate: u32,
+    /// Calls refused although they differ from every refused call, in a step after the last
+    /// looping one: (step, call).
+    wrongly_refused: Vec<(usize, String)>,
+}
+
+/// The model repeats `read a.rs` (plus `batch - 1` distinct siblings) for `loop_steps` steps,
+/// then reads a distinct file in each step; the host follows `shape`.
+fn simulate(
+    preset: &str,
+    shape: Shape,
+    loop_steps: usize,
+    steps: usize,
+    restore_at: u64,
+) -> Outcome {
+    let mut h = Hosts::new(preset, restore_at);
+    let mut out = Outcome::default();
+    h.send(OwnedEvent::User {
+        text: "fix the failing test".to_owned(),
+        origin: Origin::Human,
+    });
+    let mut ids = 0u64;
+    for step in 0..steps {
+        if shape.messages {
+            h.send(OwnedEvent::MessageStart);
+            h.send(OwnedEvent::MessageEnd);
+        }
+        let looping = step < loop_steps;
+        let mut calls = Vec::new();
+        for j in 0..shape.batch {
+            ids += 1;
+            let (path, content) = if looping && j == 0 {
+                ("a.rs".to_owned(), "fn main() {}".to_owned())
+            } else {
+                (
+                    format!("src/f{step}_{j}.rs"),
+                    format!("pub fn f{step}_{j}() {{}}"),
+                )
+            };
+            let id = format!("call-{ids}");
+            let v = h.send(OwnedEvent::ToolCall {
+                id: id.clone(),
+                tool: "read".to_owned(),
+                args: json!({ "path": path }),
+                batch: shape.batch_ids.then_some(step as u64),
+            });
+            let refused = matches!(v.action(), Action::Block | Action::Abort);
+            if v.action() == Action::Block && !v.terminate() {
+                out.blocks_without_terminate += 1;
+            }
+            if refused && looping && j == 0 && v.action() == Action::Block {
+                out.loop_blocks += 1;
+            }
+            if refused && step > loop_steps {
+                out.wrongly_refused.push((step, path.clone()));
+            }
+            if v.action() == Action::Abort {
+                out.aborted = Some(step);
+                return out;
+            }
+            calls.push((id, content, v));
+        }
+        if shape.results == Results::Reversed {
+            calls.reverse();
+        }
+        for (id, content, v) in &calls {
+            let refused = v.action() == Action::Block;
+            if refused && shape.results == Results::MissingForRefused {
+                continue;
+            }
+            let content = if refused {
+                v.message().unwrap_or_default().to_owned()
+            } else {
+                content.clone()
+            };
+            let times = if shape.results == Results::Duplicated {
+                2
+            } else {
+                1
+            };
+            for _ in 0..times {
+                let v = h.send(OwnedEvent::ToolResult {
+                    id: id.clone(),
+                    tool: "read".to_owned(),
+                    content: content.clone(),
+                    is_error: refused,
+                    images: 0,
+                    details: None,
+                });
+                if v.action() == Action::Abort {
+                    out.aborted = Some(step);
+                    return out;
+                }
+            }
+        }
+        if shape.results == Results::Orphaned {
+            ids += 1;
+            h.send(OwnedEvent::ToolResult {
+                id: format!("ghost-{ids}"),
+                tool: "read".to_owned(),
+                content: "late output".to_owned(),
+                is_error: false,
+                images: 0,
+                details: None,
+            });
+        }
+    }
+    out
+}
+
+/// The preset's block budget before an abort (the smaller non-zero of per turn and per run).
+fn block_budget(preset: &str) -> Option<u32> {
+    let g = Guard::builder().preset(preset).build().unwrap();
+    let s = g.settings();
+    [s.abort_after_blocks, s.abort_after_run_blocks]
+        .into_iter()
+        .filter(|&n| n > 0)
+        .min()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn moving_on_is_never_refused(shape in shapes(), preset in 0..PRESETS.len(), loop_steps in 0usize..12, restore_at in 0u64..60) {
+        let preset = PRESETS[preset];
+        let out = simulate(preset, shape, loop_steps, loop_steps + 6, restore_at);
+        prop_assert!(out.wrongly_refused.is_empty(), "{preset} {shape:?}: {:?}", out.wrongly_refused);
+    }
+
+    /// Termination holds: once the looping call is refused, the preset's block budget ends
+    /// the request; a preset without one (pi-repetition-guard) ends the agent loop through
+    /// `terminate` on every block. A call repeated alone in each step is always refused.
+    #[test]
+    fn a_loop_that_keeps_being_refused_ends(shape in shapes(), preset in 0..PRESETS.len(), restore_at in 0u64..80) {
+        let preset = PRESETS[preset];
+        let out = simulate(preset, shape, usize::MAX, 60, restore_at);
+        if shape.batch == 1 {
+            prop_assert!(out.loop_blocks > 0 || out.aborted.is_some(), "{preset} {shape:?}: the loop was never refused");
+        }
+        match block_budget(preset) {
+            Some(budget) if out.loop_blocks > 0 => {
+                prop_assert!(out.aborted.is_some(), "{preset} {shape:?}: never aborted ({} blocks)", out.loop_blocks);
+                prop_assert!(out.loop_blocks < budget, "{preset} {shape:?}: {} blocks before the abort (budget {budget})", out.loop_blocks);
+            }
+            Some(_) => {}
+            None => prop_assert!(out.blocks_without_terminate == 0, "{preset} {shape:?}: a block without `terminate`"),
+        }
+    }
+}
+
+/// The presets without a block budget end the agent loop by `terminate` (pi-repetition-guard,
+/// as its seed, refuses only the looping call, so a parallel sibling may still run once).
+#[test]
+fn presets_without_a_block_budget_terminate_every_block() {
+    for p in PRESETS {
+        let g = Guard::builder().preset(p).build().unwrap();
+        if block_budget(p).is_none() {
+            assert!(g.settings().terminate, "{p}");
+        }
+    }
+}
+
+/// The shape of the README's sidecar example: tool calls and results, no message events.
+/// Seven identical reads, then three different files.
+#[test]
+fn no_message_events_blocked_call_then_different_files_pass() {
+    let shape = Shape {
+        messages: false,
+        batch_ids: false,
+        results: Results::InOrder,
+        batch: 1,
+    };
+    for preset in PRESETS {
+        let out = simulate(preset, shape, 4, 12, u64::MAX);
+        assert!(
+            out.wrongly_refused.is_empty(),
+            "{preset}: {:?}",
+            out.wrongly_refused
+        );
+    }
+    let mut h = Hosts::new("pi-loop-guard", u64::MAX);
+    let mut actions = Vec::new();
+    for i in 0..10 {
+        let path = if i < 7 {
+            "a.rs".to_owned()
+        } else {
+            format!("other{i}.rs")
+        };
+        let id = format!("c{i}");
+        let v = h.send(OwnedEvent::ToolCall {
+            id: id.clone(),
+            tool: "read".to_owned(),
+            args: json!({ "path": path }),
+            batch: None,
+        });
+        actions.push(v.action());
+        let content = match v.message() {
+            Some(m) if v.action() == Action::Block => m.to_owned(),
+            _ => format!("contents of {path}"),
+        };
+        h.send(OwnedEvent::ToolResult {
+            id,
+            tool: "read".to_owned(),
+            content,
+            is_error: v.action() == Action::Block,
+            images: 0,
+            details: None,
+        });
+    }
+    assert_eq!(actions[4], Action::Block, "{actions:?}");
+    assert_eq!(&actions[7..], &[Action::Continue; 3], "{actions:?}");
+    assert_eq!(h.events, 20, "every line counted");
+}
+
+/// Two sessions interleaved line by line through one sidecar answer as two separate guards.
+#[test]
+fn interleaved_sessions_are_independent() {
+    let mut server = Server::new(ServerOptions::preset("default").unwrap()).unwrap();
+    let mut lib = [
+        Guard::builder().preset("default").build().unwrap(),
+        Guard::builder().preset("default").build().unwrap(),
+    ];
+    let mut line = 0;
+    for i in 0..12 {
+        for (s, guard) in lib.iter_mut().enumerate() {
+            let path = if s == 0 {
+                "same.rs".to_owned()
+            } else {
+                format!("f{i}.rs")
+            };
+            let id = format!("c{i}");
+            for e in [
+                OwnedEvent::ToolCall {
+                    id: id.clone(),
+                    tool: "read".into(),
+                    args: json!({ "path": path }),
+                    batch: None,
+                },
+                OwnedEvent::ToolResult {
+                    id: id.clone(),
+                    tool: "read".into(),
+                    content: format!("text of {path}"),
+                    is_error: false,
+                    images: 0,
+                    details: None,
+                },
+            ] {
+                let v = guard.observe(&e.as_event());
+                let mut j = serde_json::to_value(&e).unwrap();
+                j["session"] = json!(format!("s{s}"));
+                line += 1;
+                let out: Value =
+                    serde_json::from_str(&server.handle_line(line, j.to_string().as_bytes()))
+                        .unwrap();
+                assert_eq!(
+                    out["action"],
+                    json!(v.action().as_str()),
+                    "session s{s} call {i}"
+                );
+            }
+        }
+    }
+    assert_eq!(lib[1].seq(), 24);
+}
+
+/// Disable, enable and reset: a disabled guard passes everything and counts every event;
+/// reset forgets the loop.
+#[test]
+fn disable_enable_and_reset() {
+    let mut server = Server::new(ServerOptions::preset("pi-loop-guard").unwrap()).unwrap();
+    let mut n = 0;
+    let mut send = |server: &mut Server, line: Value| -> Value {
+        n += 1;
+        serde_json::from_str(&server.handle_line(n, line.to_string().as_bytes())).unwrap()
+    };
+    let call = |i: u32| json!({"session":"a","type":"tool_call","id":format!("c{i}"),"tool":"read","args":{"path":"x"}});
+    let result = |i: u32| json!({"session":"a","type":"tool_result","id":format!("c{i}"),"tool":"read","content":"same"});
+    send(
+        &mut server,
+        json!({"session":"a","type":"control","command":"disable"}),
+    );
+    for i in 0..8 {
+        assert_eq!(send(&mut server, call(i))["action"], "continue");
+        assert_eq!(send(&mut server, result(i))["action"], "continue");
+    }
+    send(
+        &mut server,
+        json!({"session":"a","type":"control","command":"enable"}),
+    );
+    let mut actions = Vec::new();
+    for i in 8..13 {
+        actions.push(send(&mut server, call(i))["action"].clone());
+        send(&mut server, result(i));
+    }
+    assert_eq!(actions[4], "block", "{actions:?}");
+    send(
+        &mut server,
+        json!({"session":"a","type":"control","command":"reset"}),
+    );
+    let out = send(&mut server, call(99));
+    assert_eq!(out["action"], "continue");
+    assert_eq!(out["seq"], 0, "a reset session starts again");
+}
+
+/// A blocked call's result swallowed by the guard still ends the batch for a host without
+/// message events (regression: every later call was refused as `tool_loop:batch`).
+#[test]
+fn whole_batch_block_does_not_outlive_its_batch_without_message_events() {
+    let template = Guard::builder()
+        .config(
+            loopguard::Config::from_toml_str(
+                "preset = \"pi-loop-guard\"\n[guard]\nwhole-batch = true\nabort-after-blocks = 0\n",
+                None,
+            )
+            .unwrap(),
+        )
+        .template()
+        .unwrap();
+    let mut g = template.build().unwrap();
+    let mut last = Vec::new();
+    for i in 0..10 {
+        let path = if i < 6 {
+            "a.rs".to_owned()
+        } else {
+            format!("b{i}.rs")
+        };
+        let id = format!("c{i}");
+        let args = json!({ "path": path });
+        let v = g.observe(&Event::ToolCall {
+            id: &id,
+            tool: "read",
+            args: &args,
+            batch: None,
+        });
+        last.push(v.code().map(str::to_owned));
+        let content = v.message().unwrap_or("contents").to_owned();
+        g.observe(&Event::ToolResult {
+            id: &id,
+            tool: "read",
+            content: &content,
+            is_error: v.action() == Action::Block,
+            images: 0,
+            details: None,
+        });
+    }
+    assert!(last[4].is_some(), "{last:?}");
+    assert!(last[6..].iter().all(Option::is_none), "{last:?}");
+}
