@@ -15,9 +15,10 @@ fuzz_target!(|data: &[u8]| {
         let mut findings = Vec::new();
         let mut per_message = 0usize;
         for e in &events {
-            // A message ends at its MessageEnd; text that follows without a MessageStart is a
-            // new message for the detector (its state was reset at the end).
-            if matches!(e, OwnedEvent::MessageStart | OwnedEvent::MessageEnd) {
+            // A message starts at its MessageStart (or its first delta) and ends with its
+            // MessageEnd: a finding made *at* the MessageEnd (the last line judged) belongs
+            // to the message it ends.
+            if matches!(e, OwnedEvent::MessageStart) {
                 per_message = 0;
             }
             let before = findings.len();
@@ -25,6 +26,9 @@ fuzz_target!(|data: &[u8]| {
             d.observe(&e.as_event(), &mut cx);
             per_message += findings.len() - before;
             assert!(per_message <= 1);
+            if matches!(e, OwnedEvent::MessageEnd) {
+                per_message = 0;
+            }
             assert!(d.held() <= cap);
         }
         for f in &findings {
