@@ -4,14 +4,20 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use loopguard_sidecar::{Server, ServerOptions};
+use loopguard::orchestrator::{Guard, GuardTemplate};
+use loopguard_sidecar::Server;
+use std::sync::OnceLock;
+
+fn template() -> Option<&'static GuardTemplate> {
+    static T: OnceLock<Option<GuardTemplate>> = OnceLock::new();
+    T.get_or_init(|| Guard::builder().preset("default").template().ok()).as_ref()
+}
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(mut options) = ServerOptions::preset("default") else { return };
+    let Some(t) = template() else { return };
     // A small bound so that eviction is exercised too.
-    options.max_sessions = 3;
-    options.snapshot_on_evict = data.first().is_some_and(|b| b % 2 == 0);
-    let Ok(mut server) = Server::new(options) else { return };
+    let snapshot_on_evict = data.first().is_some_and(|b| b % 2 == 0);
+    let mut server = Server::from_template(t.clone(), 3, snapshot_on_evict);
     for (i, line) in data.split(|&b| b == b'\n').enumerate() {
         let answer = server.handle_line(i as u64 + 1, line);
         assert!(!answer.contains('\n'), "an answer spans lines: {answer}");

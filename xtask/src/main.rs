@@ -117,10 +117,14 @@ fn eval(args: &[String]) -> Result<(), String> {
     run("corpus evaluation", cmd)
 }
 
+/// The fuzz campaign: every target for `seconds` (default 10), starting from the seeds in
+/// `fuzz/corpus/<target>/` (read only; what the fuzzer finds goes to
+/// `fuzz/target/campaign/<target>/`), then a table of executions and crashes per target.
 fn fuzz_smoke(seconds: Option<&str>) -> Result<(), String> {
     let secs = seconds.unwrap_or("10");
+    let fuzz = root().join("fuzz");
     let list = Command::new("cargo")
-        .current_dir(root().join("fuzz"))
+        .current_dir(&fuzz)
         .args(["+nightly", "fuzz", "list"])
         .output()
         .map_err(|e| format!("cargo fuzz: {e}"))?;
@@ -129,17 +133,58 @@ fn fuzz_smoke(seconds: Option<&str>) -> Result<(), String> {
             "`cargo +nightly fuzz list` failed: install with `cargo install cargo-fuzz`".to_owned(),
         );
     }
+    let mut table = Vec::new();
+    let mut failed = Vec::new();
     for target in String::from_utf8_lossy(&list.stdout).lines() {
+        let work = fuzz.join("target/campaign").join(target);
+        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+        let seeds = fuzz.join("corpus").join(target);
         let mut c = Command::new("cargo");
-        c.current_dir(root().join("fuzz")).args([
-            "+nightly",
-            "fuzz",
-            "run",
-            target,
-            "--",
-            &format!("-max_total_time={secs}"),
-        ]);
-        run(&format!("fuzz {target}"), c)?;
+        c.current_dir(&fuzz)
+            .args(["+nightly", "fuzz", "run", target])
+            .arg(&work);
+        if seeds.is_dir() {
+            c.arg(&seeds);
+        }
+        c.args(["--", &format!("-max_total_time={secs}")]);
+        eprintln!("==> fuzz {target} ({secs} s)");
+        let out = c.output().map_err(|e| format!("fuzz {target}: {e}"))?;
+        let log = String::from_utf8_lossy(&out.stderr);
+        // libFuzzer ends with "Done N runs in S second(s)".
+        let runs = log
+            .lines()
+            .rev()
+            .find_map(|l| {
+                l.strip_prefix("Done ")
+                    .and_then(|r| r.split_whitespace().next())
+            })
+            .unwrap_or("?")
+            .to_owned();
+        let crashed = !out.status.success();
+        if crashed {
+            failed.push(target.to_owned());
+            eprintln!(
+                "{}",
+                log.lines()
+                    .rev()
+                    .take(40)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+        }
+        table.push((target.to_owned(), runs, crashed));
     }
-    Ok(())
+    println!("| target | executions | crashed |");
+    println!("|---|---|---|");
+    for (t, runs, crashed) in &table {
+        println!("| {t} | {runs} | {} |", if *crashed { "yes" } else { "no" });
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("fuzz targets crashed: {}", failed.join(", ")))
+    }
 }

@@ -32,7 +32,11 @@ fn check(data: &[u8]) {
             let mut cx = Cx::manual(0, &mut findings);
             d.observe(&e.as_event(), &mut cx);
             per_message += findings.len() - before;
-            assert!(per_message <= 1, "{} findings in one message: {events:?}", per_message);
+            assert!(
+                per_message <= 1,
+                "{} findings in one message: {events:?}",
+                per_message
+            );
             if matches!(e, OwnedEvent::MessageEnd) {
                 per_message = 0;
             }

@@ -209,6 +209,23 @@ impl Server {
         Ok(server)
     }
 
+    /// A server whose sessions are built from `template` (resolved once; hosts and fuzz
+    /// targets that start many servers reuse it).
+    pub fn from_template(
+        template: GuardTemplate,
+        max_sessions: usize,
+        snapshot_on_evict: bool,
+    ) -> Server {
+        Server {
+            template,
+            max_sessions: max_sessions.max(1),
+            snapshot_on_evict,
+            sessions: HashMap::new(),
+            order: BTreeMap::new(),
+            tick: 0,
+        }
+    }
+
     /// Number of live sessions.
     pub fn live_sessions(&self) -> usize {
         self.sessions.len()
