@@ -96,6 +96,13 @@ pub struct ServeArgs {
     /// Live sessions kept; beyond it the least recently used one is evicted.
     #[arg(long)]
     pub max_sessions: Option<usize>,
+    /// The longest input line accepted, in bytes (default 1 GiB); a `tool_result` line of any
+    /// size up to it is read with one copy of the line in memory.
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_line_bytes: Option<usize>,
+    /// Put an evicted session's state in the answer that evicts it.
+    #[arg(long)]
+    pub snapshot_on_evict: bool,
 }
 
 /// `loopguard scan` arguments.
@@ -172,6 +179,10 @@ fn serve(a: &ServeArgs) -> anyhow::Result<()> {
     if let Some(n) = a.max_sessions {
         o.max_sessions = n.max(1);
     }
+    if let Some(n) = a.max_line_bytes {
+        o.max_line_bytes = n;
+    }
+    o.snapshot_on_evict = a.snapshot_on_evict;
     loopguard_sidecar::serve_stdio(o)?;
     Ok(())
 }

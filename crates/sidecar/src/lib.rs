@@ -1,7 +1,7 @@
 //! # loopguard-sidecar
 //!
 //! The stdio sidecar behind `loopguard serve --stdio`: hosts written in other languages send
-//! their agents' events as JSON lines and read one verdict line back for each (DESIGN.md §6.3).
+//! their agents' events as JSON lines and read one verdict line back for each (the contract: `docs/contracts/sidecar.md`).
 //!
 //! - **One output line per input line, in order.** An event line is answered with
 //!   `{"session","seq","action","message","terminate","findings",...}`; a control line with
@@ -52,8 +52,12 @@ use std::io::{self, BufRead, Write};
 
 /// The default bound on live sessions.
 pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
-/// The longest input line accepted, in bytes; a longer one is answered with an error.
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// The default bound on one input line, in bytes ([`ServerOptions::max_line_bytes`]); a
+/// longer line is answered with an error. A `tool_result` line of any size up to it is read
+/// with one copy of the line in memory (its content is unescaped in place).
+pub const MAX_LINE_BYTES: usize = 1024 * 1024 * 1024;
+/// Lines longer than this take the in-place path when they are `tool_result` lines.
+const IN_PLACE_BYTES: usize = 1024 * 1024;
 
 /// How the server is set up.
 #[derive(Clone, Debug)]
@@ -65,6 +69,8 @@ pub struct ServerOptions {
     pub config: Config,
     /// Put the evicted session's state in the answer that evicts it.
     pub snapshot_on_evict: bool,
+    /// The longest input line accepted, in bytes (default [`MAX_LINE_BYTES`]).
+    pub max_line_bytes: usize,
 }
 
 impl ServerOptions {
@@ -91,6 +97,7 @@ impl ServerOptions {
             max_sessions: DEFAULT_MAX_SESSIONS,
             config,
             snapshot_on_evict: false,
+            max_line_bytes: MAX_LINE_BYTES,
         }
     }
 }
@@ -139,6 +146,7 @@ pub struct Server {
     /// The configuration, resolved once; every session's guard is built from it.
     template: GuardTemplate,
     max_sessions: usize,
+    max_line_bytes: usize,
     snapshot_on_evict: bool,
     sessions: HashMap<String, Session>,
     /// Sessions by last use (oldest first), for least-recently-used eviction.
@@ -201,6 +209,7 @@ impl Server {
             template,
             max_sessions: options.max_sessions.max(1),
             snapshot_on_evict: options.snapshot_on_evict,
+            max_line_bytes: options.max_line_bytes.max(1),
             sessions: HashMap::new(),
             order: BTreeMap::new(),
             tick: 0,
@@ -220,6 +229,7 @@ impl Server {
             template,
             max_sessions: max_sessions.max(1),
             snapshot_on_evict,
+            max_line_bytes: MAX_LINE_BYTES,
             sessions: HashMap::new(),
             order: BTreeMap::new(),
             tick: 0,
@@ -264,21 +274,35 @@ impl Server {
         let mut buf = Vec::new();
         loop {
             buf.clear();
-            let n = read_line_bounded(&mut input, &mut buf, MAX_LINE_BYTES)?;
+            let max = self.max_line_bytes;
+            let n = read_line_bounded(&mut input, &mut buf, max)?;
             if n == 0 {
                 break;
             }
             stats.lines += 1;
-            let answer = if n > MAX_LINE_BYTES {
+            let answer = if n > max {
                 error_line(
                     stats.lines,
                     None,
-                    &format!("line longer than {MAX_LINE_BYTES} bytes"),
+                    &format!("line longer than {max} bytes (the sidecar's --max-line-bytes)"),
                 )
             } else {
-                let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
-                let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-                self.handle_line(stats.lines, raw)
+                let mut len = buf.len();
+                for end in [b'\n', b'\r'] {
+                    if len > 0 && buf.get(len - 1) == Some(&end) {
+                        len -= 1;
+                    }
+                }
+                let line = buf.get_mut(..len).unwrap_or_default();
+                let large = if len > IN_PLACE_BYTES {
+                    self.handle_large_result(stats.lines, line)
+                } else {
+                    None
+                };
+                match large {
+                    Some(answer) => answer,
+                    None => self.handle_line(stats.lines, &buf[..len]),
+                }
             };
             if answer.starts_with("{\"error\"") {
                 stats.errors += 1;
@@ -322,13 +346,80 @@ impl Server {
         }
     }
 
+    /// A long `tool_result` line, read with one copy: the content's JSON string is unescaped
+    /// in place inside the line and handed to the guard as a borrowed `&str`. `None` when the
+    /// line is not such a line (the general path answers it, errors included).
+    fn handle_large_result(&mut self, line_no: u64, line: &mut [u8]) -> Option<String> {
+        #[derive(serde::Deserialize)]
+        struct Large<'a> {
+            #[serde(borrow)]
+            session: std::borrow::Cow<'a, str>,
+            #[serde(rename = "type", borrow)]
+            ty: std::borrow::Cow<'a, str>,
+            #[serde(borrow)]
+            id: std::borrow::Cow<'a, str>,
+            #[serde(borrow)]
+            tool: std::borrow::Cow<'a, str>,
+            #[serde(borrow)]
+            content: &'a serde_json::value::RawValue,
+            #[serde(default)]
+            is_error: bool,
+            #[serde(default)]
+            images: u32,
+            #[serde(default)]
+            details: Option<Value>,
+        }
+        let (session, id, tool, is_error, images, details, start, end) = {
+            let l: Large<'_> = serde_json::from_slice(line).ok()?;
+            if l.ty != "tool_result" {
+                return None;
+            }
+            let raw = l.content.get();
+            if !raw.starts_with('"') || raw.len() < 2 {
+                return None;
+            }
+            let start = (raw.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+            (
+                l.session.into_owned(),
+                l.id.into_owned(),
+                l.tool.into_owned(),
+                l.is_error,
+                l.images,
+                l.details,
+                start + 1,
+                start + raw.len() - 1,
+            )
+        };
+        let inner = line.get_mut(start..end)?;
+        let n = unescape_in_place(inner)?;
+        let content = std::str::from_utf8(inner.get(..n)?).ok()?;
+        let event = loopguard_core::Event::ToolResult {
+            id: &id,
+            tool: &tool,
+            content,
+            is_error,
+            images,
+            details: details.as_ref(),
+        };
+        Some(self.answer(line_no, session, |g| g.observe(&event)))
+    }
+
     fn events(&mut self, line_no: u64, session: String, events: &[OwnedEvent]) -> String {
+        self.answer(line_no, session, |g| observe_all(g, events))
+    }
+
+    fn answer(
+        &mut self,
+        line_no: u64,
+        session: String,
+        observe: impl FnOnce(&mut Guard) -> Verdict,
+    ) -> String {
         let (s, evicted) = match self.touch(&session) {
             Ok(x) => x,
             Err(e) => return error_line(line_no, Some(&session), &e),
         };
         let seq = s.guard.seq();
-        let verdict = observe_all(&mut s.guard, events);
+        let verdict = observe(&mut s.guard);
         let mut out = Map::new();
         out.insert("session".into(), Value::String(session));
         out.insert("seq".into(), Value::from(seq));
@@ -475,6 +566,66 @@ pub fn render_verdict(out: &mut Map<String, Value>, v: &Verdict) {
             serde_json::to_value(v.deliver()).unwrap_or(Value::Null),
         );
     }
+}
+
+/// Unescapes the body of a JSON string literal (without its quotes) in place; returns the
+/// length of the result. Never longer than the input. `None` on a malformed escape or a lone
+/// surrogate (the general parser then reports the line).
+fn unescape_in_place(buf: &mut [u8]) -> Option<usize> {
+    fn hex4(b: &[u8]) -> Option<u32> {
+        let s = std::str::from_utf8(b).ok()?;
+        u32::from_str_radix(s, 16).ok()
+    }
+    let (mut r, mut w) = (0usize, 0usize);
+    let len = buf.len();
+    while r < len {
+        let b = *buf.get(r)?;
+        if b != b'\\' {
+            *buf.get_mut(w)? = b;
+            r += 1;
+            w += 1;
+            continue;
+        }
+        let e = *buf.get(r + 1)?;
+        r += 2;
+        let c = match e {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 8,
+            b'f' => 12,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let hi = hex4(buf.get(r..r + 4)?)?;
+                r += 4;
+                let cp = if (0xD800..0xDC00).contains(&hi) {
+                    if buf.get(r..r + 2)? != b"\\u" {
+                        return None;
+                    }
+                    let lo = hex4(buf.get(r + 2..r + 6)?)?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return None;
+                    }
+                    r += 6;
+                    0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                } else {
+                    hi
+                };
+                let ch = char::from_u32(cp)?;
+                let mut tmp = [0u8; 4];
+                let s = ch.encode_utf8(&mut tmp);
+                buf.get_mut(w..w + s.len())?.copy_from_slice(s.as_bytes());
+                w += s.len();
+                continue;
+            }
+            _ => return None,
+        };
+        *buf.get_mut(w)? = c;
+        w += 1;
+    }
+    Some(w)
 }
 
 fn error_line(line_no: u64, session: Option<&str>, message: &str) -> String {

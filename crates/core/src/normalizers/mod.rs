@@ -97,6 +97,39 @@ fn finish(rule: &str, shape: &Value, input: &ResultInput<'_>) -> Fingerprint {
     h.finish()
 }
 
+/// The generic rule for a result over [`STREAMED_RESULT_BYTES`]: the text pass applied line by
+/// line straight into the hash (no JSON detection, no copy of the text), so a result of any
+/// size is fingerprinted in bounded memory. Equal long results still get equal fingerprints.
+fn streamed(input: &ResultInput<'_>) -> Fingerprint {
+    let mut h = ResultHasher::new();
+    h.text("generic-streamed");
+    h.text(if input.is_error { "error" } else { "ok" });
+    let details = input
+        .details
+        .map(json::normalize_value)
+        .unwrap_or(Value::Null);
+    h.text(&args_fingerprint(&details).to_hex());
+    h.begin_part();
+    let mut line = String::new();
+    for mut part in input.content.trim().split_inclusive('\n') {
+        // A line of many megabytes (inline base64) is taken in pieces, so the buffer stays
+        // small.
+        while !part.is_empty() {
+            let mut cut = part.len().min(STREAM_PIECE);
+            while !part.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let (piece, rest) = part.split_at(cut);
+            line.clear();
+            text::normalize_line_into(piece, &mut line);
+            h.chunk(line.as_bytes());
+            part = rest;
+        }
+    }
+    h.images(input.images);
+    h.finish()
+}
+
 fn normalized_text(content: &str) -> Value {
     Value::String(text::normalize_text(content.trim()))
 }
@@ -139,8 +172,15 @@ impl Generic {
     }
 }
 
+/// Results longer than this are fingerprinted in one streaming pass (see [`Generic`]).
+pub const STREAMED_RESULT_BYTES: usize = 16 * 1024 * 1024;
+const STREAM_PIECE: usize = 64 * 1024;
+
 impl Normalizer for Generic {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
+        if input.content.len() > STREAMED_RESULT_BYTES {
+            return streamed(input);
+        }
         finish("generic", &Generic::shape(input), input)
     }
 

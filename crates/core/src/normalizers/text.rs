@@ -31,6 +31,11 @@ pub(crate) fn normalize_text(s: &str) -> String {
     out
 }
 
+/// The text pass of one line (with its newline, if any), appended to `out`.
+pub(crate) fn normalize_line_into(line: &str, out: &mut String) {
+    normalize_line(line, out);
+}
+
 fn normalize_line(line: &str, out: &mut String) {
     let rest = mask_line_prefix(line, out);
     if let Some(rest) = mask_time_line(rest, out) {
