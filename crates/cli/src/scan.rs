@@ -132,7 +132,7 @@ pub(crate) fn command(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let mut config = load_config(a.config.as_deref(), a.preset.as_deref())?;
+    let mut config = load_config(a.config.as_deref(), a.preset.as_deref(), a.agent.as_deref())?;
     config.apply_process_env()?;
     // Fail early (exit 2) on a configuration that does not build.
     Guard::builder().config(config.clone()).build()?;
