@@ -181,7 +181,8 @@ where
 
 fn serve(a: &ServeArgs) -> anyhow::Result<()> {
     use loopguard_sidecar::ServerOptions;
-    let mut config = load_config(a.config.as_deref(), a.preset.as_deref(), a.agent.as_deref())?;
+    let mut config =
+        load_agent_config(a.config.as_deref(), a.preset.as_deref(), a.agent.as_deref())?;
     config.apply_process_env()?;
     let mut o = ServerOptions::with_config(config);
     if let Some(n) = a.max_sessions {
@@ -191,16 +192,20 @@ fn serve(a: &ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Loads the configuration `scan`, `serve` and `config check` use
-/// ([`loopguard::orchestrator::openclaw::load_config`]): the file (if any; TOML or OpenClaw,
-/// told apart by content), `preset` overriding its `preset`, resolved over that preset,
-/// `agent`'s overrides merged over the rest.
-pub fn load_config(
+/// Loads the configuration `scan` and `serve` use ([`loopguard::orchestrator::openclaw::load_config`]):
+/// the file (if any; TOML or OpenClaw, told apart by content), `preset` overriding its
+/// `preset`, resolved over that preset, `agent`'s overrides merged over the rest.
+pub fn load_agent_config(
     file: Option<&std::path::Path>,
     preset: Option<&str>,
     agent: Option<&str>,
 ) -> anyhow::Result<Config> {
     Ok(openclaw::load_config(file, preset, agent)?.config)
+}
+
+/// [`load_agent_config`] without an agent.
+pub fn load_config(file: Option<&std::path::Path>, preset: Option<&str>) -> anyhow::Result<Config> {
+    load_agent_config(file, preset, None)
 }
 
 fn detectors(out: &mut dyn Write) -> anyhow::Result<()> {
