@@ -91,10 +91,14 @@ export class SidecarClient {
 
   /** Ends the sidecar and waits for it to exit. */
   close() {
-    if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    // A process that failed to start never emits "exit".
+    if (!this.child || this.failed || this.child.exitCode !== null || this.child.signalCode !== null) {
+      return Promise.resolve();
+    }
     this.closing = true;
     return new Promise((resolve) => {
       this.child.once("exit", () => resolve());
+      this.child.once("error", () => resolve());
       this.child.stdin.end();
     });
   }
