@@ -96,8 +96,7 @@ fn ci() -> Result<(), String> {
             // Pi's own published packages (its extension loader and ExtensionAPI types) and
             // TypeScript, pinned by package-lock.json.
             let mut npm = Command::new("npm");
-            npm.current_dir(&pi)
-                .args(["ci", "--no-audit", "--no-fund"]);
+            npm.current_dir(&pi).args(["ci", "--no-audit", "--no-fund"]);
             run("npm ci in integrations/pi (Pi and TypeScript)", npm)?;
             let mut tsc = Command::new("node");
             tsc.current_dir(&pi)

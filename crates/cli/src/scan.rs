@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-/// The report of a whole scan (DESIGN.md §6.2, `version` 1).
+/// The report of a whole scan (`docs/contracts/scan-report.md`, `version` 1).
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     /// Report format version.
