@@ -195,6 +195,8 @@ impl Rewriter<'_> {
     fn string(&mut self, quote: char) -> Result<(), Json5Error> {
         let start = self.line;
         let mut s = String::from('"');
+        // Line continuations drop a line break from the string; it is written after it.
+        let mut continued = 0;
         loop {
             let Some(c) = self.next() else {
                 return Err(Json5Error {
@@ -233,11 +235,13 @@ impl Rewriter<'_> {
                             s.push_str(&hex);
                         }
                         // A line continuation: the escaped line break is not part of the string.
-                        '\n' | '\u{2028}' | '\u{2029}' => {}
+                        '\n' => continued += 1,
+                        '\u{2028}' | '\u{2029}' => {}
                         '\r' => {
                             if self.chars.peek() == Some(&'\n') {
                                 self.next();
                             }
+                            continued += 1;
                         }
                         other => {
                             let _ = write!(s, "{}", other);
@@ -252,6 +256,9 @@ impl Rewriter<'_> {
         }
         s.push('"');
         self.token(&s);
+        for _ in 0..continued {
+            self.out.push('\n');
+        }
         Ok(())
     }
 
@@ -363,6 +370,11 @@ mod tests {
     fn lines_are_kept_and_errors_name_them() {
         let j = to_json("{\n/* a\nb */\n  a: 1,\n}").unwrap();
         assert_eq!(j.lines().count(), 5);
+        // A line continuation's break moves after the string: later lines keep their number.
+        let j = to_json("{a: 'x\\\ny',\nb: 1 2}").unwrap();
+        assert_eq!(j, "{\"a\": \"xy\"\n,\n\"b\": 1 2}");
+        let e = serde_json::from_str::<Value>(&j).unwrap_err();
+        assert_eq!(e.line(), 3);
         let e = to_json("{\n a: 'open\n}").unwrap_err();
         assert_eq!(e.line, 2);
         let e = to_json("{\n\n /* never closed").unwrap_err();
@@ -380,5 +392,49 @@ mod tests {
         assert!(to_json("{a: b}").is_err());
         let v = parse("[{a: 1}, {b: [true, {c: 2,},],}]");
         assert_eq!(v, json!([{"a": 1}, {"b": [true, {"c": 2}]}]));
+    }
+
+    mod props {
+        use super::super::to_json;
+        use proptest::prelude::*;
+        use serde_json::Value;
+
+        fn json() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(Value::from),
+                any::<f64>()
+                    .prop_filter("finite", |f| f.is_finite())
+                    .prop_map(Value::from),
+                any::<String>().prop_map(Value::String),
+            ];
+            leaf.prop_recursive(4, 32, 6, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                    prop::collection::vec((any::<String>(), inner), 0..6)
+                        .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+                ]
+            })
+        }
+
+        proptest! {
+            /// Strict JSON passes through unchanged, compact or pretty.
+            #[test]
+            fn json_is_a_fixed_point(v in json()) {
+                let compact = v.to_string();
+                prop_assert_eq!(to_json(&compact).unwrap(), compact);
+                let pretty = serde_json::to_string_pretty(&v).unwrap();
+                prop_assert_eq!(to_json(&pretty).unwrap(), pretty);
+            }
+
+            /// Any text is rewritten or refused, never a panic, and line feeds are kept.
+            #[test]
+            fn any_text_is_handled(t in "(\\\\\n|[\\PC\n{}\\[\\]:,'\"/*+.0-9a-zA-Z]){0,64}") {
+                if let Ok(j) = to_json(&t) {
+                    prop_assert_eq!(j.matches('\n').count(), t.matches('\n').count());
+                }
+            }
+        }
     }
 }
