@@ -346,3 +346,33 @@ test("openClient prefers the native module when it can be imported, else the sid
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("pi-loop-guard's LOOP_GUARD_* variables reach the sidecar", { skip }, async () => {
+  // The first block of identical calls, under the given environment.
+  const firstBlock = async (env) => {
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    const { pi, guard, errors, ctx } = setup({ preset: "pi-loop-guard" });
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+    try {
+      await pi.emit("before_agent_start", { prompt: "fix the failing test" }, ctx);
+      for (let i = 1; i <= 12; i++) {
+        const r = await callTool(pi, ctx, i, "read", { path: "src/lib.rs" }, "fn main() {}");
+        if (r?.block) return { call: i, terminate: r.terminate === true, errors };
+      }
+      return { call: null, errors };
+    } finally {
+      await guard.close();
+    }
+  };
+  // pi-loop-guard refuses the 5th identical call by default.
+  assert.deepEqual(await firstBlock({}), { call: 5, terminate: false, errors: [] });
+  assert.deepEqual(await firstBlock({ LOOP_GUARD_WARN_THRESHOLD: "2", LOOP_GUARD_BLOCK_THRESHOLD: "3" }), {
+    call: 3,
+    terminate: false,
+    errors: [],
+  });
+  assert.deepEqual(await firstBlock({ LOOP_GUARD_USE_TERMINATE: "true" }), { call: 5, terminate: true, errors: [] });
+  assert.deepEqual(await firstBlock({ LOOP_GUARD_ENABLED: "false" }), { call: null, errors: [] });
+});
