@@ -34,6 +34,7 @@ export function sidecarBinary(options = {}) {
  */
 export class SidecarClient {
   constructor(options = {}) {
+    this.kind = "sidecar";
     const args = ["serve", "--stdio"];
     if (options.preset) args.push("--preset", options.preset);
     if (options.config) args.push("--config", options.config);
@@ -90,13 +91,96 @@ export class SidecarClient {
 
   /** Ends the sidecar and waits for it to exit. */
   close() {
-    if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    // A process that failed to start never emits "exit".
+    if (!this.child || this.failed || this.child.exitCode !== null || this.child.signalCode !== null) {
+      return Promise.resolve();
+    }
     this.closing = true;
     return new Promise((resolve) => {
       this.child.once("exit", () => resolve());
+      this.child.once("error", () => resolve());
       this.child.stdin.end();
     });
   }
+}
+
+/** The native module's package name (napi-rs; optional). */
+export const NATIVE_MODULE = "agent-loopguard";
+
+/**
+ * A guard running in this process through the native module: the same answers as the
+ * sidecar's, without a child process. `guard` is an `agent-loopguard` `Guard`
+ * (`observe(event)` returns `{ action, message, code, terminate, findings }`).
+ */
+export class NativeClient {
+  constructor(guard, options = {}) {
+    this.kind = "native";
+    this.guard = guard;
+    this.failed = null;
+    this.onError = options.onError || ((e) => console.error(`loopguard: ${e.message}`));
+  }
+
+  fail(error) {
+    if (this.failed) return;
+    this.failed = error;
+    this.onError(error);
+  }
+
+  send(obj) {
+    if (this.failed) return Promise.resolve(null);
+    const { session: _session, ...event } = obj;
+    try {
+      if (event.type === "control") {
+        // The native guard has no control channel: on/off is kept by the extension itself.
+        if (typeof this.guard.command === "function") return Promise.resolve(this.guard.command(event));
+        return Promise.resolve({ control: event.command, ok: event.command === "enable" || event.command === "disable" });
+      }
+      return Promise.resolve(this.guard.observe(event));
+    } catch (e) {
+      this.fail(e instanceof Error ? e : new Error(String(e)));
+      return Promise.resolve(null);
+    }
+  }
+
+  close() {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * The native module's `Guard` class, or `null` when the module cannot be imported.
+ * `specifier` defaults to {@link NATIVE_MODULE}.
+ */
+export async function loadNativeGuard(specifier = NATIVE_MODULE) {
+  try {
+    const mod = await import(specifier);
+    const Guard = mod.Guard ?? mod.default?.Guard;
+    return typeof Guard === "function" ? Guard : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Opens the transport: the native module when it can be imported (and no TOML/OpenClaw
+ * `config` file is asked for, which only the sidecar reads), else the sidecar
+ * (`loopguard serve --stdio`). `options.transport` forces one: `"native"`, `"sidecar"`.
+ */
+export async function openClient(options = {}) {
+  const transport = options.transport || "auto";
+  if (transport !== "sidecar" && !(transport === "auto" && options.config)) {
+    const Guard = await loadNativeGuard(options.nativeModule);
+    if (Guard) {
+      try {
+        return new NativeClient(new Guard({ preset: options.preset || "default" }), options);
+      } catch (e) {
+        if (transport === "native") throw e;
+      }
+    } else if (transport === "native") {
+      throw new Error(`the native module ${options.nativeModule || NATIVE_MODULE} cannot be imported`);
+    }
+  }
+  return new SidecarClient(options);
 }
 
 /** The text of Pi content blocks (a string passes as is), with the number of images. */
@@ -123,13 +207,32 @@ function messageTexts(message) {
 }
 
 /**
+ * @param {import("@mariozechner/pi-coding-agent").ExtensionAPI} pi
+ * @param {Record<string, any>} [options]
+ *
  * Installs loopguard on a Pi extension API. Returns a controller:
  * `{ client, session, enable(), disable(), snapshot(), restore(state), close() }`.
  */
 export default function loopguard(pi, options = {}) {
   const client = options.client || new SidecarClient(options);
   const session = options.session || `pi-${process.pid}-${Date.now().toString(36)}`;
-  const send = (obj) => client.send({ session, ...obj });
+  // Off: no event is forwarded and no verdict applied (only the user switches it).
+  let active = options.enabled !== false;
+  /** @type {{ events: number, steer: number, block: number, abort: number, compact: number, last: null | { action: string, detector: string | null, message: string | null } }} */
+  const stats = { events: 0, steer: 0, block: 0, abort: 0, compact: 0, last: null };
+  const send = async (obj) => {
+    const verdict = await client.send({ session, ...obj });
+    if (obj.type !== "control") {
+      stats.events += 1;
+      if (verdict && !verdict.error && verdict.action && verdict.action !== "continue") {
+        if (verdict.action in stats) stats[verdict.action] += 1;
+        const f = Array.isArray(verdict.findings) ? verdict.findings[0] : null;
+        stats.last = { action: verdict.action, detector: f?.detector ?? null, message: verdict.message ?? null };
+        if (options.onVerdict) options.onVerdict(verdict);
+      }
+    }
+    return verdict;
+  };
   const ownMessages = new Set();
   let settleQueue = [];
   // The streaming assistant message: what was already forwarded of it.
@@ -168,6 +271,7 @@ export default function loopguard(pi, options = {}) {
   };
 
   pi.on("before_agent_start", async (event, ctx) => {
+    if (!active) return undefined;
     const prompt = typeof event?.prompt === "string" ? event.prompt : contentText(event?.content).text;
     const origin = ownMessages.delete(prompt) ? "guard" : "human";
     apply(await send({ type: "user", text: prompt, origin }), ctx);
@@ -175,6 +279,7 @@ export default function loopguard(pi, options = {}) {
   });
 
   pi.on("message_update", async (event, ctx) => {
+    if (!active) return undefined;
     const message = event?.message;
     if (message && message.role && message.role !== "assistant") return;
     if (!open) {
@@ -203,6 +308,7 @@ export default function loopguard(pi, options = {}) {
   });
 
   pi.on("message_end", async (event, ctx) => {
+    if (!active) return undefined;
     const message = event?.message;
     if (message && message.role && message.role !== "assistant") return;
     if (!open) apply(await send({ type: "message_start" }), ctx);
@@ -211,6 +317,7 @@ export default function loopguard(pi, options = {}) {
   });
 
   pi.on("tool_call", async (event, ctx) => {
+    if (!active) return undefined;
     const verdict = apply(
       await send({
         type: "tool_call",
@@ -229,6 +336,7 @@ export default function loopguard(pi, options = {}) {
   });
 
   pi.on("tool_result", async (event, ctx) => {
+    if (!active) return undefined;
     const { text, images } = contentText(event?.content);
     apply(
       await send({
@@ -245,6 +353,7 @@ export default function loopguard(pi, options = {}) {
   });
 
   pi.on("agent_end", async (_event, ctx) => {
+    if (!active) return undefined;
     open = null;
     apply(await send({ type: "run_end" }), ctx);
     const queued = settleQueue;
@@ -255,8 +364,21 @@ export default function loopguard(pi, options = {}) {
   return {
     client,
     session,
-    enable: () => send({ type: "control", command: "enable" }),
-    disable: () => send({ type: "control", command: "disable" }),
+    get enabled() {
+      return active;
+    },
+    /** What the guard did so far: events forwarded, verdicts by action, the last one. */
+    stats: () => ({ ...stats }),
+    enable: () => {
+      active = true;
+      return send({ type: "control", command: "enable" });
+    },
+    disable: () => {
+      active = false;
+      open = null;
+      settleQueue = [];
+      return send({ type: "control", command: "disable" });
+    },
     snapshot: async () => (await send({ type: "control", command: "snapshot" }))?.state ?? null,
     restore: (state) => send({ type: "control", command: "restore", state }),
     close: () => client.close(),

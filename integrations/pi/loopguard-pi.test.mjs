@@ -289,3 +289,90 @@ test("a missing sidecar fails open: events pass and the error is reported once",
   assert.equal(errors.length, 1);
   await guard.close();
 });
+
+test("openClient prefers the native module when it can be imported, else the sidecar", async () => {
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { pathToFileURL } = await import("node:url");
+  const { openClient, NativeClient } = await import("./loopguard-pi.mjs");
+  const dir = mkdtempSync(join(tmpdir(), "loopguard-native-"));
+  try {
+    // A stand-in with the native module's API: new Guard({ preset }), observe(event).
+    const fake = join(dir, "fake-native.mjs");
+    writeFileSync(
+      fake,
+      `export class Guard {
+        constructor(o) { this.preset = o.preset; this.seen = []; }
+        observe(e) {
+          this.seen.push(e);
+          return e.type === "tool_call" && this.seen.filter((x) => x.type === "tool_call").length >= 2
+            ? { action: "block", message: "repeated " + this.preset, code: "x", terminate: false, findings: [{ detector: "generic-repeat" }] }
+            : { action: "continue", message: null, code: null, terminate: false, findings: [] };
+        }
+      }`,
+    );
+    const errors = [];
+    const client = await openClient({ preset: "pi-loop-guard", nativeModule: pathToFileURL(fake).href, onError: (e) => errors.push(e) });
+    assert.ok(client instanceof NativeClient);
+    assert.equal(client.guard.preset, "pi-loop-guard");
+    const pi = mockPi();
+    const ctx = mockCtx();
+    const guard = loopguard(pi, { client, session: "n" });
+    assert.equal(await callTool(pi, ctx, 1, "read", { path: "a" }, "x"), undefined);
+    const r = await callTool(pi, ctx, 2, "read", { path: "a" }, "x");
+    assert.deepEqual(r, { block: true, reason: "repeated pi-loop-guard" });
+    // The session id is not part of what the native guard sees.
+    assert.ok(client.guard.seen.every((e) => !("session" in e)));
+    assert.deepEqual(guard.stats().block, 1);
+    assert.equal(guard.stats().last.detector, "generic-repeat");
+    // Off: nothing is forwarded, nothing is blocked.
+    await guard.disable();
+    const before = client.guard.seen.length;
+    assert.equal(await callTool(pi, ctx, 3, "read", { path: "a" }, "x"), undefined);
+    assert.equal(client.guard.seen.length, before);
+    await guard.enable();
+    assert.equal((await callTool(pi, ctx, 4, "read", { path: "a" }, "x"))?.block, true);
+    assert.deepEqual(errors, []);
+
+    // No native module, or a config file (which only the sidecar reads): the sidecar.
+    const missing = await openClient({ nativeModule: pathToFileURL(join(dir, "none.mjs")).href, bin: join(dir, "no-bin"), onError: () => {} });
+    assert.equal(missing.kind, "sidecar");
+    await missing.close();
+    const withConfig = await openClient({ nativeModule: pathToFileURL(fake).href, config: "x.toml", bin: join(dir, "no-bin"), onError: () => {} });
+    assert.equal(withConfig.kind, "sidecar");
+    await withConfig.close();
+    await assert.rejects(openClient({ transport: "native", nativeModule: pathToFileURL(join(dir, "none.mjs")).href }), /cannot be imported/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("pi-loop-guard's LOOP_GUARD_* variables reach the sidecar", { skip }, async () => {
+  // The first block of identical calls, under the given environment.
+  const firstBlock = async (env) => {
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    const { pi, guard, errors, ctx } = setup({ preset: "pi-loop-guard" });
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+    try {
+      await pi.emit("before_agent_start", { prompt: "fix the failing test" }, ctx);
+      for (let i = 1; i <= 12; i++) {
+        const r = await callTool(pi, ctx, i, "read", { path: "src/lib.rs" }, "fn main() {}");
+        if (r?.block) return { call: i, terminate: r.terminate === true, errors };
+      }
+      return { call: null, errors };
+    } finally {
+      await guard.close();
+    }
+  };
+  // pi-loop-guard refuses the 5th identical call by default.
+  assert.deepEqual(await firstBlock({}), { call: 5, terminate: false, errors: [] });
+  assert.deepEqual(await firstBlock({ LOOP_GUARD_WARN_THRESHOLD: "2", LOOP_GUARD_BLOCK_THRESHOLD: "3" }), {
+    call: 3,
+    terminate: false,
+    errors: [],
+  });
+  assert.deepEqual(await firstBlock({ LOOP_GUARD_USE_TERMINATE: "true" }), { call: 5, terminate: true, errors: [] });
+  assert.deepEqual(await firstBlock({ LOOP_GUARD_ENABLED: "false" }), { call: null, errors: [] });
+});

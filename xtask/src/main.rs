@@ -1,7 +1,8 @@
 //! `cargo xtask`: the project's own automation, with no dependencies.
 //!
 //! - `cargo xtask ci`: fmt --check, clippy -D warnings on all targets, every test and doc test,
-//!   the evaluation gate in check mode, and the Pi integration tests when node is present.
+//!   the evaluation gate in check mode, and the Pi package's checks when node is present
+//!   (`npm ci`, `tsc` against Pi's types, `node --test`, which loads it in Pi's own CLI).
 //! - `cargo xtask eval [--preset P] [--check]`: corpus evaluation (see docs/evaluation.md).
 //! - `cargo xtask fuzz-smoke [SECONDS]`: runs every fuzz target briefly (needs nightly and cargo-fuzz).
 
@@ -92,6 +93,15 @@ fn ci() -> Result<(), String> {
             let mut build = cargo();
             build.args(["build", "-p", "loopguard-cli"]);
             run("build the sidecar for the Pi integration tests", build)?;
+            // Pi's own published packages (its extension loader and ExtensionAPI types) and
+            // TypeScript, pinned by package-lock.json.
+            let mut npm = Command::new("npm");
+            npm.current_dir(&pi).args(["ci", "--no-audit", "--no-fund"]);
+            run("npm ci in integrations/pi (Pi and TypeScript)", npm)?;
+            let mut tsc = Command::new("node");
+            tsc.current_dir(&pi)
+                .args(["node_modules/typescript/bin/tsc", "-p", "tsconfig.json"]);
+            run("tsc: the Pi extension against Pi's ExtensionAPI types", tsc)?;
             let mut node = Command::new("node");
             node.current_dir(root())
                 .args(["--test", "integrations/pi/"]);

@@ -5,7 +5,7 @@ pub mod scan;
 mod text;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use loopguard::orchestrator::{resolve, Guard};
+use loopguard::orchestrator::{openclaw, Guard};
 use loopguard::{Config, Registry};
 use std::ffi::OsString;
 use std::io::Write;
@@ -38,7 +38,8 @@ pub enum Command {
     Scan(ScanArgs),
     /// List the detectors linked into this binary.
     Detectors,
-    /// Answer JSON-lines events on stdin with verdicts on stdout (DESIGN.md §6.3).
+    /// Answer JSON-lines events on stdin with verdicts on stdout (protocol:
+    /// docs/contracts/sidecar.md).
     Serve(ServeArgs),
     /// Configuration tools.
     Config {
@@ -51,13 +52,19 @@ pub enum Command {
 /// `loopguard config …`.
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
-    /// Parse and resolve a configuration file, build the guard, print the resolved settings.
+    /// Parse and resolve a configuration file, build the guard, print the resolved settings
+    /// (for an OpenClaw file, also what was imported and which keys were ignored).
     Check {
-        /// The TOML file.
+        /// The file: loopguard TOML, or an OpenClaw configuration (JSON or JSON5), told apart
+        /// by its content.
         file: PathBuf,
         /// Resolve over this preset instead of the file's `preset`.
         #[arg(long)]
         preset: Option<String>,
+        /// Show the settings of this agent (its `[agents.<id>]` table, or its
+        /// `agents.list[].tools.loopDetection` override in an OpenClaw file).
+        #[arg(long)]
+        agent: Option<String>,
     },
 }
 
@@ -66,7 +73,7 @@ pub enum ConfigCommand {
 pub enum OutputFormat {
     /// For people.
     Text,
-    /// One JSON document (DESIGN.md §6.2).
+    /// One JSON document (contract: docs/contracts/scan-report.md).
     Json,
 }
 
@@ -90,9 +97,13 @@ pub struct ServeArgs {
     /// Preset to start from (overrides the configuration file's `preset`).
     #[arg(long)]
     pub preset: Option<String>,
-    /// Configuration file (TOML).
+    /// Configuration file: loopguard TOML, or an OpenClaw configuration (JSON or JSON5), told
+    /// apart by its content.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Apply this agent's overrides from the configuration file.
+    #[arg(long, requires = "config")]
+    pub agent: Option<String>,
     /// Live sessions kept; beyond it the least recently used one is evicted.
     #[arg(long)]
     pub max_sessions: Option<usize>,
@@ -117,9 +128,14 @@ pub struct ScanArgs {
     /// Preset to start from (overrides the configuration file's `preset`).
     #[arg(long)]
     pub preset: Option<String>,
-    /// Configuration file (TOML).
+    /// Configuration file: loopguard TOML, or an OpenClaw configuration (JSON or JSON5), told
+    /// apart by its content.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Apply this agent's overrides from the configuration file (`[agents.<id>]`, or
+    /// `agents.list[].tools.loopDetection` in an OpenClaw file).
+    #[arg(long, requires = "config")]
+    pub agent: Option<String>,
     /// Exit with status 1 when a finding at or above this level is reported.
     #[arg(long, value_enum, default_value_t = FailOn::Critical)]
     pub fail_on: FailOn,
@@ -153,8 +169,13 @@ where
         Command::Detectors => detectors(out).map(|()| EXIT_OK),
         Command::Serve(a) => serve(&a).map(|()| EXIT_OK),
         Command::Config {
-            command: ConfigCommand::Check { file, preset },
-        } => config_check(&file, preset.as_deref(), out).map(|()| EXIT_OK),
+            command:
+                ConfigCommand::Check {
+                    file,
+                    preset,
+                    agent,
+                },
+        } => config_check(&file, preset.as_deref(), agent.as_deref(), out).map(|()| EXIT_OK),
     };
     match result {
         Ok(code) => code,
@@ -167,15 +188,10 @@ where
 
 fn serve(a: &ServeArgs) -> anyhow::Result<()> {
     use loopguard_sidecar::ServerOptions;
-    let mut o = match &a.config {
-        Some(f) => ServerOptions::config_file(f)?,
-        None => ServerOptions::preset(a.preset.as_deref().unwrap_or("default"))?,
-    };
-    if let (Some(_), Some(p)) = (&a.config, &a.preset) {
-        o.config.preset = Some(p.clone());
-    }
-    // `LOOP_GUARD_*` overrides apply as they do in `scan`.
-    o.config.apply_process_env()?;
+    let mut config =
+        load_agent_config(a.config.as_deref(), a.preset.as_deref(), a.agent.as_deref())?;
+    config.apply_process_env()?;
+    let mut o = ServerOptions::with_config(config);
     if let Some(n) = a.max_sessions {
         o.max_sessions = n.max(1);
     }
@@ -187,17 +203,20 @@ fn serve(a: &ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Loads the configuration `scan` and `config check` use: the file (if any), `preset`
-/// overriding its `preset`, resolved over that preset.
+/// Loads the configuration `scan` and `serve` use ([`loopguard::orchestrator::openclaw::load_config`]):
+/// the file (if any; TOML or OpenClaw, told apart by content), `preset` overriding its
+/// `preset`, resolved over that preset, `agent`'s overrides merged over the rest.
+pub fn load_agent_config(
+    file: Option<&std::path::Path>,
+    preset: Option<&str>,
+    agent: Option<&str>,
+) -> anyhow::Result<Config> {
+    Ok(openclaw::load_config(file, preset, agent)?.config)
+}
+
+/// [`load_agent_config`] without an agent.
 pub fn load_config(file: Option<&std::path::Path>, preset: Option<&str>) -> anyhow::Result<Config> {
-    let mut c = match file {
-        Some(f) => Config::from_file(f)?,
-        None => Config::default(),
-    };
-    if let Some(p) = preset {
-        c.preset = Some(p.to_owned());
-    }
-    Ok(resolve(&c)?)
+    load_agent_config(file, preset, None)
 }
 
 fn detectors(out: &mut dyn Write) -> anyhow::Result<()> {
@@ -231,11 +250,24 @@ fn detectors(out: &mut dyn Write) -> anyhow::Result<()> {
 fn config_check(
     file: &std::path::Path,
     preset: Option<&str>,
+    agent: Option<&str>,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let config = load_config(Some(file), preset)?;
+    let loaded = openclaw::load_config(Some(file), preset, agent)?;
+    let config = &loaded.config;
     let guard = Guard::builder().config(config.clone()).build()?;
-    writeln!(out, "# {}: OK", file.display())?;
+    writeln!(
+        out,
+        "# {}: OK ({})",
+        file.display(),
+        loaded.format.describe()
+    )?;
+    if let Some(id) = &loaded.agent {
+        writeln!(out, "# agent: {id} (its overrides are merged below)")?;
+    }
+    if let Some(report) = &loaded.import {
+        write_import(report, out)?;
+    }
     writeln!(
         out,
         "# detectors that run: {}",
@@ -245,7 +277,36 @@ fn config_check(
         out,
         "# LOOP_GUARD_* environment variables are applied on top of this at run time."
     )?;
-    write!(out, "{}", resolved_toml(&config)?)?;
+    write!(out, "{}", resolved_toml(config)?)?;
+    Ok(())
+}
+
+/// The import part of `config check` on an OpenClaw file, as `#` comment lines.
+fn write_import(report: &openclaw::ImportReport, out: &mut dyn Write) -> anyhow::Result<()> {
+    if report.imported.is_empty() {
+        writeln!(
+            out,
+            "# imported from OpenClaw: nothing (no tools.loopDetection block): OpenClaw's defaults apply"
+        )?;
+    } else {
+        writeln!(out, "# imported from OpenClaw, over the openclaw preset:")?;
+        for i in &report.imported {
+            writeln!(out, "#   {} = {}", i.key, i.value)?;
+            writeln!(out, "#     -> {}", i.targets.join(", "))?;
+        }
+    }
+    if !report.agents.is_empty() {
+        writeln!(out, "# agents listed: {}", report.agents.join(", "))?;
+    }
+    if report.ignored.is_empty() {
+        writeln!(out, "# ignored: nothing")?;
+    } else {
+        writeln!(
+            out,
+            "# ignored (not loop-detection settings): {}",
+            report.ignored.join(", ")
+        )?;
+    }
     Ok(())
 }
 

@@ -5,7 +5,9 @@
 //! on after an abort). Every verdict other than `continue` is reported, one entry per finding
 //! behind it, with the 0-based line of the event that produced it.
 
-use crate::{load_config, FailOn, OutputFormat, ScanArgs, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::{
+    load_agent_config, FailOn, OutputFormat, ScanArgs, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK,
+};
 use loopguard::core::OwnedEvent;
 use loopguard::orchestrator::{Action, Guard, GuardTemplate};
 use loopguard::{Config, ConfigError, Level};
@@ -15,7 +17,7 @@ use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-/// The report of a whole scan (DESIGN.md §6.2, `version` 1).
+/// The report of a whole scan (`docs/contracts/scan-report.md`, `version` 1).
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     /// Report format version.
@@ -132,7 +134,8 @@ pub(crate) fn command(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let mut config = load_config(a.config.as_deref(), a.preset.as_deref())?;
+    let mut config =
+        load_agent_config(a.config.as_deref(), a.preset.as_deref(), a.agent.as_deref())?;
     config.apply_process_env()?;
     // Fail early (exit 2) on a configuration that does not build.
     Guard::builder().config(config.clone()).build()?;

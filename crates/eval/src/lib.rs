@@ -1,6 +1,6 @@
 //! # loopguard-eval
 //!
-//! Compares `loopguard scan` reports (the JSON contract of DESIGN.md §6.2) with the corpus
+//! Compares `loopguard scan` reports (the JSON contract of `docs/contracts/scan-report.md`) with the corpus
 //! labels (`labels.toml`) and renders the evaluation: recall per loop kind, false positives
 //! (split into warnings and critical), early alarms, detection latency and an estimate of the
 //! tokens the guard would have saved — per preset, side by side.
@@ -191,7 +191,7 @@ pub struct Wasted {
     pub chars: u64,
 }
 
-/// A scan report (DESIGN.md §6.2).
+/// A scan report (`docs/contracts/scan-report.md`).
 #[derive(Clone, Debug, Deserialize)]
 pub struct Report {
     /// The preset used.

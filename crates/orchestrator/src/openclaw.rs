@@ -2,7 +2,9 @@
 //! `openclaw` preset.
 //!
 //! Accepted input: an OpenClaw configuration document (an object with `tools` and/or `agents`;
-//! other sections are ignored) or a bare `loopDetection` block. Inside a `loopDetection` block
+//! other sections are ignored, and [`ImportReport::ignored`] names them) or a bare
+//! `loopDetection` block, in JSON or in JSON5 as OpenClaw writes `openclaw.json` (comments,
+//! trailing commas, unquoted keys, single quotes). Inside a `loopDetection` block
 //! the schema is strict, as OpenClaw's: unknown keys are rejected with their JSON path, numbers
 //! must be positive integers, and `warningThreshold < criticalThreshold <
 //! globalCircuitBreakerThreshold` when both sides are present.
@@ -17,9 +19,17 @@
 //! | `detectors.genericRepeat` / `knownPollNoProgress` / `pingPong` | `enabled` of that detector (with the master switch) |
 //! | `postCompactionGuard.windowSize` | `post-compaction-guard.window-size` |
 //! | `agents.list[].tools.loopDetection` (`id`) | `[agents.<id>]`, the agent's block merged over the global one |
+//! | `agents.entries.<id>.tools.loopDetection` | the same |
+//!
+//! [`load_config`] is the one loader of `--config` files: it tells TOML from an OpenClaw file
+//! by the content (an OpenClaw file starts with `{`, after any comments), applies a preset
+//! override, resolves, and selects an agent's view.
+
+mod json5;
 
 use loopguard_core::{Config, ConfigError, Location};
 use serde_json::{Map, Value};
+use std::path::Path;
 
 /// A detector and the key path inside its table.
 pub type KeyPath = (&'static str, &'static [&'static str]);
@@ -229,10 +239,87 @@ fn object<'a>(path: &str, v: &'a Value) -> Result<&'a Map<String, Value>, Config
         .ok_or_else(|| invalid(path.to_owned(), format!("expected an object, found {v}")))
 }
 
-fn parse_block(path: &str, v: &Value) -> Result<Block, ConfigError> {
+/// The loopguard keys an OpenClaw key of a `loopDetection` block sets (`value` decides for
+/// `enabled`, whose `false` also switches off the post-compaction guard).
+fn targets(key: &str, value: &Value) -> Vec<String> {
+    let keys = |ks: &[KeyPath]| ks.iter().map(|k| dotted(*k)).collect::<Vec<_>>();
+    match key {
+        "enabled" => {
+            let mut t: Vec<String> = ROLLING
+                .iter()
+                .map(|d| format!("detectors.{d}.enabled"))
+                .collect();
+            if value.as_bool() == Some(false) {
+                t.push("detectors.post-compaction-guard.enabled".to_owned());
+            }
+            t
+        }
+        "historySize" => keys(HISTORY_KEYS),
+        "warningThreshold" => keys(WARNING_KEYS),
+        "criticalThreshold" => keys(CRITICAL_KEYS),
+        "unknownToolThreshold" => vec![dotted(UNKNOWN_KEY)],
+        "globalCircuitBreakerThreshold" => vec![dotted(GLOBAL_KEY)],
+        "postCompactionGuard.windowSize" => vec![dotted(WINDOW_KEY)],
+        other => match other
+            .strip_prefix("detectors.")
+            .and_then(|t| TIERED.iter().find(|(j, _)| *j == t))
+        {
+            Some((_, d)) => vec![format!("detectors.{d}.enabled")],
+            None => Vec::new(),
+        },
+    }
+}
+
+/// One OpenClaw key that was read, and where it went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Imported {
+    /// The OpenClaw key path, e.g. `tools.loopDetection.warningThreshold` or
+    /// `agents.list[0].tools.loopDetection.enabled`.
+    pub key: String,
+    /// Its value, as JSON.
+    pub value: String,
+    /// The agent whose override it is (`None` for the global block).
+    pub agent: Option<String>,
+    /// The loopguard keys it sets (under `agents.<id>.` for an agent's override).
+    pub targets: Vec<String>,
+}
+
+/// What reading an OpenClaw file took and left.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportReport {
+    /// Every key read from a `loopDetection` block, in file order.
+    pub imported: Vec<Imported>,
+    /// Keys around the `loopDetection` blocks that loopguard does not read (other sections of
+    /// the document, other `tools`, agents' other settings), as key paths.
+    pub ignored: Vec<String>,
+    /// Every agent id the file lists, with or without an override.
+    pub agents: Vec<String>,
+}
+
+fn parse_block(
+    path: &str,
+    v: &Value,
+    agent: Option<&str>,
+    record: &mut Vec<Imported>,
+) -> Result<Block, ConfigError> {
     let map = object(path, v)?;
     let mut b = Block::default();
+    let mut note = |key: String, value: &Value| {
+        let prefix = agent.map(|a| format!("agents.{a}.")).unwrap_or_default();
+        record.push(Imported {
+            targets: targets(&key, value)
+                .into_iter()
+                .map(|t| format!("{prefix}{t}"))
+                .collect(),
+            key: format!("{path}.{key}"),
+            value: value.to_string(),
+            agent: agent.map(str::to_owned),
+        });
+    };
     for (k, v) in map {
+        if !matches!(k.as_str(), "detectors" | "postCompactionGuard") {
+            note(k.clone(), v);
+        }
         match k.as_str() {
             "enabled" => b.enabled = Some(boolean(path, k, v)?),
             "historySize" => b.history = Some(positive(path, k, v)?),
@@ -253,13 +340,17 @@ fn parse_block(path: &str, v: &Value) -> Result<Block, ConfigError> {
                     if let Some(t) = b.toggles.get_mut(i) {
                         *t = Some(boolean(&dpath, dk, dv)?);
                     }
+                    note(format!("detectors.{dk}"), dv);
                 }
             }
             "postCompactionGuard" => {
                 let ppath = format!("{path}.postCompactionGuard");
                 for (pk, pv) in object(&ppath, v)? {
                     match pk.as_str() {
-                        "windowSize" => b.window = Some(positive(&ppath, pk, pv)?),
+                        "windowSize" => {
+                            b.window = Some(positive(&ppath, pk, pv)?);
+                            note(format!("postCompactionGuard.{pk}"), pv);
+                        }
                         _ => {
                             return Err(invalid(
                                 format!("{ppath}.{pk}"),
@@ -296,8 +387,8 @@ fn parse_block(path: &str, v: &Value) -> Result<Block, ConfigError> {
     Ok(b)
 }
 
-/// Reads OpenClaw's `tools.loopDetection` configuration (JSON) as a loopguard configuration
-/// with `preset = "openclaw"`.
+/// Reads OpenClaw's `tools.loopDetection` configuration (JSON or JSON5) as a loopguard
+/// configuration with `preset = "openclaw"`.
 ///
 /// ```
 /// use loopguard_orchestrator::config_from_openclaw_json;
@@ -308,38 +399,71 @@ fn parse_block(path: &str, v: &Value) -> Result<Block, ConfigError> {
 /// assert_eq!(err.path(), Some("tools.loopDetection.warningTreshold"));
 /// ```
 pub fn config_from_openclaw_json(text: &str) -> Result<Config, ConfigError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| ConfigError::Syntax {
+    import_openclaw(text).map(|(c, _)| c)
+}
+
+/// [`config_from_openclaw_json`], with the report of what was read and what was ignored.
+///
+/// ```
+/// use loopguard_orchestrator::openclaw::import_openclaw;
+/// let (c, report) = import_openclaw(
+///     "{ // JSON5, as OpenClaw writes it\n  gateway: {port: 18789},\n  tools: {loopDetection: {enabled: true,}},\n  agents: {list: [{id: 'main'}]},\n}",
+/// ).unwrap();
+/// assert_eq!(c.detectors["ping-pong"]["enabled"].as_bool(), Some(true));
+/// assert_eq!(report.imported[0].key, "tools.loopDetection.enabled");
+/// assert_eq!(report.ignored, ["gateway"]);
+/// assert_eq!(report.agents, ["main"]);
+/// ```
+pub fn import_openclaw(text: &str) -> Result<(Config, ImportReport), ConfigError> {
+    let syntax = |line: usize, message: String| ConfigError::Syntax {
         at: Location {
             file: None,
-            line: Some(e.line()),
+            line: Some(line),
         },
-        message: e.to_string(),
-    })?;
+        message,
+    };
+    let json = json5::to_json(text).map_err(|e| syntax(e.line, e.message))?;
+    let value: Value = serde_json::from_str(&json).map_err(|e| syntax(e.line(), e.to_string()))?;
     let root = object("", &value)
         .map_err(|_| invalid("tools.loopDetection".into(), "expected a JSON object"))?;
+    let mut report = ImportReport::default();
     let document = root.contains_key("tools") || root.contains_key("agents");
-    let global = if document {
-        match root.get("tools") {
-            Some(tools) => match object("tools", tools)?.get("loopDetection") {
-                Some(b) => parse_block("tools.loopDetection", b)?,
-                None => Block::default(),
-            },
-            None => Block::default(),
-        }
-    } else {
-        parse_block("tools.loopDetection", &value)?
-    };
-    let mut config = Config {
-        preset: Some("openclaw".to_owned()),
-        ..Config::default()
-    };
-    global.apply(&mut config);
     if !document {
-        return Ok(config);
+        let global = parse_block("tools.loopDetection", &value, None, &mut report.imported)?;
+        let mut config = openclaw_base();
+        global.apply(&mut config);
+        return Ok((config, report));
     }
+    for k in root
+        .keys()
+        .filter(|k| !matches!(k.as_str(), "tools" | "agents"))
+    {
+        report.ignored.push(k.clone());
+    }
+    let global = match root.get("tools") {
+        Some(tools) => {
+            let tools = object("tools", tools)?;
+            for k in tools.keys().filter(|k| *k != "loopDetection") {
+                report.ignored.push(format!("tools.{k}"));
+            }
+            match tools.get("loopDetection") {
+                Some(b) => parse_block("tools.loopDetection", b, None, &mut report.imported)?,
+                None => Block::default(),
+            }
+        }
+        None => Block::default(),
+    };
+    let mut config = openclaw_base();
+    global.apply(&mut config);
     let mut agents: Vec<(String, Block)> = Vec::new();
     if let Some(a) = root.get("agents") {
         let a = object("agents", a)?;
+        for k in a
+            .keys()
+            .filter(|k| !matches!(k.as_str(), "list" | "entries"))
+        {
+            report.ignored.push(format!("agents.{k}"));
+        }
         if let Some(list) = a.get("list") {
             let list = list
                 .as_array()
@@ -347,10 +471,25 @@ pub fn config_from_openclaw_json(text: &str) -> Result<Config, ConfigError> {
             for (i, entry) in list.iter().enumerate() {
                 let path = format!("agents.list[{i}]");
                 let e = object(&path, entry)?;
-                if let Some(b) = agent_block(&path, e)? {
-                    let id = e.get("id").and_then(Value::as_str).ok_or_else(|| {
-                        invalid(format!("{path}.id"), "expected the agent id (a string)")
-                    })?;
+                let id = e.get("id").and_then(Value::as_str);
+                if let Some(id) = id {
+                    report.agents.push(id.to_owned());
+                }
+                let has_block = e
+                    .get("tools")
+                    .and_then(Value::as_object)
+                    .is_some_and(|t| t.contains_key("loopDetection"));
+                let id = match (id, has_block) {
+                    (Some(id), _) => id,
+                    (None, true) => {
+                        return Err(invalid(
+                            format!("{path}.id"),
+                            "expected the agent id (a string)",
+                        ))
+                    }
+                    (None, false) => "",
+                };
+                if let Some(b) = agent_block(&path, e, id, &mut report)? {
                     agents.push((id.to_owned(), b));
                 }
             }
@@ -358,7 +497,8 @@ pub fn config_from_openclaw_json(text: &str) -> Result<Config, ConfigError> {
         if let Some(entries) = a.get("entries") {
             for (id, entry) in object("agents.entries", entries)? {
                 let path = format!("agents.entries.{id}");
-                if let Some(b) = agent_block(&path, object(&path, entry)?)? {
+                report.agents.push(id.clone());
+                if let Some(b) = agent_block(&path, object(&path, entry)?, id, &mut report)? {
                     agents.push((id.clone(), b));
                 }
             }
@@ -369,30 +509,224 @@ pub fn config_from_openclaw_json(text: &str) -> Result<Config, ConfigError> {
         b.over(&global).apply(&mut a);
         config.agents.insert(id, a);
     }
-    Ok(config)
+    Ok((config, report))
 }
 
-fn agent_block(path: &str, e: &Map<String, Value>) -> Result<Option<Block>, ConfigError> {
+fn openclaw_base() -> Config {
+    Config {
+        preset: Some("openclaw".to_owned()),
+        ..Config::default()
+    }
+}
+
+/// An agent entry's `tools.loopDetection` block, if it has one; its other keys are noted as
+/// ignored.
+fn agent_block(
+    path: &str,
+    e: &Map<String, Value>,
+    id: &str,
+    report: &mut ImportReport,
+) -> Result<Option<Block>, ConfigError> {
+    for k in e.keys().filter(|k| !matches!(k.as_str(), "id" | "tools")) {
+        report.ignored.push(format!("{path}.{k}"));
+    }
     let Some(tools) = e.get("tools") else {
         return Ok(None);
     };
     let tpath = format!("{path}.tools");
-    match object(&tpath, tools)?.get("loopDetection") {
-        Some(b) => parse_block(&format!("{tpath}.loopDetection"), b).map(Some),
+    let tools = object(&tpath, tools)?;
+    for k in tools.keys().filter(|k| *k != "loopDetection") {
+        report.ignored.push(format!("{tpath}.{k}"));
+    }
+    match tools.get("loopDetection") {
+        Some(b) => parse_block(
+            &format!("{tpath}.loopDetection"),
+            b,
+            Some(id),
+            &mut report.imported,
+        )
+        .map(Some),
         None => Ok(None),
     }
 }
 
 /// [`config_from_openclaw_json`] over a file; errors name the file.
-pub fn config_from_openclaw_file(path: &std::path::Path) -> Result<Config, ConfigError> {
+pub fn config_from_openclaw_file(path: &Path) -> Result<Config, ConfigError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
-        file: name.clone(),
-        message: e.to_string(),
-    })?;
-    let mut c = config_from_openclaw_json(&text).map_err(|e| e.in_file(Some(&name)))?;
+    let mut c = config_from_openclaw_json(&read(path)?).map_err(|e| e.in_file(Some(&name)))?;
     c.source = Some(name);
     Ok(c)
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// The two kinds of `--config` file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigFormat {
+    /// loopguard's own TOML (`preset`, `[guard]`, `[detectors.*]`, `[agents.*]`).
+    Toml,
+    /// An OpenClaw configuration (`openclaw.json`, JSON or JSON5) or a bare `loopDetection`
+    /// block, imported over the `openclaw` preset.
+    OpenClaw,
+}
+
+impl ConfigFormat {
+    /// Tells the format from the content: an OpenClaw file's first character (after white
+    /// space, a byte order mark and `//` or `/* */` comments) is `{`, which never starts a TOML
+    /// document.
+    ///
+    /// ```
+    /// use loopguard_orchestrator::openclaw::ConfigFormat;
+    /// assert_eq!(ConfigFormat::detect("// openclaw.json\n{ tools: {} }"), ConfigFormat::OpenClaw);
+    /// assert_eq!(ConfigFormat::detect("# loopguard\npreset = \"default\""), ConfigFormat::Toml);
+    /// ```
+    pub fn detect(text: &str) -> ConfigFormat {
+        let mut rest = text.trim_start_matches('\u{FEFF}');
+        loop {
+            rest = rest.trim_start();
+            if let Some(r) = rest.strip_prefix("//") {
+                rest = r.find('\n').map_or("", |i| &r[i..]);
+            } else if let Some(r) = rest.strip_prefix("/*") {
+                rest = r.find("*/").map_or("", |i| &r[i + 2..]);
+            } else {
+                break;
+            }
+        }
+        if rest.starts_with('{') {
+            ConfigFormat::OpenClaw
+        } else {
+            ConfigFormat::Toml
+        }
+    }
+
+    /// How `config check` names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ConfigFormat::Toml => "loopguard TOML",
+            ConfigFormat::OpenClaw => "OpenClaw configuration (JSON/JSON5)",
+        }
+    }
+}
+
+/// A configuration as loaded for a command.
+#[derive(Clone, Debug)]
+pub struct LoadedConfig {
+    /// The configuration ([`load_config`]: resolved over its preset, the agent's view when one
+    /// was asked for).
+    pub config: Config,
+    /// The file's format (`Toml` when there was no file).
+    pub format: ConfigFormat,
+    /// For an OpenClaw file: what was read and what was ignored.
+    pub import: Option<ImportReport>,
+    /// The agent whose view this is.
+    pub agent: Option<String>,
+}
+
+impl LoadedConfig {
+    /// The agent ids the configuration knows: those with an override, and (OpenClaw) every
+    /// listed agent.
+    pub fn agent_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.config.agents.keys().cloned().collect();
+        if let Some(r) = &self.import {
+            ids.extend(r.agents.iter().cloned());
+        }
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+}
+
+/// Parses configuration `text` in the format its content shows ([`ConfigFormat::detect`]);
+/// `source` names the file in errors. Not resolved.
+pub fn read_config_str(text: &str, source: Option<&str>) -> Result<LoadedConfig, ConfigError> {
+    let format = ConfigFormat::detect(text);
+    let (mut config, import) = match format {
+        ConfigFormat::Toml => (Config::from_toml_str(text, source)?, None),
+        ConfigFormat::OpenClaw => {
+            let (c, r) = import_openclaw(text).map_err(|e| e.in_file(source))?;
+            (c, Some(r))
+        }
+    };
+    config.source = source.map(str::to_owned);
+    Ok(LoadedConfig {
+        config,
+        format,
+        import,
+        agent: None,
+    })
+}
+
+/// Reads a `--config` file, TOML or OpenClaw ([`read_config_str`]). Not resolved.
+pub fn read_config_file(path: &Path) -> Result<LoadedConfig, ConfigError> {
+    read_config_str(&read(path)?, Some(&path.display().to_string()))
+}
+
+/// The configuration a command runs with: `file` (TOML or OpenClaw, told apart by content; none
+/// is an empty configuration), `preset` overriding the file's preset, resolved over that
+/// preset, and, with `agent`, that agent's overrides merged over the rest. An agent the file
+/// does not know is an error that lists the ones it does. `LOOP_GUARD_*` variables are not
+/// applied here.
+///
+/// ```
+/// use loopguard_orchestrator::openclaw::{load_config, ConfigFormat};
+/// let dir = std::env::temp_dir().join(format!("loopguard-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let file = dir.join("openclaw.json");
+/// std::fs::write(&file, r#"{tools: {loopDetection: {enabled: true, warningThreshold: 10, criticalThreshold: 20}},
+///   agents: {list: [{id: "safe-runner", tools: {loopDetection: {warningThreshold: 8, criticalThreshold: 16}}}, {id: "main"}]}}"#).unwrap();
+/// let l = load_config(Some(&file), None, Some("safe-runner")).unwrap();
+/// assert_eq!(l.format, ConfigFormat::OpenClaw);
+/// assert_eq!(l.config.detectors["ping-pong"]["warning-threshold"].as_integer(), Some(8));
+/// let main = load_config(Some(&file), None, Some("main")).unwrap();
+/// assert_eq!(main.config.detectors["ping-pong"]["warning-threshold"].as_integer(), Some(10));
+/// let err = load_config(Some(&file), None, Some("mian")).unwrap_err();
+/// assert!(err.to_string().contains("main, safe-runner"), "{err}");
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn load_config(
+    file: Option<&Path>,
+    preset: Option<&str>,
+    agent: Option<&str>,
+) -> Result<LoadedConfig, ConfigError> {
+    let mut loaded = match file {
+        Some(f) => read_config_file(f)?,
+        None => LoadedConfig {
+            config: Config::default(),
+            format: ConfigFormat::Toml,
+            import: None,
+            agent: None,
+        },
+    };
+    if let Some(p) = preset {
+        loaded.config.preset = Some(p.to_owned());
+    }
+    loaded.config = crate::resolve(&loaded.config)?;
+    if let Some(id) = agent {
+        let known = loaded.agent_ids();
+        if !known.iter().any(|k| k == id) {
+            let list = if known.is_empty() {
+                "it has none".to_owned()
+            } else {
+                format!("it has {}", known.join(", "))
+            };
+            return Err(ConfigError::Invalid {
+                at: Location {
+                    file: loaded.config.source.clone(),
+                    line: None,
+                },
+                path: format!("agents.{id}"),
+                message: format!("no such agent in this configuration ({list})"),
+            });
+        }
+        loaded.config = loaded.config.for_agent(id);
+        loaded.agent = Some(id.to_owned());
+    }
+    Ok(loaded)
 }
 
 #[cfg(test)]
@@ -538,5 +872,100 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.path(), Some("agents.list[0].id"));
+    }
+
+    #[test]
+    fn the_import_report_names_what_was_read_and_what_was_left() {
+        let (c, r) = import_openclaw(
+            "{\n  $schema: 'x',\n  tools: {web: {}, loopDetection: {enabled: false, postCompactionGuard: {windowSize: 4}}},\n  agents: {entries: {ops: {model: 'm', tools: {loopDetection: {enabled: true, detectors: {pingPong: false}}}}}},\n}",
+        )
+        .unwrap();
+        let keys: Vec<&str> = r.imported.iter().map(|i| i.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "tools.loopDetection.enabled",
+                "tools.loopDetection.postCompactionGuard.windowSize",
+                "agents.entries.ops.tools.loopDetection.enabled",
+                "agents.entries.ops.tools.loopDetection.detectors.pingPong",
+            ]
+        );
+        // An explicit `false` also turns off the post-compaction guard, and says so.
+        assert!(r.imported[0]
+            .targets
+            .contains(&"detectors.post-compaction-guard.enabled".to_owned()));
+        assert_eq!(
+            r.imported[1].targets,
+            ["detectors.post-compaction-guard.window-size"]
+        );
+        assert_eq!(r.imported[3].agent.as_deref(), Some("ops"));
+        assert_eq!(
+            r.imported[3].targets,
+            ["agents.ops.detectors.ping-pong.enabled"]
+        );
+        assert_eq!(
+            r.ignored,
+            ["$schema", "tools.web", "agents.entries.ops.model"]
+        );
+        assert_eq!(r.agents, ["ops"]);
+        let ops = c.for_agent("ops");
+        assert_eq!(en(&ops, "generic-repeat"), Some(true));
+        assert_eq!(en(&ops, "ping-pong"), Some(false));
+        assert_eq!(en(&c, "generic-repeat"), Some(false));
+    }
+
+    #[test]
+    fn the_format_comes_from_the_content() {
+        for (text, format) in [
+            ("{}", ConfigFormat::OpenClaw),
+            (
+                "\u{feff}  /* a */ // b\n {\"enabled\": true}",
+                ConfigFormat::OpenClaw,
+            ),
+            ("", ConfigFormat::Toml),
+            (
+                "# c\n[detectors.ping-pong]\nenabled = false\n",
+                ConfigFormat::Toml,
+            ),
+            ("preset = \"default\"", ConfigFormat::Toml),
+        ] {
+            assert_eq!(ConfigFormat::detect(text), format, "{text:?}");
+            let l = read_config_str(text, Some("f")).unwrap();
+            assert_eq!(l.format, format);
+            assert_eq!(l.import.is_some(), format == ConfigFormat::OpenClaw);
+            assert_eq!(l.config.source.as_deref(), Some("f"));
+        }
+        let err = read_config_str("{\n  enabled: yes\n}", Some("oc.json")).unwrap_err();
+        assert!(
+            err.to_string().starts_with("oc.json:2: invalid syntax"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn load_config_selects_toml_agents_and_rejects_unknown_ones() {
+        let dir = std::env::temp_dir().join(format!("loopguard-openclaw-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("c.toml");
+        std::fs::write(
+            &f,
+            "[detectors.ping-pong]\nwarning-threshold = 5\n[agents.a.detectors.ping-pong]\nwarning-threshold = 7\n",
+        )
+        .unwrap();
+        let pp = |c: &Config| c.detectors["ping-pong"]["warning-threshold"].as_integer();
+        let l = load_config(Some(&f), Some("openclaw"), Some("a")).unwrap();
+        assert_eq!(l.config.preset.as_deref(), Some("openclaw"));
+        assert_eq!(pp(&l.config), Some(7));
+        assert!(l.config.agents.is_empty());
+        assert_eq!(
+            pp(&load_config(Some(&f), None, None).unwrap().config),
+            Some(5)
+        );
+        let err = load_config(Some(&f), None, Some("b")).unwrap_err();
+        assert_eq!(err.path(), Some("agents.b"));
+        assert!(err.to_string().contains("(it has a)"), "{err}");
+        let err = load_config(None, None, Some("b")).unwrap_err();
+        assert!(err.to_string().contains("it has none"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

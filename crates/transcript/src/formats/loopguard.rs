@@ -1,4 +1,4 @@
-//! The loopguard JSONL reader (DESIGN.md §6.1; the corpus's `FORMAT.md`).
+//! The loopguard JSONL reader (the transcript contract: `docs/contracts/transcript.md`).
 //!
 //! Strict about what it needs (each line type's required fields and their JSON types), lenient
 //! about what it does not (unknown extra fields are ignored, `batch`, `is_error` and `images`

@@ -22,7 +22,7 @@ use std::fmt;
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Format {
-    /// loopguard's own JSONL (DESIGN.md §6.1, the corpus format).
+    /// loopguard's own JSONL (`docs/contracts/transcript.md`, the corpus format).
     Loopguard,
     /// Pi session JSONL.
     Pi,
