@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod hook;
 pub mod scan;
 mod text;
 
@@ -40,6 +41,8 @@ pub enum Command {
     Detectors,
     /// Answer JSON-lines events on stdin with verdicts on stdout (DESIGN.md §6.3).
     Serve(ServeArgs),
+    /// Guard a live agent session through its hooks; install or remove the hooks.
+    Hook(hook::HookArgs),
     /// Configuration tools.
     Config {
         /// The configuration command.
@@ -145,6 +148,7 @@ where
         Command::Scan(a) => scan::command(&a, out, err),
         Command::Detectors => detectors(out).map(|()| EXIT_OK),
         Command::Serve(a) => serve(&a).map(|()| EXIT_OK),
+        Command::Hook(a) => hook::command(&a, out, err),
         Command::Config {
             command: ConfigCommand::Check { file, preset },
         } => config_check(&file, preset.as_deref(), out).map(|()| EXIT_OK),
