@@ -9,7 +9,7 @@
 //! | hook input | events |
 //! |---|---|
 //! | first input of a session | `SessionStart` (the session id), `RunStart` |
-//! | `PreToolUse` / `BeforeTool` | `ToolCall` (calls reported back to back share a batch) |
+//! | `PreToolUse` / `BeforeTool` | `ToolCall` (calls reported back to back share a batch; a denied call ends its batch) |
 //! | `PostToolUse`, `PostToolUseFailure` / `AfterTool` | `ToolResult` (`PostToolUseFailure`: an error) |
 //! | `UserPromptSubmit` / `BeforeAgent` | `RunEnd` after agent activity, then `User` |
 //! | `Stop` / `AfterAgent` | `RunEnd` after agent activity |
@@ -26,7 +26,7 @@ pub mod install;
 pub mod protocol;
 pub mod state;
 
-use crate::{load_config, resolved_toml};
+use crate::load_config;
 use loopguard::orchestrator::{Action, Guard, GuardTemplate, Verdict};
 use loopguard::{Event, Origin};
 use protocol::{carries_context, Agent, Happening, Input, Reply, Slot};
@@ -99,8 +99,11 @@ impl Context {
     /// `LOOP_GUARD_*` variables; the state directory from `--state-dir` or the environment.
     pub fn from_args(args: &RunArgs) -> anyhow::Result<Context> {
         let mut config = load_config(args.config.as_deref(), args.preset.as_deref())?;
-        config.apply_process_env()?;
-        let fingerprint = hex(&Sha256::digest(resolved_toml(&config)?.as_bytes())[..8]);
+        let env: Vec<(String, String)> = std::env::vars()
+            .filter(|(k, _)| k.starts_with("LOOP_GUARD_"))
+            .collect();
+        config.apply_env(env.iter().cloned())?;
+        let fingerprint = fingerprint(args, &env);
         let template = Guard::builder().config(config).template()?;
         Ok(Context {
             template,
@@ -108,6 +111,34 @@ impl Context {
             state_dir: state::state_dir(args.state_dir.as_deref())?,
         })
     }
+}
+
+/// What decides the configuration: this loopguard's version (its presets), the preset, the
+/// configuration file's path and content, the `LOOP_GUARD_*` variables. Cheaper than
+/// rendering the resolved configuration on every invocation, and as exact: the same inputs
+/// resolve to the same configuration.
+fn fingerprint(args: &RunArgs, env: &[(String, String)]) -> String {
+    let mut h = Sha256::new();
+    let mut field = |b: &[u8]| {
+        h.update((b.len() as u64).to_le_bytes());
+        h.update(b);
+    };
+    field(env!("CARGO_PKG_VERSION").as_bytes());
+    field(args.preset.as_deref().unwrap_or("").as_bytes());
+    match &args.config {
+        Some(p) => {
+            field(p.to_string_lossy().as_bytes());
+            field(&std::fs::read(p).unwrap_or_default());
+        }
+        None => field(b""),
+    }
+    let mut env: Vec<&(String, String)> = env.iter().collect();
+    env.sort();
+    for (k, v) in env {
+        field(k.as_bytes());
+        field(v.as_bytes());
+    }
+    hex(&h.finalize()[..8])
 }
 
 /// One verdict other than continue, as the hook saw it (for tests and diagnostics).
@@ -236,6 +267,12 @@ pub fn handle_input(agent: Agent, input: &Input, cx: &Context) -> Result<Outcome
                 batch: Some(memo.batch),
             };
             observe(&mut guard, &ev, &mut reply);
+            // A denied call never runs and gets no result, so the agent's next call (after
+            // the model has read the denial) would look like a sibling: a denial ends the
+            // batch.
+            if reply.deny.is_some() {
+                memo.in_calls = false;
+            }
         }
         Happening::ToolResult {
             id,
@@ -396,7 +433,7 @@ pub(crate) fn command(
         .read_to_end(&mut input);
     let result = read
         .map_err(|e| anyhow::anyhow!("cannot read the hook input on stdin: {e}"))
-        .and_then(|_| Ok(run_once(agent, &input, args)?));
+        .and_then(|_| run_once(agent, &input, args));
     match result {
         Ok(o) => {
             for n in &o.notes {

@@ -137,6 +137,20 @@ pub struct Saved {
     pub guard: Value,
 }
 
+fn why_unusable(bytes: &[u8], e: &serde_json::Error) -> String {
+    #[derive(Deserialize)]
+    struct Head {
+        version: Option<u32>,
+    }
+    match serde_json::from_slice::<Head>(bytes) {
+        Ok(Head { version: Some(v) }) if v != STATE_VERSION => {
+            format!("state version {v}, this loopguard writes {STATE_VERSION}")
+        }
+        Ok(Head { version: None }) => "no `version`".to_owned(),
+        _ => format!("not a state file ({e})"),
+    }
+}
+
 /// A locked session: its files, and the lock, released on drop.
 #[derive(Debug)]
 pub struct Session {
@@ -187,26 +201,18 @@ impl Session {
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Loaded::Missing),
             Err(e) => return Err(io("cannot read", &self.path)(e)),
         };
-        #[derive(Deserialize)]
-        struct Head {
-            version: Option<u32>,
-        }
-        match serde_json::from_slice::<Head>(&bytes) {
-            Err(e) => return Ok(Loaded::Unusable(format!("not a state file ({e})"))),
-            Ok(Head {
-                version: Some(STATE_VERSION),
-            }) => {}
-            Ok(Head { version: Some(v) }) => {
-                return Ok(Loaded::Unusable(format!(
-                    "state version {v}, this loopguard writes {STATE_VERSION}"
-                )))
-            }
-            Ok(Head { version: None }) => return Ok(Loaded::Unusable("no `version`".to_owned())),
-        }
+        // One parse in the common case; the version is looked at only to say why a file
+        // that does not parse as this version's state is unusable.
         let saved: Saved = match serde_json::from_slice(&bytes) {
             Ok(s) => s,
-            Err(e) => return Ok(Loaded::Unusable(format!("not a state file ({e})"))),
+            Err(e) => return Ok(Loaded::Unusable(why_unusable(&bytes, &e))),
         };
+        if saved.version != STATE_VERSION {
+            return Ok(Loaded::Unusable(format!(
+                "state version {}, this loopguard writes {STATE_VERSION}",
+                saved.version
+            )));
+        }
         if saved.config != config {
             return Ok(Loaded::Unusable(
                 "written with another configuration".to_owned(),
