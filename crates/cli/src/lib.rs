@@ -131,13 +131,20 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
             let text = e.render().to_string();
             return if e.use_stderr() {
                 let _ = write!(err, "{text}");
-                EXIT_ERROR
+                // An agent reads status 2 from a hook as "block": a mistyped hook command
+                // must not block every call.
+                if hook::is_hook_invocation(&args) {
+                    hook::EXIT_HOOK_FAILED
+                } else {
+                    EXIT_ERROR
+                }
             } else {
                 let _ = write!(out, "{text}");
                 EXIT_OK

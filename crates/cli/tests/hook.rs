@@ -399,6 +399,12 @@ fn a_bad_input_is_a_non_blocking_error() {
     assert_eq!(r.code, Some(1));
     assert!(r.stdout.is_empty());
     assert!(r.stderr.contains("session_id"), "{}", r.stderr);
+    // A mistyped hook command is not a "block" either.
+    let out = bin()
+        .args(["hook", "claude-code", "--no-such-flag"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
     // An event loopguard does not look at prints nothing and writes no state.
     let r = hook_process(
         dir.path(),

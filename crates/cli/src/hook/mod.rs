@@ -198,7 +198,7 @@ pub fn handle_input(agent: Agent, input: &Input, cx: &Context) -> Result<Outcome
     }
     let session = Session::lock(
         &cx.state_dir,
-        &state::file_stem(agent.as_str(), &input.session_id),
+        &state::file_stem(agent.as_str(), &input.guard_key()),
     )?;
     let mut guard = cx.template.build()?;
     let (mut memo, fresh) = match session.load(&cx.fingerprint)? {
@@ -243,7 +243,7 @@ pub fn handle_input(agent: Agent, input: &Input, cx: &Context) -> Result<Outcome
         observe(
             &mut guard,
             &Event::SessionStart {
-                id: &input.session_id,
+                id: &input.guard_key(),
             },
             &mut reply,
         );
@@ -434,21 +434,29 @@ pub(crate) fn command(
     let result = read
         .map_err(|e| anyhow::anyhow!("cannot read the hook input on stdin: {e}"))
         .and_then(|_| run_once(agent, &input, args));
-    match result {
-        Ok(o) => {
-            for n in &o.notes {
-                writeln!(err, "{n}")?;
-            }
-            if let Some(v) = &o.output {
-                writeln!(out, "{v}")?;
-            }
-            Ok(crate::EXIT_OK)
+    let written = result.and_then(|o| {
+        for n in &o.notes {
+            writeln!(err, "{n}")?;
         }
+        if let Some(v) = &o.output {
+            writeln!(out, "{v}")?;
+        }
+        Ok(())
+    });
+    match written {
+        Ok(()) => Ok(crate::EXIT_OK),
         Err(e) => {
-            writeln!(err, "loopguard hook {}: {e:#}", agent.as_str())?;
+            let _ = writeln!(err, "loopguard hook {}: {e:#}", agent.as_str());
             Ok(EXIT_HOOK_FAILED)
         }
     }
+}
+
+/// Whether a command line runs a hook (`loopguard hook claude-code|codex|gemini-cli …`),
+/// whose failures must exit with [`EXIT_HOOK_FAILED`] rather than 2.
+pub fn is_hook_invocation(args: &[std::ffi::OsString]) -> bool {
+    let word = |i: usize| args.get(i).and_then(|a| a.to_str());
+    word(1) == Some("hook") && matches!(word(2), Some("claude-code" | "codex" | "gemini-cli"))
 }
 
 fn run_once(agent: Agent, input: &[u8], args: &RunArgs) -> anyhow::Result<Outcome> {
@@ -461,7 +469,8 @@ fn run_once(agent: Agent, input: &[u8], args: &RunArgs) -> anyhow::Result<Outcom
     Ok(handle_input(agent, &input, &cx)?)
 }
 
-/// The session state file `handle` uses for `session_id` of `agent` in `dir`.
+/// The session state file `handle` uses for `session_id` of `agent` in `dir` (a main
+/// session; a subagent's is keyed `<session_id>/<agent_id>`).
 pub fn state_file(dir: &Path, agent: Agent, session_id: &str) -> PathBuf {
     dir.join(format!(
         "{}.json",
@@ -606,5 +615,53 @@ mod tests {
         let o = handle(Agent::ClaudeCode, &pre("B", Some("b0"), "same"), &cx).unwrap();
         assert!(o.verdicts.is_empty(), "{:?}", o.verdicts);
         assert!(o.output.is_none());
+    }
+
+    #[test]
+    fn a_subagent_gets_its_own_guard() {
+        let dir = tempfile::tempdir().unwrap();
+        let cx = cx(dir.path());
+        let sub = |id: &str| {
+            let mut v: Value = serde_json::from_slice(&pre("M", Some(id), "cargo build")).unwrap();
+            v["agent_id"] = "explorer-1".into();
+            v.to_string().into_bytes()
+        };
+        for i in 0..4 {
+            let id = format!("s{i}");
+            handle(Agent::ClaudeCode, &sub(&id), &cx).unwrap();
+            let mut r: Value =
+                serde_json::from_slice(&post("M", Some(&id), "cargo build", "x")).unwrap();
+            r["agent_id"] = "explorer-1".into();
+            handle(Agent::ClaudeCode, r.to_string().as_bytes(), &cx).unwrap();
+        }
+        // The main session's first such call is judged on its own history only.
+        let o = handle(Agent::ClaudeCode, &pre("M", Some("m0"), "cargo build"), &cx).unwrap();
+        assert!(o.verdicts.is_empty(), "{:?}", o.verdicts);
+        // The subagent's fifth identical call is denied.
+        let o = handle(Agent::ClaudeCode, &sub("s4"), &cx).unwrap();
+        assert_eq!(o.verdicts.first().map(|v| v.action), Some(Action::Block));
+    }
+
+    #[test]
+    fn hook_invocations_are_told_from_other_commands() {
+        let args = |a: &[&str]| a.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert!(is_hook_invocation(&args(&[
+            "loopguard",
+            "hook",
+            "claude-code",
+            "--bogus"
+        ])));
+        assert!(is_hook_invocation(&args(&[
+            "loopguard",
+            "hook",
+            "gemini-cli"
+        ])));
+        assert!(!is_hook_invocation(&args(&[
+            "loopguard",
+            "hook",
+            "install",
+            "--bogus"
+        ])));
+        assert!(!is_hook_invocation(&args(&["loopguard", "scan"])));
     }
 }

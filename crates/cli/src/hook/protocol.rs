@@ -99,6 +99,8 @@ pub enum Slot {
 pub struct Input {
     /// The agent's session id.
     pub session_id: String,
+    /// The subagent whose event this is, when the agent says (`agent_id`).
+    pub agent_id: Option<String>,
     /// `hook_event_name` as sent.
     pub event: String,
     /// What it reports.
@@ -106,6 +108,15 @@ pub struct Input {
 }
 
 impl Input {
+    /// Whose guard judges this input: the session's, or a subagent's own
+    /// (`<session_id>/<agent_id>`), as `scan` reads a subagent's file as a session of its own.
+    pub fn guard_key(&self) -> String {
+        match &self.agent_id {
+            Some(a) => format!("{}/{a}", self.session_id),
+            None => self.session_id.clone(),
+        }
+    }
+
     /// Which output fields this input's event supports.
     pub fn slot(&self) -> Slot {
         match &self.happening {
@@ -233,6 +244,7 @@ pub fn parse(agent: Agent, bytes: &[u8]) -> Result<Input, InputError> {
         _ => Happening::Ignored,
     };
     Ok(Input {
+        agent_id: opt_string(&o, "agent_id"),
         session_id,
         event,
         happening,
