@@ -45,11 +45,19 @@ type Verdicts = BTreeMap<(usize, Action), BTreeSet<String>>;
 /// The hook inputs Claude Code would have sent for a session file, each with the 0-based line
 /// of the record it stands for: `UserPromptSubmit` per prompt (a `Stop` before it after agent
 /// activity), `PreToolUse` per call, `PostToolUse` / `PostToolUseFailure` per result (the
-/// recorded result text as `tool_response`), `PreCompact` + `SessionStart(compact)` per
+/// recorded structured response, else the result text, as `tool_response`), `PreCompact` + `SessionStart(compact)` per
 /// compaction, a final `Stop`. Calls whose `PreToolUse` was denied get no result, as in
 /// Claude Code; `drive` decides that.
 fn hook_inputs(path: &Path, session: &str) -> Vec<(usize, Value)> {
     let t = read_file(path).unwrap();
+    // Claude Code keeps the structured response its hooks get (`tool_response`) beside the
+    // result, as `toolUseResult`: use it where the file has it (an object), so the mapping of
+    // structured responses to text is replayed too.
+    let raw: Vec<Value> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or(Value::Null))
+        .collect();
     let base = |event: &str| json!({"session_id": session, "transcript_path": path, "cwd": "/", "hook_event_name": event});
     let mut out = Vec::new();
     let mut args: HashMap<String, Value> = HashMap::new();
@@ -95,7 +103,11 @@ fn hook_inputs(path: &Path, session: &str) -> Vec<(usize, Value)> {
                 if *is_error {
                     v["error"] = json!(content);
                 } else {
-                    v["tool_response"] = json!(content);
+                    let structured = raw
+                        .get(line)
+                        .map(|r| &r["toolUseResult"])
+                        .filter(|r| r.is_object());
+                    v["tool_response"] = structured.cloned().unwrap_or_else(|| json!(content));
                 }
                 out.push((line, v));
             }

@@ -253,7 +253,8 @@ pub fn parse(agent: Agent, bytes: &[u8]) -> Result<Input, InputError> {
 
 /// The text of a tool response, as close as the hook input allows to what the model sees
 /// (the transcript's `tool_result` content): a string as is; text blocks joined by newlines
-/// (images counted); Bash's `stdout` and `stderr` joined by a newline; a file list one per
+/// (images counted); Bash's `stdout` and `stderr` joined by a newline (for a command sent to
+/// the background, its task id); a file list one per
 /// line; a read file's content; an `output`/`result`/`content` field; anything else as
 /// compact JSON (so equal responses stay equal and different ones differ).
 pub fn response_text(v: Option<&Value>) -> (String, u32) {
@@ -269,6 +270,10 @@ pub fn response_text(v: Option<&Value>) -> (String, u32) {
                     .flatten()
                     .filter(|p| !p.is_empty())
                     .collect();
+                // A command sent to the background: the model is told its task id.
+                if let (true, Some(task)) = (parts.is_empty(), s("backgroundTaskId")) {
+                    return (format!("Command running in background with ID: {task}."), 0);
+                }
                 return (parts.join("\n"), 0);
             }
             if let Some(Value::Array(names)) = o.get("filenames") {
@@ -489,6 +494,8 @@ mod tests {
             ("body".into(), 0)
         );
         assert_eq!(t(json!({"stdout":"","stderr":""})), (String::new(), 0));
+        let bg = t(json!({"stdout":"","stderr":"","backgroundTaskId":"bae407b"})).0;
+        assert!(bg.contains("bae407b"), "{bg}");
         // Unknown shapes: equal responses give equal text, different ones differ.
         assert_eq!(t(json!({"k":1})), t(json!({"k":1})));
         assert_ne!(t(json!({"k":1})), t(json!({"k":2})));
