@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod hook;
 pub mod scan;
 mod text;
 
@@ -41,6 +42,8 @@ pub enum Command {
     /// Answer JSON-lines events on stdin with verdicts on stdout (protocol:
     /// docs/contracts/sidecar.md).
     Serve(ServeArgs),
+    /// Guard a live agent session through its hooks; install or remove the hooks.
+    Hook(hook::HookArgs),
     /// Configuration tools.
     Config {
         /// The configuration command.
@@ -151,13 +154,20 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
             let text = e.render().to_string();
             return if e.use_stderr() {
                 let _ = write!(err, "{text}");
-                EXIT_ERROR
+                // An agent reads status 2 from a hook as "block": a mistyped hook command
+                // must not block every call.
+                if hook::is_hook_invocation(&args) {
+                    hook::EXIT_HOOK_FAILED
+                } else {
+                    EXIT_ERROR
+                }
             } else {
                 let _ = write!(out, "{text}");
                 EXIT_OK
@@ -168,6 +178,7 @@ where
         Command::Scan(a) => scan::command(&a, out, err),
         Command::Detectors => detectors(out).map(|()| EXIT_OK),
         Command::Serve(a) => serve(&a).map(|()| EXIT_OK),
+        Command::Hook(a) => hook::command(&a, out, err),
         Command::Config {
             command:
                 ConfigCommand::Check {

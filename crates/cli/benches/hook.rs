@@ -1,0 +1,120 @@
+//! One `loopguard hook claude-code` invocation on a session already 1,000 tool calls long:
+//! process start, configuration, state load, observe, state save, as Claude Code runs it.
+//!
+//! - `process/pre-tool-use`, `process/post-tool-use`: the real binary, spawned with the hook
+//!   input on stdin; the session's state file is put back before each run, so every run
+//!   sees the same 1,000-call session.
+//! - `process/ignored-event`: an event loopguard does not look at (process start and input
+//!   parsing only: the floor).
+//! - `in-process/post-tool-use`: the same work without the process (`hook::handle`).
+//!
+//! `cargo bench -p loopguard-cli --bench hook -- --warm-up-time 1 --measurement-time 3`
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use loopguard_cli::hook::protocol::Agent;
+use loopguard_cli::hook::{handle, state_file, Context, RunArgs};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const CALLS: usize = 1000;
+
+fn pre(i: usize) -> Value {
+    json!({"session_id": "bench", "transcript_path": "/t", "cwd": "/", "hook_event_name": "PreToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": format!("src/f{}.rs", i % 97)}, "tool_use_id": format!("toolu_{i}")})
+}
+
+fn post(i: usize) -> Value {
+    let mut v = pre(i);
+    v["hook_event_name"] = json!("PostToolUse");
+    v["tool_response"] = json!({"type": "text", "file": {"filePath": format!("src/f{}.rs", i % 97),
+        "content": format!("fn f{i}() {{}}\n{}", "// line\n".repeat(40))}});
+    v
+}
+
+/// Writes a state directory holding a session of `CALLS` calls with their results (a prompt
+/// every 25 calls); returns the state file's bytes.
+fn session(dir: &Path) -> Vec<u8> {
+    let cx = Context::from_args(&RunArgs {
+        preset: None,
+        config: None,
+        state_dir: Some(dir.to_owned()),
+    })
+    .expect("default configuration");
+    for i in 0..CALLS {
+        if i % 25 == 0 {
+            let prompt = json!({"session_id": "bench", "hook_event_name": "UserPromptSubmit", "prompt": format!("step {i}")});
+            handle(Agent::ClaudeCode, prompt.to_string().as_bytes(), &cx).expect("prompt");
+        }
+        for v in [pre(i), post(i)] {
+            handle(Agent::ClaudeCode, v.to_string().as_bytes(), &cx).expect("hook");
+        }
+    }
+    std::fs::read(state_file(dir, Agent::ClaudeCode, "bench")).expect("state file")
+}
+
+fn spawn(dir: &Path, input: &[u8]) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loopguard"))
+        .args(["hook", "claude-code", "--state-dir"])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn loopguard");
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input).expect("write hook input");
+    }
+    let status = child.wait().expect("wait for loopguard");
+    assert!(status.success(), "loopguard hook failed: {status}");
+}
+
+fn bench(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("loopguard-hook-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let saved = session(&dir);
+    let file = state_file(&dir, Agent::ClaudeCode, "bench");
+    eprintln!("state file after {CALLS} calls: {} bytes", saved.len());
+    let restore = || std::fs::write(&file, &saved).expect("restore state");
+    let next_pre = pre(CALLS).to_string().into_bytes();
+    let next_post = post(CALLS).to_string().into_bytes();
+    let ignored =
+        json!({"session_id": "bench", "hook_event_name": "Notification", "message": "idle"})
+            .to_string()
+            .into_bytes();
+    let mut g = c.benchmark_group("process");
+    g.bench_function("pre-tool-use", |b| {
+        b.iter_batched(
+            restore,
+            |()| spawn(&dir, &next_pre),
+            BatchSize::PerIteration,
+        )
+    });
+    g.bench_function("post-tool-use", |b| {
+        b.iter_batched(
+            restore,
+            |()| spawn(&dir, &next_post),
+            BatchSize::PerIteration,
+        )
+    });
+    g.bench_function("ignored-event", |b| b.iter(|| spawn(&dir, &ignored)));
+    g.finish();
+    let cx = Context::from_args(&RunArgs {
+        preset: None,
+        config: None,
+        state_dir: Some(dir.clone()),
+    })
+    .expect("default configuration");
+    c.bench_function("in-process/post-tool-use", |b| {
+        b.iter_batched(
+            restore,
+            |()| handle(Agent::ClaudeCode, &next_post, &cx).expect("hook"),
+            BatchSize::PerIteration,
+        )
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
