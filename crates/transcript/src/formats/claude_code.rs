@@ -35,8 +35,8 @@ const SKIPPED: &[&str] = &[
 
 /// The state of one read.
 #[derive(Default)]
-struct Reader {
-    t: NativeTranscript,
+pub(crate) struct Reader {
+    pub(crate) t: NativeTranscript,
     /// Tool name by call id (to name results; results carry only the id).
     tools: HashMap<String, String>,
     /// The open assistant message: its API id and the index of its `Assistant` entry.
@@ -52,7 +52,12 @@ pub fn read(text: &str) -> NativeTranscript {
 }
 
 impl Reader {
-    fn line(&mut self, line: usize, o: &Map<String, Value>) {
+    /// The absolute index of the open assistant message's record, if one is open.
+    pub(crate) fn open_index(&self) -> Option<usize> {
+        self.open.as_ref().map(|(_, i, _)| *i)
+    }
+
+    pub(crate) fn line(&mut self, line: usize, o: &Map<String, Value>) {
         let Some(ty) = str_of(o, "type") else {
             self.t.issue(line, "missing string field `type`");
             return;
@@ -67,7 +72,7 @@ impl Reader {
                 if main && side {
                     return;
                 }
-                if self.t.entries.is_empty() {
+                if self.t.nothing_pushed() {
                     if let Some(id) = str_of(o, "sessionId") {
                         self.t.push(
                             line,
@@ -191,7 +196,7 @@ impl Reader {
                         thinking: None,
                     },
                 );
-                let index = self.t.entries.len() - 1;
+                let index = self.t.last_index();
                 self.open = Some((msg_id.to_owned(), index, batch));
                 (index, batch)
             }
@@ -257,7 +262,7 @@ impl Reader {
         if let Some(Record::Assistant {
             text: t,
             thinking: th,
-        }) = self.t.entries.get_mut(index).map(|e| &mut e.record)
+        }) = self.t.record_mut(index)
         {
             // Claude Code shows the text blocks of one message as paragraphs.
             append(t, text.unwrap_or(""), "\n\n");

@@ -30,8 +30,8 @@ const SKIPPED: &[&str] = &["event_msg", "turn_context"];
 const SKIPPED_ITEMS: &[&str] = &["web_search_call", "other", "ghost_snapshot"];
 
 #[derive(Default)]
-struct Reader {
-    t: NativeTranscript,
+pub(crate) struct Reader {
+    pub(crate) t: NativeTranscript,
     /// Tool name by call id.
     tools: HashMap<String, String>,
     /// The open model response: index of its `Assistant` entry and its batch.
@@ -44,7 +44,12 @@ pub fn read(text: &str) -> NativeTranscript {
 }
 
 impl Reader {
-    fn line(&mut self, line: usize, o: &Map<String, Value>) {
+    /// The absolute index of the open model response's record, if one is open.
+    pub(crate) fn open_index(&self) -> Option<usize> {
+        self.open.map(|(i, _)| i)
+    }
+
+    pub(crate) fn line(&mut self, line: usize, o: &Map<String, Value>) {
         let Some(ty) = str_of(o, "type") else {
             if o.contains_key("instructions") || o.contains_key("record_type") {
                 return; // Older rollouts: a bare header or a state line.
@@ -55,7 +60,7 @@ impl Reader {
         let payload = obj_of(o, "payload");
         match (ty, payload) {
             ("session_meta", Some(p)) => match str_of(p, "id") {
-                Some(id) if self.t.entries.is_empty() => {
+                Some(id) if self.t.nothing_pushed() => {
                     self.t.push(
                         line,
                         Record::Session {
@@ -98,7 +103,7 @@ impl Reader {
                 thinking: None,
             },
         );
-        let open = (self.t.entries.len() - 1, batch);
+        let open = (self.t.last_index(), batch);
         self.open = Some(open);
         open
     }
@@ -107,7 +112,7 @@ impl Reader {
         if let Some(Record::Assistant {
             text: t,
             thinking: th,
-        }) = self.t.entries.get_mut(index).map(|e| &mut e.record)
+        }) = self.t.record_mut(index)
         {
             append(t, text, "\n\n");
             append(th, thinking, "\n\n");
@@ -368,7 +373,7 @@ mod tests {
         let t = read(&text);
         let lines: Vec<usize> = t.issues.iter().map(|i| i.line).collect();
         assert_eq!(lines, [0, 1, 2, 3, 4], "{:?}", t.issues);
-        assert!(t.entries.is_empty());
+        assert!(t.nothing_pushed());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 use crate::{Entry, Format, Record, Transcript};
 use serde_json::{Map, Value};
+use std::collections::VecDeque;
 use std::fmt;
 
 /// The most issues one read keeps; beyond it only [`NativeTranscript::issues_dropped`] counts.
@@ -45,6 +46,11 @@ pub struct NativeTranscript {
     pub lines: usize,
     /// Number of `assistant` records pushed so far.
     assistants: u64,
+    /// Records already handed out by a streaming read (removed from `entries`): the absolute
+    /// index of `entries[0]`.
+    base: usize,
+    /// Issues already handed out by a streaming read (removed from `issues`).
+    issues_handed_out: usize,
 }
 
 /// Reads `text` with the reader of `format`; `None` for [`Format::Loopguard`] (read it with
@@ -95,13 +101,7 @@ impl NativeTranscript {
     /// (as in the corpus conversion).
     pub(crate) fn finish(mut self) -> NativeTranscript {
         for e in &mut self.entries {
-            if let Record::Assistant { text, thinking } = &mut e.record {
-                for slot in [text, thinking] {
-                    if slot.as_deref().is_some_and(|s| s.trim().is_empty()) {
-                        *slot = None;
-                    }
-                }
-            }
+            finish_record(&mut e.record);
         }
         self
     }
@@ -113,8 +113,41 @@ impl NativeTranscript {
         self.entries.push(Entry { line, record });
     }
 
+    /// Whether no record was pushed yet (handed-out ones included).
+    pub(crate) fn nothing_pushed(&self) -> bool {
+        self.base == 0 && self.entries.is_empty()
+    }
+
+    /// The absolute index of the last record pushed.
+    pub(crate) fn last_index(&self) -> usize {
+        (self.base + self.entries.len()).saturating_sub(1)
+    }
+
+    /// The record at absolute index `index`, unless it was handed out already.
+    pub(crate) fn record_mut(&mut self, index: usize) -> Option<&mut Record> {
+        let i = index.checked_sub(self.base)?;
+        self.entries.get_mut(i).map(|e| &mut e.record)
+    }
+
+    /// Hands out the records before absolute index `keep_from` (all of them for `None`),
+    /// finished as [`NativeTranscript::finish`] finishes them, into `out`.
+    pub(crate) fn drain_settled(&mut self, keep_from: Option<usize>, out: &mut VecDeque<Entry>) {
+        let n = match keep_from {
+            Some(k) => k.saturating_sub(self.base).min(self.entries.len()),
+            None => self.entries.len(),
+        };
+        if n == 0 {
+            return;
+        }
+        self.base += n;
+        out.extend(self.entries.drain(..n).map(|mut e| {
+            finish_record(&mut e.record);
+            e
+        }));
+    }
+
     pub(crate) fn issue(&mut self, line: usize, message: impl Into<String>) {
-        if self.issues.len() < MAX_ISSUES {
+        if self.issues.len() + self.issues_handed_out < MAX_ISSUES {
             self.issues.push(FormatIssue {
                 line,
                 message: message.into(),
@@ -127,6 +160,92 @@ impl NativeTranscript {
     /// Number of `assistant` records so far (the next one's batch index).
     pub(crate) fn assistant_count(&self) -> u64 {
         self.assistants
+    }
+}
+
+/// The state of a streaming read of one native format: lines go in one at a time, records
+/// come out as soon as no later line can change them.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum LineState {
+    Pi(NativeTranscript),
+    ClaudeCode(super::claude_code::Reader),
+    Codex(super::codex::Reader),
+}
+
+impl LineState {
+    /// A fresh state for `format`; `None` for [`Format::Loopguard`].
+    pub(crate) fn new(format: Format) -> Option<LineState> {
+        Some(match format {
+            Format::Pi => LineState::Pi(NativeTranscript::default()),
+            Format::ClaudeCode => LineState::ClaudeCode(Default::default()),
+            Format::Codex => LineState::Codex(Default::default()),
+            Format::Loopguard => return None,
+        })
+    }
+
+    fn t(&mut self) -> &mut NativeTranscript {
+        match self {
+            LineState::Pi(t) => t,
+            LineState::ClaudeCode(r) => &mut r.t,
+            LineState::Codex(r) => &mut r.t,
+        }
+    }
+
+    /// Reads one non-blank line (0-based `line`): a JSON object goes to the format's reader,
+    /// anything else becomes an issue.
+    pub(crate) fn line(&mut self, line: usize, raw: &str) {
+        match object(raw) {
+            Ok(o) => match self {
+                LineState::Pi(t) => super::pi::read_line(t, line, &o),
+                LineState::ClaudeCode(r) => r.line(line, &o),
+                LineState::Codex(r) => r.line(line, &o),
+            },
+            Err(e) => self.t().issue(line, e),
+        }
+    }
+
+    /// Records the line `line` as one that could not be read.
+    pub(crate) fn issue(&mut self, line: usize, message: String) {
+        self.t().issue(line, message);
+    }
+
+    /// Moves the records no later line can change into `out` (all of them when `end`), and
+    /// the issues so far into `issues`.
+    pub(crate) fn drain(
+        &mut self,
+        end: bool,
+        out: &mut VecDeque<Entry>,
+        issues: &mut VecDeque<FormatIssue>,
+    ) {
+        let keep_from = if end {
+            None
+        } else {
+            match self {
+                LineState::Pi(_) => None,
+                LineState::ClaudeCode(r) => r.open_index(),
+                LineState::Codex(r) => r.open_index(),
+            }
+        };
+        let t = self.t();
+        t.drain_settled(keep_from, out);
+        t.issues_handed_out += t.issues.len();
+        issues.extend(t.issues.drain(..));
+    }
+
+    /// Issues counted beyond [`MAX_ISSUES`].
+    pub(crate) fn issues_dropped(&mut self) -> usize {
+        self.t().issues_dropped
+    }
+}
+
+/// An assistant text or reasoning that is only whitespace counts as absent.
+fn finish_record(r: &mut Record) {
+    if let Record::Assistant { text, thinking } = r {
+        for slot in [text, thinking] {
+            if slot.as_deref().is_some_and(|s| s.trim().is_empty()) {
+                *slot = None;
+            }
+        }
     }
 }
 
