@@ -316,6 +316,57 @@ mod tests {
     }
 
     #[test]
+    fn streaming_reads_equal_whole_text_reads_on_real_sessions() {
+        let Some(dir) = formats::native::testutil::shared_dir() else {
+            return;
+        };
+        let mut checked = 0;
+        for agent in ["claude-code", "pi", "codex"] {
+            let Ok(files) = std::fs::read_dir(dir.join("native-sessions").join(agent)) else {
+                continue;
+            };
+            for f in files.flatten() {
+                let path = f.path();
+                if path.extension().is_none_or(|x| x != "jsonl") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let streamed = read_bytes(text.as_bytes(), "f").unwrap();
+                let whole = formats::native::read_native(streamed.format, &text).unwrap();
+                assert_eq!(streamed.entries, whole.entries, "{}", path.display());
+                assert_eq!(streamed.issues, whole.issues, "{}", path.display());
+                assert_eq!(streamed.lines, whole.lines, "{}", path.display());
+                checked += 1;
+            }
+        }
+        assert!(checked > 0, "no native session found");
+    }
+
+    #[test]
+    fn a_bad_line_of_a_stream_is_reported_and_the_rest_read() {
+        let text = b"{\"type\":\"user\",\"text\":\"a\"}\n\xff\n{\"type\":\"user\",\"text\":\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"}\n{\"type\":\"compaction\"}\n";
+        let mut r = Records::new(&text[..], "t.jsonl").max_line(64);
+        let mut got = Vec::new();
+        while let Some(item) = r.next_item().unwrap() {
+            got.push(match item {
+                Item::Entry(e) => format!("{} ok", e.line),
+                Item::Bad(e) => e.to_string(),
+                Item::Issue(i) => i.to_string(),
+            });
+        }
+        assert_eq!(
+            got,
+            [
+                "0 ok",
+                "t.jsonl:2: not valid UTF-8 (at byte offset 0 of the line)",
+                "t.jsonl:3: line longer than 64 bytes",
+                "3 ok"
+            ]
+        );
+        assert_eq!(r.lines(), 4);
+    }
+
+    #[test]
     fn empty_input_is_an_empty_transcript() {
         let t = read("").unwrap();
         assert_eq!((t.lines, t.entries.len()), (0, 0));

@@ -163,7 +163,7 @@ impl<R: BufRead> Records<R> {
         }
         self.lines += 1;
         if n > self.max_line {
-            self.line_problem(index, LineError::TooLong);
+            self.line_problem(index, LineError::TooLong(self.max_line));
             return Ok(());
         }
         let raw = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
