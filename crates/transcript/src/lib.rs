@@ -99,6 +99,17 @@ pub enum Record {
     },
     /// The context was compacted here.
     Compaction,
+    /// What the model call behind the assistant message before it cost, as the agent
+    /// recorded it (Claude Code's `message.usage`, Codex's `token_count` events). No event is
+    /// replayed for it.
+    Usage {
+        /// The model the agent named, when it did.
+        model: Option<String>,
+        /// Input tokens sent with the call: the whole context, cached parts included.
+        input: u64,
+        /// Output tokens the model wrote (reasoning included).
+        output: u64,
+    },
 }
 
 /// A record and the 0-based line it was read from.

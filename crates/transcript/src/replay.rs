@@ -85,6 +85,9 @@ impl<'a> Replay<'a> {
     }
 
     fn expand(&mut self, e: &'a Entry) {
+        if matches!(e.record, Record::Usage { .. }) {
+            return;
+        }
         let line = e.line;
         self.last_line = line;
         if !self.started {
@@ -168,6 +171,7 @@ impl<'a> Replay<'a> {
                 ))
             }
             Record::Compaction => self.queue.push_back((line, OwnedEvent::Compaction)),
+            Record::Usage { .. } => {}
         }
     }
 }
@@ -238,6 +242,9 @@ impl Replayer {
 
     /// The events of one record, given to `f` with the record's line.
     pub fn entry(&mut self, e: &Entry, f: &mut dyn FnMut(usize, &Event<'_>)) {
+        if matches!(e.record, Record::Usage { .. }) {
+            return;
+        }
         let line = e.line;
         self.last_line = line;
         if !self.started {
@@ -313,6 +320,7 @@ impl Replayer {
                 );
             }
             Record::Compaction => f(line, &Event::Compaction),
+            Record::Usage { .. } => {}
         }
     }
 

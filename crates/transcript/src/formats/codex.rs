@@ -9,7 +9,8 @@
 //! | `response_item` `message` role `assistant`, `reasoning`, `function_call`, `custom_tool_call`, `local_shell_call` | one `Assistant` per model response, then its `ToolCall`s, all sharing the response's batch |
 //! | `response_item` `function_call_output` / `custom_tool_call_output` | `ToolResult`, named after its call |
 //! | `compacted` | `Compaction` |
-//! | `event_msg`, `turn_context`, `response_item` messages of role `developer` / `system` | nothing: `event_msg` repeats what the response items say, for the UI |
+//! | `event_msg` of type `token_count` (`info.last_token_usage`) | `Usage`, with the model of the last `turn_context` |
+//! | other `event_msg`, `turn_context`, `response_item` messages of role `developer` / `system` | nothing: `event_msg` repeats what the response items say, for the UI |
 //!
 //! A rollout does not mark where one model response ends, so the items the model produced
 //! one after another (reasoning, message, calls) with no input item (a user message, a tool
@@ -36,6 +37,8 @@ pub(crate) struct Reader {
     tools: HashMap<String, String>,
     /// The open model response: index of its `Assistant` entry and its batch.
     open: Option<(usize, u64)>,
+    /// The model of the current turn (`turn_context`).
+    model: Option<String>,
 }
 
 /// Reads a whole Codex rollout file. Never panics; unmappable lines become issues.
@@ -79,6 +82,27 @@ impl Reader {
             ("compacted", _) => {
                 self.open = None;
                 self.t.push(line, Record::Compaction);
+            }
+            ("turn_context", Some(p)) => {
+                if let Some(m) = str_of(p, "model") {
+                    self.model = Some(m.to_owned());
+                }
+            }
+            ("event_msg", Some(p)) if str_of(p, "type") == Some("token_count") => {
+                // The usage of the model call just made: input counts the whole context
+                // (cached tokens included), output the reasoning too.
+                let last = obj_of(p, "info").and_then(|i| obj_of(i, "last_token_usage"));
+                if let Some(u) = last {
+                    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+                    self.t.push(
+                        line,
+                        Record::Usage {
+                            model: self.model.clone(),
+                            input: n("input_tokens"),
+                            output: n("output_tokens"),
+                        },
+                    );
+                }
             }
             _ if SKIPPED.contains(&ty) => {}
             ("session_meta" | "response_item", None) => self
