@@ -2,7 +2,6 @@
 #![warn(missing_docs)]
 
 pub mod scan;
-mod text;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use loopguard::orchestrator::{resolve, Guard};
@@ -38,7 +37,7 @@ pub enum Command {
     Scan(ScanArgs),
     /// List the detectors linked into this binary.
     Detectors,
-    /// Answer JSON-lines events on stdin with verdicts on stdout (DESIGN.md §6.3).
+    /// Answer JSON-lines events on stdin with verdicts on stdout (see the sidecar's README).
     Serve(ServeArgs),
     /// Configuration tools.
     Config {
@@ -66,8 +65,10 @@ pub enum ConfigCommand {
 pub enum OutputFormat {
     /// For people.
     Text,
-    /// One JSON document (DESIGN.md §6.2).
+    /// One JSON document (docs/scan-report.md).
     Json,
+    /// One self-contained HTML page.
+    Html,
 }
 
 /// The lowest level that makes `scan` exit with status 1.
@@ -101,9 +102,16 @@ pub struct ServeArgs {
 /// `loopguard scan` arguments.
 #[derive(Debug, clap::Args)]
 pub struct ScanArgs {
-    /// Transcript files, or directories searched recursively for `*.jsonl`.
-    #[arg(required = true)]
+    /// Transcript files, or directories searched recursively for `*.jsonl`. None: the
+    /// session folders of Claude Code, Codex and Pi on this machine.
     pub paths: Vec<PathBuf>,
+    /// Only transcripts modified at or after this date (YYYY-MM-DD, UTC).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Price in dollars per million input/output tokens (e.g. `3/15`) for every model;
+    /// without it, the model a transcript names is looked up in a small table.
+    #[arg(long)]
+    pub price: Option<loopguard_scan::Price>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
