@@ -20,6 +20,7 @@
 pub mod discover;
 mod engine;
 pub mod html;
+pub mod synthetic;
 mod text;
 pub mod tokens;
 
