@@ -58,7 +58,8 @@ fn scan_without_a_path_finds_the_agents_session_folders() {
     let codex = home.join(".codex/sessions/2026/01/02");
     std::fs::create_dir_all(&project).unwrap();
     std::fs::create_dir_all(&codex).unwrap();
-    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/native");
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/native");
     let pick = |agent: &str| {
         std::fs::read_dir(fixtures.join(agent))
             .unwrap()
@@ -68,7 +69,11 @@ fn scan_without_a_path_finds_the_agents_session_folders() {
             .unwrap()
     };
     std::fs::copy(pick("claude-code"), project.join("s1.jsonl")).unwrap();
-    std::fs::copy(pick("codex"), codex.join("rollout-2026-01-02T00-00-00-x.jsonl")).unwrap();
+    std::fs::copy(
+        pick("codex"),
+        codex.join("rollout-2026-01-02T00-00-00-x.jsonl"),
+    )
+    .unwrap();
     let scan = |extra: &[&str]| {
         bin()
             .args(["scan", "--format", "json", "--fail-on", "never"])

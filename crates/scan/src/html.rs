@@ -64,7 +64,8 @@ fn esc(s: &str) -> String {
 }
 
 fn usd(u: Option<f64>) -> String {
-    u.map(|u| format!("${u:.2}")).unwrap_or_else(|| "–".to_owned())
+    u.map(|u| format!("${u:.2}"))
+        .unwrap_or_else(|| "–".to_owned())
 }
 
 fn saved(w: &Wasted) -> String {
@@ -125,7 +126,7 @@ fn page(p: &mut String, r: &Report) {
     for (i, s) in with.iter().enumerate() {
         session(p, i, s);
     }
-    let _ = write!(p, "<script>{SCRIPT}</script></body></html>\n");
+    let _ = writeln!(p, "<script>{SCRIPT}</script></body></html>");
 }
 
 fn session(p: &mut String, i: usize, s: &SessionReport) {
@@ -226,6 +227,9 @@ mod tests {
 
     #[test]
     fn text_is_escaped() {
-        assert_eq!(esc("<a href='x'>&\"</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
+        assert_eq!(
+            esc("<a href='x'>&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
+        );
     }
 }

@@ -125,7 +125,11 @@ fn the_html_report_of_the_examples_renders_in_chromium() {
     let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
     assert_eq!((be(&png[16..20]), be(&png[20..24])), (1200, 1600));
     // A blank page compresses to a few kilobytes; text, tables and strips do not.
-    assert!(png.len() > 40_000, "screenshot too plain: {} bytes", png.len());
+    assert!(
+        png.len() > 40_000,
+        "screenshot too plain: {} bytes",
+        png.len()
+    );
     if let Ok(keep) = std::env::var("LOOPGUARD_KEEP_SCREENSHOT") {
         std::fs::copy(&shot, keep).unwrap();
     }

@@ -332,7 +332,10 @@ mod tests {
                 assert_eq!(parse_line(l, first), slow, "{l}");
             }
         }
-        assert!(fast(lines[1], false).is_some(), "escapes are read in one pass too");
+        assert!(
+            fast(lines[1], false).is_some(),
+            "escapes are read in one pass too"
+        );
     }
 
     #[test]
