@@ -285,9 +285,99 @@ pub(crate) fn read_objects<S: Default>(
     std::mem::take(transcript(&mut state)).finish()
 }
 
+/// Strings longer than this under a `data` or `image_url` key (inline images and documents,
+/// base64) are not copied out of the line: they become a short stand-in naming their length
+/// and a hash of their bytes, so equal payloads stay equal and a 100 MB image costs no second
+/// 100 MB.
+pub const MAX_BLOB_BYTES: usize = 64 * 1024;
+
+/// A JSON value read like `serde_json::Value`, except for long blobs (see [`MAX_BLOB_BYTES`]).
+struct Slim {
+    blob: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Slim {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+fn stand_in(s: &str) -> Value {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    s.hash(&mut h);
+    Value::String(format!(
+        "<{} bytes omitted, hash {:016x}>",
+        s.len(),
+        h.finish()
+    ))
+}
+
+impl<'de> serde::de::Visitor<'de> for Slim {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        if self.blob && v.len() > MAX_BLOB_BYTES {
+            return Ok(stand_in(v));
+        }
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        if self.blob && v.len() > MAX_BLOB_BYTES {
+            return Ok(stand_in(&v));
+        }
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(Slim { blob: false })
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut v = Vec::new();
+        while let Some(x) = seq.next_element_seed(Slim { blob: false })? {
+            v.push(x);
+        }
+        Ok(Value::Array(v))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut m = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            let blob = k == "data" || k == "image_url";
+            let v = map.next_value_seed(Slim { blob })?;
+            m.insert(k, v);
+        }
+        Ok(Value::Object(m))
+    }
+}
+
 /// Parses one line as a JSON object, or says why it is not one.
 pub(crate) fn object(line: &str) -> Result<Map<String, Value>, String> {
-    match serde_json::from_str::<Value>(line) {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(line);
+    let parsed = Slim { blob: false }
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v));
+    match parsed {
         Ok(Value::Object(o)) => Ok(o),
         Ok(_) => Err("expected a JSON object".to_owned()),
         Err(e) => {
@@ -565,6 +655,31 @@ mod tests {
         assert_eq!(v, json!("not json"));
         assert!(issue.is_some());
         assert_eq!(args_of(None), (json!({}), None));
+    }
+
+    #[test]
+    fn long_blobs_are_not_copied_but_stay_comparable() {
+        let blob = |c: &str| c.repeat(MAX_BLOB_BYTES + 1);
+        let line = |d: &str| {
+            format!(r#"{{"a":[1,2.5,null,true],"source":{{"data":"{d}"}},"data":"short"}}"#)
+        };
+        let one = object(&line(&blob("A"))).unwrap();
+        let same = object(&line(&blob("A"))).unwrap();
+        let other = object(&line(&blob("B"))).unwrap();
+        let data = |o: &Map<String, Value>| o["source"]["data"].as_str().unwrap().to_owned();
+        assert!(data(&one).starts_with(&format!("<{} bytes omitted", MAX_BLOB_BYTES + 1)));
+        assert_eq!(data(&one), data(&same));
+        assert_ne!(data(&one), data(&other));
+        assert_eq!(one["data"], "short");
+        assert_eq!(one["a"], json!([1, 2.5, null, true]));
+        // Everything else reads as serde_json reads it.
+        let text = r#"{"x":{"y":[{"z":"w\n","n":-3}]},"k":1e3}"#;
+        assert_eq!(
+            Value::Object(object(text).unwrap()),
+            serde_json::from_str::<Value>(text).unwrap()
+        );
+        assert!(object("[1]").is_err());
+        assert!(object("{} x").unwrap_err().starts_with("invalid JSON"));
     }
 
     #[test]
