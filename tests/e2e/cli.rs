@@ -155,7 +155,7 @@ fn unreadable_input_exits_2_naming_file_and_line() {
         run.stderr
     );
 
-    // The readable files are still reported.
+    // Every file is still reported: the bad one from its readable lines.
     let good = dir.file("good.jsonl", &reads(1, |_| "{}".to_owned()));
     let run = loopguard(&[
         "scan",
@@ -165,7 +165,7 @@ fn unreadable_input_exits_2_naming_file_and_line() {
         bad.to_str().unwrap(),
     ]);
     assert_eq!(run.code, 2);
-    assert_eq!(run.json()["summary"]["sessions"], 1);
+    assert_eq!(run.json()["summary"]["sessions"], 2);
 
     let run = loopguard(&["scan", "/nonexistent/loopguard.jsonl"]);
     assert_eq!(run.code, 2);
@@ -181,7 +181,8 @@ fn bad_usage_and_bad_configuration_exit_2() {
     let dir = TempDir::new("bad-usage");
     let t = dir.file("t.jsonl", &reads(1, |_| "{}".to_owned()));
     let t = t.to_str().unwrap();
-    assert_eq!(loopguard(&["scan"]).code, 2);
+    assert_eq!(loopguard(&["scan", "--since", "yesterday", t]).code, 2);
+    assert_eq!(loopguard(&["scan", "--price", "cheap", t]).code, 2);
     assert_eq!(loopguard(&["scan", "--format", "yaml", t]).code, 2);
     assert_eq!(loopguard(&["scan", "--chunk", "0", t]).code, 2);
     assert_eq!(loopguard(&["frobnicate"]).code, 2);

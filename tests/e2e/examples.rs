@@ -64,7 +64,7 @@ fn scanning_examples_finds_every_bundled_loop_and_nothing_in_the_clean_session()
     }
     assert_eq!(
         by_name("clean-bugfix.jsonl")["wasted"],
-        serde_json::json!({"events": 0, "chars": 0})
+        serde_json::json!({"events": 0, "chars": 0, "tokens": 0})
     );
     // Paths are sorted for deterministic output.
     let paths: Vec<&str> = sessions

@@ -5,6 +5,9 @@
 //!   (`npm ci`, `tsc` against Pi's types, `node --test`, which loads it in Pi's own CLI).
 //! - `cargo xtask eval [--preset P] [--check]`: corpus evaluation (see docs/evaluation.md).
 //! - `cargo xtask fuzz-smoke [SECONDS]`: runs every fuzz target briefly (needs nightly and cargo-fuzz).
+//! - `cargo xtask bench`: the scan benchmark (100,000 tool call/result pairs, one core) beside
+//!   a serde_json parse-only baseline of the same stream, as a ratio.
+//! - `cargo xtask gen-stream N OUT`: writes that synthetic stream with N pairs to OUT.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -16,9 +19,11 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("eval") => eval(&args[1..]),
         Some("fuzz-smoke") => fuzz_smoke(args.get(1).map(String::as_str)),
+        Some("bench") => bench(),
+        Some("gen-stream") => gen_stream(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | eval [--preset P] [--check] | fuzz-smoke [SECONDS]>"
+                "usage: cargo xtask <ci | eval [--preset P] [--check] | fuzz-smoke [SECONDS] | bench | gen-stream N OUT>"
             );
             return ExitCode::from(2);
         }
@@ -125,6 +130,39 @@ fn eval(args: &[String]) -> Result<(), String> {
     cmd.args(["run", "--quiet", "--release", "-p", "loopguard-eval", "--"]);
     cmd.args(args);
     run("corpus evaluation", cmd)
+}
+
+fn bench() -> Result<(), String> {
+    let mut cmd = cargo();
+    cmd.env("RAYON_NUM_THREADS", "1").args([
+        "bench",
+        "-p",
+        "loopguard-scan",
+        "--bench",
+        "scan",
+        "--",
+        "--warm-up-time",
+        "1",
+        "--measurement-time",
+        "3",
+    ]);
+    run("scan benchmark", cmd)
+}
+
+fn gen_stream(args: &[String]) -> Result<(), String> {
+    let mut cmd = cargo();
+    cmd.args([
+        "run",
+        "--quiet",
+        "--release",
+        "-p",
+        "loopguard-scan",
+        "--example",
+        "gen-stream",
+        "--",
+    ]);
+    cmd.args(args);
+    run("gen-stream", cmd)
 }
 
 /// The fuzz campaign: every target for `seconds` (default 10), starting from the seeds in

@@ -3,7 +3,6 @@
 
 pub mod hook;
 pub mod scan;
-mod text;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use loopguard::orchestrator::{openclaw, Guard};
@@ -78,6 +77,8 @@ pub enum OutputFormat {
     Text,
     /// One JSON document (contract: docs/contracts/scan-report.md).
     Json,
+    /// One self-contained HTML page.
+    Html,
 }
 
 /// The lowest level that makes `scan` exit with status 1.
@@ -122,9 +123,16 @@ pub struct ServeArgs {
 /// `loopguard scan` arguments.
 #[derive(Debug, clap::Args)]
 pub struct ScanArgs {
-    /// Transcript files, or directories searched recursively for `*.jsonl`.
-    #[arg(required = true)]
+    /// Transcript files, or directories searched recursively for `*.jsonl`. None: the
+    /// session folders of Claude Code, Codex and Pi on this machine.
     pub paths: Vec<PathBuf>,
+    /// Only transcripts modified at or after this date (YYYY-MM-DD, UTC).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Price in dollars per million input/output tokens (e.g. `3/15`) for every model;
+    /// without it, the model a transcript names is looked up in a small table.
+    #[arg(long)]
+    pub price: Option<loopguard_scan::Price>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,

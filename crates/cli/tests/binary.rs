@@ -48,3 +48,85 @@ fn exit_statuses_are_0_and_2_from_the_process() {
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(ok.parent().unwrap());
 }
+
+/// `loopguard scan` with no path finds the Claude Code and Codex session folders under
+/// `HOME`, says what it found, and scans them; `--since` filters by modification time.
+#[test]
+fn scan_without_a_path_finds_the_agents_session_folders() {
+    let home = std::env::temp_dir().join(format!("loopguard-cli-home-{}", std::process::id()));
+    let project = home.join(".claude/projects/-work-demo");
+    let codex = home.join(".codex/sessions/2026/01/02");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&codex).unwrap();
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/native");
+    let pick = |agent: &str| {
+        std::fs::read_dir(fixtures.join(agent))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .unwrap()
+    };
+    std::fs::copy(pick("claude-code"), project.join("s1.jsonl")).unwrap();
+    std::fs::copy(
+        pick("codex"),
+        codex.join("rollout-2026-01-02T00-00-00-x.jsonl"),
+    )
+    .unwrap();
+    let scan = |extra: &[&str]| {
+        bin()
+            .args(["scan", "--format", "json", "--fail-on", "never"])
+            .args(extra)
+            .env("HOME", &home)
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("PI_CODING_AGENT_DIR")
+            .output()
+            .unwrap()
+    };
+    let out = scan(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("Claude Code: 1 sessions in"), "{err}");
+    assert!(err.contains("Codex: 1 sessions in"), "{err}");
+    assert!(err.contains("Pi: no "), "{err}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let formats: Vec<&str> = report["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["format"].as_str().unwrap())
+        .collect();
+    assert_eq!(formats, ["claude-code", "codex"]);
+
+    // Files older than --since are left out.
+    let out = scan(&["--since", "2999-01-01"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["summary"]["sessions"], 0);
+
+    // CODEX_HOME moves Codex's folder.
+    let out = bin()
+        .args(["scan", "--format", "json"])
+        .env("HOME", &home)
+        .env("CODEX_HOME", home.join("nowhere"))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Codex: no "), "{err}");
+
+    // Nothing found at all is an error that says what to do.
+    let empty = home.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = bin()
+        .arg("scan")
+        .env("HOME", &empty)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&home);
+}

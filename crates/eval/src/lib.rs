@@ -526,7 +526,11 @@ pub fn render_markdown(results: &[(String, Vec<SessionEval>)], disputed: &[Dispu
 
 /// Scans every `*.jsonl` of the corpus with `preset`, as `loopguard scan` would.
 pub fn scan_corpus(corpus: &Path, preset: &str) -> Result<Report, String> {
-    let config = loopguard_cli::load_config(None, Some(preset)).map_err(|e| e.to_string())?;
+    let mut config = loopguard::Config {
+        preset: Some(preset.to_owned()),
+        ..loopguard::Config::default()
+    };
+    config = loopguard::orchestrator::resolve(&config).map_err(|e| e.to_string())?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(corpus)
         .map_err(|e| format!("cannot read {}: {e}", corpus.display()))?
         .filter_map(Result::ok)
@@ -537,7 +541,7 @@ pub fn scan_corpus(corpus: &Path, preset: &str) -> Result<Report, String> {
     let mut sessions = Vec::new();
     for f in files {
         let t = loopguard_transcript::read_file(&f).map_err(|e| e.to_string())?;
-        let s = loopguard_cli::scan::scan_transcript(&t, &config, 16).map_err(|e| e.to_string())?;
+        let s = loopguard_scan::scan_transcript(&t, &config, 16).map_err(|e| e.to_string())?;
         sessions.push(serde_json::to_value(&s).map_err(|e| e.to_string())?);
     }
     let v = serde_json::json!({ "preset": preset, "sessions": sessions });

@@ -75,9 +75,10 @@ pub enum LineError {
     /// Not UTF-8.
     #[error("not valid UTF-8 (at byte offset {0} of the line)")]
     Utf8(usize),
-    /// Longer than [`MAX_LINE_BYTES`](crate::MAX_LINE_BYTES).
-    #[error("line longer than {} bytes", crate::MAX_LINE_BYTES)]
-    TooLong,
+    /// Longer than the reader's limit (by default [`MAX_LINE_BYTES`](crate::MAX_LINE_BYTES)),
+    /// in bytes.
+    #[error("line longer than {0} bytes")]
+    TooLong(usize),
     /// Not JSON.
     #[error("invalid JSON: {0}")]
     Json(String),

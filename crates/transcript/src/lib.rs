@@ -29,17 +29,20 @@
 mod error;
 pub mod formats;
 mod replay;
+mod stream;
 
 pub use error::{JsonType, LineError, TranscriptError};
 pub use formats::{detect_format, Format, FormatIssue};
-pub use replay::{replay, Replay, DEFAULT_CHUNK};
+pub use replay::{replay, Replay, Replayer, DEFAULT_CHUNK};
+pub use stream::{Item, Records};
 
 use serde_json::Value;
 use std::io::BufRead;
 use std::path::Path;
 
-/// The longest line a reader accepts, in bytes (a guard against unbounded buffers).
-pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+/// The longest line a reader accepts, in bytes (a guard against unbounded buffers); a longer
+/// line is reported and skipped, and the read goes on.
+pub const MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
 
 /// One record of a transcript, whatever format it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,6 +99,17 @@ pub enum Record {
     },
     /// The context was compacted here.
     Compaction,
+    /// What the model call behind the assistant message before it cost, as the agent
+    /// recorded it (Claude Code's `message.usage`, Codex's `token_count` events). No event is
+    /// replayed for it.
+    Usage {
+        /// The model the agent named, when it did.
+        model: Option<String>,
+        /// Input tokens sent with the call: the whole context, cached parts included.
+        input: u64,
+        /// Output tokens the model wrote (reasoning included).
+        output: u64,
+    },
 }
 
 /// A record and the 0-based line it was read from.
@@ -162,97 +176,38 @@ pub fn read_bytes(bytes: &[u8], file: &str) -> Result<Transcript, TranscriptErro
 }
 
 fn read_as<R: BufRead>(
-    mut reader: R,
+    reader: R,
     file: &str,
     forced: Option<Format>,
 ) -> Result<Transcript, TranscriptError> {
-    let mut t = Transcript {
-        file: file.to_owned(),
-        format: forced.unwrap_or(Format::Loopguard),
-        lines: 0,
-        entries: Vec::new(),
-        issues: Vec::new(),
+    let mut records = match forced {
+        Some(Format::Loopguard) => Records::loopguard(reader, file),
+        _ => Records::new(reader, file),
     };
-    let mut decided = forced.is_some();
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        let index = t.lines;
-        let n = read_line_bounded(&mut reader, &mut buf, MAX_LINE_BYTES).map_err(|e| {
-            TranscriptError::Io {
-                file: file.to_owned(),
-                message: e.to_string(),
-            }
-        })?;
-        if n == 0 {
-            break;
+    let mut entries = Vec::new();
+    let mut issues = Vec::new();
+    while let Some(item) = records.next_item()? {
+        match item {
+            Item::Entry(e) => entries.push(e),
+            Item::Issue(i) => issues.push(i),
+            // A loopguard file is read strictly: its first bad line is the error.
+            Item::Bad(e) if records.format() == Format::Loopguard => return Err(e),
+            Item::Bad(e) => issues.push(FormatIssue {
+                line: e.line_index().unwrap_or(0),
+                message: match e {
+                    TranscriptError::Line { problem, .. } => problem.to_string(),
+                    other => other.to_string(),
+                },
+            }),
         }
-        t.lines += 1;
-        let line_err = |problem| TranscriptError::Line {
-            file: file.to_owned(),
-            line: index + 1,
-            problem,
-        };
-        if n > MAX_LINE_BYTES {
-            return Err(line_err(LineError::TooLong));
-        }
-        let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let text =
-            std::str::from_utf8(raw).map_err(|e| line_err(LineError::Utf8(e.valid_up_to())))?;
-        if text.trim().is_empty() {
-            continue;
-        }
-        if !decided {
-            decided = true;
-            if let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(text) {
-                match formats::detect_object(&obj) {
-                    Some(Format::Loopguard) | None => {}
-                    Some(other) => return read_native_rest(text, reader, file, other, index),
-                }
-            }
-        }
-        let record =
-            formats::loopguard::parse_line(text, t.entries.is_empty()).map_err(line_err)?;
-        t.entries.push(Entry {
-            line: index,
-            record,
-        });
     }
-    Ok(t)
-}
-
-/// Reads a Pi, Claude Code or Codex file: `first` is its first non-blank line (0-based line
-/// `first_index`), `reader` the rest.
-fn read_native_rest<R: BufRead>(
-    first: &str,
-    mut reader: R,
-    file: &str,
-    format: Format,
-    first_index: usize,
-) -> Result<Transcript, TranscriptError> {
-    let mut text = "\n".repeat(first_index);
-    text.push_str(first);
-    text.push('\n');
-    let mut rest = Vec::new();
-    reader
-        .read_to_end(&mut rest)
-        .map_err(|e| TranscriptError::Io {
-            file: file.to_owned(),
-            message: e.to_string(),
-        })?;
-    text.push_str(&String::from_utf8_lossy(&rest));
-    match formats::native::read_native(format, &text) {
-        Some(native) => {
-            let (mut t, issues) = native.into_transcript(file, format);
-            t.issues = issues;
-            Ok(t)
-        }
-        None => Err(TranscriptError::Unsupported {
-            file: file.to_owned(),
-            format,
-        }),
-    }
+    Ok(Transcript {
+        file: file.to_owned(),
+        format: records.format(),
+        lines: records.lines(),
+        entries,
+        issues,
+    })
 }
 
 /// Reads one line (through `\n`) into `buf`, keeping at most `max` + 1 bytes of it (the
@@ -369,6 +324,57 @@ mod tests {
         );
         // Forcing the loopguard reader reads the Pi header as a loopguard header.
         assert!(read_loopguard_jsonl(pi.as_bytes(), "p").is_ok());
+    }
+
+    #[test]
+    fn streaming_reads_equal_whole_text_reads_on_real_sessions() {
+        let Some(dir) = formats::native::testutil::shared_dir() else {
+            return;
+        };
+        let mut checked = 0;
+        for agent in ["claude-code", "pi", "codex"] {
+            let Ok(files) = std::fs::read_dir(dir.join("native-sessions").join(agent)) else {
+                continue;
+            };
+            for f in files.flatten() {
+                let path = f.path();
+                if path.extension().is_none_or(|x| x != "jsonl") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let streamed = read_bytes(text.as_bytes(), "f").unwrap();
+                let whole = formats::native::read_native(streamed.format, &text).unwrap();
+                assert_eq!(streamed.entries, whole.entries, "{}", path.display());
+                assert_eq!(streamed.issues, whole.issues, "{}", path.display());
+                assert_eq!(streamed.lines, whole.lines, "{}", path.display());
+                checked += 1;
+            }
+        }
+        assert!(checked > 0, "no native session found");
+    }
+
+    #[test]
+    fn a_bad_line_of_a_stream_is_reported_and_the_rest_read() {
+        let text = b"{\"type\":\"user\",\"text\":\"a\"}\n\xff\n{\"type\":\"user\",\"text\":\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"}\n{\"type\":\"compaction\"}\n";
+        let mut r = Records::new(&text[..], "t.jsonl").max_line(64);
+        let mut got = Vec::new();
+        while let Some(item) = r.next_item().unwrap() {
+            got.push(match item {
+                Item::Entry(e) => format!("{} ok", e.line),
+                Item::Bad(e) => e.to_string(),
+                Item::Issue(i) => i.to_string(),
+            });
+        }
+        assert_eq!(
+            got,
+            [
+                "0 ok",
+                "t.jsonl:2: not valid UTF-8 (at byte offset 0 of the line)",
+                "t.jsonl:3: line longer than 64 bytes",
+                "3 ok"
+            ]
+        );
+        assert_eq!(r.lines(), 4);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Replay: a transcript as the event stream a live agent would have produced.
 
 use crate::{Entry, Record, Transcript};
-use loopguard_core::{Origin, OwnedEvent, Stream};
+use loopguard_core::{Event, Origin, OwnedEvent, Stream};
 use std::collections::VecDeque;
 
 /// The default size of a replayed text delta, in characters (`scan --chunk`).
@@ -85,6 +85,9 @@ impl<'a> Replay<'a> {
     }
 
     fn expand(&mut self, e: &'a Entry) {
+        if matches!(e.record, Record::Usage { .. }) {
+            return;
+        }
         let line = e.line;
         self.last_line = line;
         if !self.started {
@@ -168,6 +171,7 @@ impl<'a> Replay<'a> {
                 ))
             }
             Record::Compaction => self.queue.push_back((line, OwnedEvent::Compaction)),
+            Record::Usage { .. } => {}
         }
     }
 }
@@ -198,6 +202,157 @@ impl Iterator for Replay<'_> {
                     return Some((self.last_line, OwnedEvent::RunEnd));
                 }
             }
+        }
+    }
+}
+
+/// Replay one record at a time, for records read as a stream ([`Records`](crate::Records)):
+/// the same events as [`replay`], in the same order, borrowed from each record instead of
+/// copied.
+///
+/// ```
+/// use loopguard_transcript::{Entry, Record, Replayer};
+/// let mut r = Replayer::new(4);
+/// let mut kinds = Vec::new();
+/// let e = Entry { line: 0, record: Record::Assistant { text: Some("hello".into()), thinking: None } };
+/// r.entry(&e, &mut |line, ev| kinds.push((line, ev.kind().as_str())));
+/// r.finish(&mut |line, ev| kinds.push((line, ev.kind().as_str())));
+/// assert_eq!(kinds, [(0, "run_start"), (0, "message_start"), (0, "text_delta"), (0, "text_delta"), (0, "message_end"), (0, "run_end")]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Replayer {
+    chunk: usize,
+    started: bool,
+    active: bool,
+    last_line: usize,
+    finished: bool,
+}
+
+impl Replayer {
+    /// A replay streaming text in deltas of `chunk` characters (0: one delta per part).
+    pub fn new(chunk: usize) -> Replayer {
+        Replayer {
+            chunk,
+            started: false,
+            active: false,
+            last_line: 0,
+            finished: false,
+        }
+    }
+
+    /// The events of one record, given to `f` with the record's line.
+    pub fn entry(&mut self, e: &Entry, f: &mut dyn FnMut(usize, &Event<'_>)) {
+        if matches!(e.record, Record::Usage { .. }) {
+            return;
+        }
+        let line = e.line;
+        self.last_line = line;
+        if !self.started {
+            self.started = true;
+            if let Record::Session { id, .. } = &e.record {
+                f(line, &Event::SessionStart { id });
+                f(line, &Event::RunStart { run_id: None });
+                return;
+            }
+            f(line, &Event::RunStart { run_id: None });
+        }
+        match &e.record {
+            Record::Session { id, .. } => f(line, &Event::SessionStart { id }),
+            Record::User { text } => {
+                if std::mem::take(&mut self.active) {
+                    f(line, &Event::RunEnd);
+                }
+                f(
+                    line,
+                    &Event::User {
+                        text,
+                        origin: Origin::Unknown,
+                    },
+                );
+            }
+            Record::Assistant { text, thinking } => {
+                self.active = true;
+                f(line, &Event::MessageStart);
+                for (stream, part) in [(Stream::Thinking, thinking), (Stream::Text, text)] {
+                    if let Some(part) = part {
+                        self.deltas(line, stream, part, f);
+                    }
+                }
+                f(line, &Event::MessageEnd);
+            }
+            Record::ToolCall {
+                id,
+                tool,
+                args,
+                batch,
+                ..
+            } => {
+                self.active = true;
+                f(
+                    line,
+                    &Event::ToolCall {
+                        id,
+                        tool,
+                        args,
+                        batch: *batch,
+                    },
+                );
+            }
+            Record::ToolResult {
+                id,
+                tool,
+                content,
+                is_error,
+                images,
+                ..
+            } => {
+                self.active = true;
+                f(
+                    line,
+                    &Event::ToolResult {
+                        id,
+                        tool,
+                        content,
+                        is_error: *is_error,
+                        images: *images,
+                        details: None,
+                    },
+                );
+            }
+            Record::Compaction => f(line, &Event::Compaction),
+            Record::Usage { .. } => {}
+        }
+    }
+
+    fn deltas(
+        &self,
+        line: usize,
+        stream: Stream,
+        mut rest: &str,
+        f: &mut dyn FnMut(usize, &Event<'_>),
+    ) {
+        while !rest.is_empty() {
+            let cut = if self.chunk == 0 {
+                rest.len()
+            } else {
+                rest.char_indices()
+                    .nth(self.chunk)
+                    .map_or(rest.len(), |(i, _)| i)
+            };
+            let (delta, tail) = rest.split_at(cut);
+            f(line, &Event::TextDelta { stream, delta });
+            rest = tail;
+        }
+    }
+
+    /// The end of the transcript: the settle point after the last agent activity, if any
+    /// (once; later calls do nothing).
+    pub fn finish(&mut self, f: &mut dyn FnMut(usize, &Event<'_>)) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
+        if std::mem::take(&mut self.active) {
+            f(self.last_line, &Event::RunEnd);
         }
     }
 }
@@ -278,6 +433,35 @@ mod tests {
             .map(|(l, k)| (*l, (*k).to_owned()))
             .collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn the_streaming_replayer_gives_the_events_of_replay() {
+        let t = read_bytes(
+            br#"{"type":"session","id":"s"}
+{"type":"user","text":"go"}
+{"type":"assistant","text":"h\u00e9llo there","thinking":"abc"}
+{"type":"tool_call","id":"a","tool":"read","args":{"p":1},"batch":7}
+{"type":"tool_result","id":"a","tool":"read","content":"x","is_error":true,"images":1}
+{"type":"user","text":"again"}
+{"type":"compaction"}
+{"type":"assistant"}
+"#,
+            "x",
+        )
+        .unwrap();
+        for chunk in [0, 1, 3, 16] {
+            let want: Vec<(usize, OwnedEvent)> = replay(&t, chunk).collect();
+            let mut got = Vec::new();
+            let mut r = Replayer::new(chunk);
+            let mut push = |l: usize, e: &Event<'_>| got.push((l, OwnedEvent::from_event(e)));
+            for e in &t.entries {
+                r.entry(e, &mut push);
+            }
+            r.finish(&mut push);
+            r.finish(&mut push);
+            assert_eq!(got, want, "chunk {chunk}");
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! | `user` whose `message.content` is a string or holds `text` blocks | `User` |
 //! | `user` holding `tool_result` blocks (`tool_use_id`, `content`, `is_error`) | one `ToolResult` each, named after its call |
 //! | `assistant` (`message.id`, `text` / `thinking` / `tool_use` blocks) | `Assistant` + `ToolCall`s; Claude Code writes each content block of one API message on its own line, and consecutive lines sharing a `message.id` are merged into one message (text blocks joined as paragraphs), whose calls share one batch; a user-side line in between starts a new message even when the id repeats |
+//! | `message.usage` of an assistant message (input, cache creation and cache read tokens; output tokens) | one `Usage` after the message's `Assistant`, with `message.model` |
 //! | `system` with `subtype: "compact_boundary"` | `Compaction` |
 //! | `progress`, `file-history-snapshot`, `queue-operation`, `summary`, `custom-title`, other `system` lines, `isMeta` user lines, the compaction summary (`isCompactSummary`) | nothing |
 //!
@@ -35,12 +36,14 @@ const SKIPPED: &[&str] = &[
 
 /// The state of one read.
 #[derive(Default)]
-struct Reader {
-    t: NativeTranscript,
+pub(crate) struct Reader {
+    pub(crate) t: NativeTranscript,
     /// Tool name by call id (to name results; results carry only the id).
     tools: HashMap<String, String>,
     /// The open assistant message: its API id and the index of its `Assistant` entry.
     open: Option<(String, usize, u64)>,
+    /// The index of the open message's `Usage` entry.
+    usage: Option<usize>,
     /// Whether the file is a main session (sidechain lines are then skipped); decided by the
     /// first conversational line.
     main: Option<bool>,
@@ -52,7 +55,12 @@ pub fn read(text: &str) -> NativeTranscript {
 }
 
 impl Reader {
-    fn line(&mut self, line: usize, o: &Map<String, Value>) {
+    /// The absolute index of the open assistant message's record, if one is open.
+    pub(crate) fn open_index(&self) -> Option<usize> {
+        self.open.as_ref().map(|(_, i, _)| *i)
+    }
+
+    pub(crate) fn line(&mut self, line: usize, o: &Map<String, Value>) {
         let Some(ty) = str_of(o, "type") else {
             self.t.issue(line, "missing string field `type`");
             return;
@@ -67,7 +75,7 @@ impl Reader {
                 if main && side {
                     return;
                 }
-                if self.t.entries.is_empty() {
+                if self.t.nothing_pushed() {
                     if let Some(id) = str_of(o, "sessionId") {
                         self.t.push(
                             line,
@@ -191,11 +199,13 @@ impl Reader {
                         thinking: None,
                     },
                 );
-                let index = self.t.entries.len() - 1;
+                let index = self.t.last_index();
                 self.open = Some((msg_id.to_owned(), index, batch));
+                self.usage = None;
                 (index, batch)
             }
         };
+        self.note_usage(line, m);
         let blocks = match m.get("content") {
             Some(Value::Array(b)) => b.as_slice(),
             Some(Value::String(s)) => {
@@ -253,11 +263,42 @@ impl Reader {
         }
     }
 
+    /// Keeps the message's usage: one `Usage` record per API message, holding the largest
+    /// figures its lines carry (each line of a message repeats the usage so far).
+    fn note_usage(&mut self, line: usize, m: &Map<String, Value>) {
+        let Some(u) = obj_of(m, "usage") else { return };
+        let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let input = n("input_tokens")
+            .saturating_add(n("cache_creation_input_tokens"))
+            .saturating_add(n("cache_read_input_tokens"));
+        let output = n("output_tokens");
+        let model = str_of(m, "model").map(str::to_owned);
+        if let Some(Some(Record::Usage {
+            input: i,
+            output: o,
+            ..
+        })) = self.usage.map(|at| self.t.record_mut(at))
+        {
+            *i = (*i).max(input);
+            *o = (*o).max(output);
+            return;
+        }
+        self.t.push(
+            line,
+            Record::Usage {
+                model,
+                input,
+                output,
+            },
+        );
+        self.usage = Some(self.t.last_index());
+    }
+
     fn add_text(&mut self, index: usize, text: Option<&str>, thinking: Option<&str>) {
         if let Some(Record::Assistant {
             text: t,
             thinking: th,
-        }) = self.t.entries.get_mut(index).map(|e| &mut e.record)
+        }) = self.t.record_mut(index)
         {
             // Claude Code shows the text blocks of one message as paragraphs.
             append(t, text.unwrap_or(""), "\n\n");
@@ -271,6 +312,45 @@ mod tests {
     use super::*;
     use crate::formats::native::testutil::records;
     use serde_json::json;
+
+    #[test]
+    fn usage_is_one_record_per_api_message_with_its_largest_figures() {
+        let text = [
+            r#"{"type":"user","sessionId":"S","message":{"role":"user","content":"go"}}"#,
+            r#"{"type":"assistant","message":{"id":"m1","model":"claude-x","content":[{"type":"text","text":"a"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":1}}}"#,
+            r#"{"type":"assistant","message":{"id":"m1","model":"claude-x","content":[{"type":"tool_use","id":"c1","name":"Bash","input":{}}],"usage":{"input_tokens":3,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":40}}}"#,
+            r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"b"}],"usage":{"input_tokens":7,"output_tokens":2}}}"#,
+        ]
+        .join("\n");
+        let t = read(&text);
+        let usage: Vec<(usize, &Record)> = t
+            .entries
+            .iter()
+            .filter(|e| matches!(e.record, Record::Usage { .. }))
+            .map(|e| (e.line, &e.record))
+            .collect();
+        assert_eq!(
+            usage,
+            [
+                (
+                    1,
+                    &Record::Usage {
+                        model: Some("claude-x".into()),
+                        input: 1103,
+                        output: 40
+                    }
+                ),
+                (
+                    3,
+                    &Record::Usage {
+                        model: None,
+                        input: 7,
+                        output: 2
+                    }
+                )
+            ]
+        );
+    }
 
     #[test]
     fn blocks_of_one_api_message_are_merged_into_one_batch() {

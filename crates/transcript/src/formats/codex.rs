@@ -9,7 +9,8 @@
 //! | `response_item` `message` role `assistant`, `reasoning`, `function_call`, `custom_tool_call`, `local_shell_call` | one `Assistant` per model response, then its `ToolCall`s, all sharing the response's batch |
 //! | `response_item` `function_call_output` / `custom_tool_call_output` | `ToolResult`, named after its call |
 //! | `compacted` | `Compaction` |
-//! | `event_msg`, `turn_context`, `response_item` messages of role `developer` / `system` | nothing: `event_msg` repeats what the response items say, for the UI |
+//! | `event_msg` of type `token_count` (`info.last_token_usage`) | `Usage`, with the model of the last `turn_context` |
+//! | other `event_msg`, `turn_context`, `response_item` messages of role `developer` / `system` | nothing: `event_msg` repeats what the response items say, for the UI |
 //!
 //! A rollout does not mark where one model response ends, so the items the model produced
 //! one after another (reasoning, message, calls) with no input item (a user message, a tool
@@ -30,12 +31,14 @@ const SKIPPED: &[&str] = &["event_msg", "turn_context"];
 const SKIPPED_ITEMS: &[&str] = &["web_search_call", "other", "ghost_snapshot"];
 
 #[derive(Default)]
-struct Reader {
-    t: NativeTranscript,
+pub(crate) struct Reader {
+    pub(crate) t: NativeTranscript,
     /// Tool name by call id.
     tools: HashMap<String, String>,
     /// The open model response: index of its `Assistant` entry and its batch.
     open: Option<(usize, u64)>,
+    /// The model of the current turn (`turn_context`).
+    model: Option<String>,
 }
 
 /// Reads a whole Codex rollout file. Never panics; unmappable lines become issues.
@@ -44,7 +47,12 @@ pub fn read(text: &str) -> NativeTranscript {
 }
 
 impl Reader {
-    fn line(&mut self, line: usize, o: &Map<String, Value>) {
+    /// The absolute index of the open model response's record, if one is open.
+    pub(crate) fn open_index(&self) -> Option<usize> {
+        self.open.map(|(i, _)| i)
+    }
+
+    pub(crate) fn line(&mut self, line: usize, o: &Map<String, Value>) {
         let Some(ty) = str_of(o, "type") else {
             if o.contains_key("instructions") || o.contains_key("record_type") {
                 return; // Older rollouts: a bare header or a state line.
@@ -55,7 +63,7 @@ impl Reader {
         let payload = obj_of(o, "payload");
         match (ty, payload) {
             ("session_meta", Some(p)) => match str_of(p, "id") {
-                Some(id) if self.t.entries.is_empty() => {
+                Some(id) if self.t.nothing_pushed() => {
                     self.t.push(
                         line,
                         Record::Session {
@@ -74,6 +82,27 @@ impl Reader {
             ("compacted", _) => {
                 self.open = None;
                 self.t.push(line, Record::Compaction);
+            }
+            ("turn_context", Some(p)) => {
+                if let Some(m) = str_of(p, "model") {
+                    self.model = Some(m.to_owned());
+                }
+            }
+            ("event_msg", Some(p)) if str_of(p, "type") == Some("token_count") => {
+                // The usage of the model call just made: input counts the whole context
+                // (cached tokens included), output the reasoning too.
+                let last = obj_of(p, "info").and_then(|i| obj_of(i, "last_token_usage"));
+                if let Some(u) = last {
+                    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+                    self.t.push(
+                        line,
+                        Record::Usage {
+                            model: self.model.clone(),
+                            input: n("input_tokens"),
+                            output: n("output_tokens"),
+                        },
+                    );
+                }
             }
             _ if SKIPPED.contains(&ty) => {}
             ("session_meta" | "response_item", None) => self
@@ -98,7 +127,7 @@ impl Reader {
                 thinking: None,
             },
         );
-        let open = (self.t.entries.len() - 1, batch);
+        let open = (self.t.last_index(), batch);
         self.open = Some(open);
         open
     }
@@ -107,7 +136,7 @@ impl Reader {
         if let Some(Record::Assistant {
             text: t,
             thinking: th,
-        }) = self.t.entries.get_mut(index).map(|e| &mut e.record)
+        }) = self.t.record_mut(index)
         {
             append(t, text, "\n\n");
             append(th, thinking, "\n\n");
@@ -368,7 +397,7 @@ mod tests {
         let t = read(&text);
         let lines: Vec<usize> = t.issues.iter().map(|i| i.line).collect();
         assert_eq!(lines, [0, 1, 2, 3, 4], "{:?}", t.issues);
-        assert!(t.entries.is_empty());
+        assert!(t.nothing_pushed());
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use crate::error::{JsonType, LineError};
 use crate::Record;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// The line types of the format.
 pub const TYPES: &[&str] = &[
@@ -20,7 +21,90 @@ pub const TYPES: &[&str] = &[
 
 /// Parses one non-blank line. `first` says whether it is the first record of the file (the
 /// only place a `session` header may be).
+///
+/// A valid line is read in one pass into borrowed fields (no JSON tree but the call's `args`);
+/// a line that fails it is read again field by field, to say exactly what is wrong.
 pub fn parse_line(text: &str, first: bool) -> Result<Record, LineError> {
+    if let Some(r) = fast(text, first) {
+        return Ok(r);
+    }
+    slow(text, first)
+}
+
+/// The fields of every line type, borrowed where the JSON has no escapes; the rest of a line
+/// is skipped without being built.
+#[derive(serde::Deserialize)]
+struct Fields<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Cow<'a, str>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    thinking: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    source: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    license: Option<Cow<'a, str>>,
+    /// `Some(Null)` for an explicit `null` (a valid argument value).
+    #[serde(default, deserialize_with = "present")]
+    args: Option<Value>,
+    #[serde(default)]
+    batch: Option<u64>,
+    #[serde(default)]
+    truncated: Option<bool>,
+    #[serde(default)]
+    is_error: Option<bool>,
+    #[serde(default)]
+    images: Option<u64>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    <Value as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+/// The one-pass read of a valid line; `None` sends the line to [`slow`].
+fn fast(text: &str, first: bool) -> Option<Record> {
+    let f: Fields<'_> = serde_json::from_str(text).ok()?;
+    let own = |c: Option<Cow<'_, str>>| c.map(Cow::into_owned);
+    Some(match &*f.ty {
+        "session" if first => Record::Session {
+            id: own(f.id)?,
+            source: own(f.source),
+            license: own(f.license),
+        },
+        "user" => Record::User { text: own(f.text)? },
+        "assistant" => Record::Assistant {
+            text: own(f.text),
+            thinking: own(f.thinking),
+        },
+        "tool_call" => Record::ToolCall {
+            id: own(f.id)?,
+            tool: own(f.tool)?,
+            args: f.args?,
+            batch: f.batch,
+            truncated: f.truncated.unwrap_or(false),
+        },
+        "tool_result" => Record::ToolResult {
+            id: own(f.id)?,
+            tool: own(f.tool)?,
+            content: own(f.content)?,
+            is_error: f.is_error.unwrap_or(false),
+            images: u32::try_from(f.images.unwrap_or(0)).ok()?,
+            truncated: f.truncated.unwrap_or(false),
+        },
+        "compaction" => Record::Compaction,
+        _ => return None,
+    })
+}
+
+/// The field-by-field read, which names what is wrong.
+fn slow(text: &str, first: bool) -> Result<Record, LineError> {
     let value: Value = serde_json::from_str(text).map_err(|e| LineError::Json(json_message(&e)))?;
     let mut obj = match value {
         Value::Object(o) => o,
@@ -220,6 +304,37 @@ mod tests {
         assert_eq!(
             parse_line(r#"{"type":"compaction"}"#, false),
             Ok(Record::Compaction)
+        );
+    }
+
+    #[test]
+    fn the_one_pass_read_agrees_with_the_field_by_field_read() {
+        let lines = [
+            r#"{"type":"session","id":"s","source":"x","license":null}"#,
+            r#"{"type":"user","text":"h\u00e9 \"q\"\n","extra":[1,{"a":2}]}"#,
+            r#"{"type":"assistant","text":null,"thinking":"t"}"#,
+            r#"{"type":"tool_call","id":"c","tool":"t","args":null}"#,
+            r#"{"type":"tool_call","id":"c","tool":"t","args":{"b":[1,2],"a":"x"},"batch":null,"truncated":true}"#,
+            r#"{"type":"tool_result","id":"c","tool":"t","content":"","is_error":null,"images":3}"#,
+            r#"{"type":"tool_result","id":"c","tool":"t","content":"x","images":4294967296}"#,
+            r#"{"type":"user","text":"a","text":"b"}"#,
+            r#"{"type":"compaction","id":5}"#,
+            r#"{"type":"user","text":5}"#,
+            r#"{"type":"session","id":"s"}"#,
+        ];
+        for first in [true, false] {
+            for l in lines {
+                let slow = slow(l, first);
+                // Where the one-pass read gives up, the slow read decides.
+                if let Some(r) = fast(l, first) {
+                    assert_eq!(Ok(r), slow, "{l}");
+                }
+                assert_eq!(parse_line(l, first), slow, "{l}");
+            }
+        }
+        assert!(
+            fast(lines[1], false).is_some(),
+            "escapes are read in one pass too"
         );
     }
 

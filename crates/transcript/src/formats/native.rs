@@ -10,6 +10,7 @@
 
 use crate::{Entry, Format, Record, Transcript};
 use serde_json::{Map, Value};
+use std::collections::VecDeque;
 use std::fmt;
 
 /// The most issues one read keeps; beyond it only [`NativeTranscript::issues_dropped`] counts.
@@ -45,6 +46,11 @@ pub struct NativeTranscript {
     pub lines: usize,
     /// Number of `assistant` records pushed so far.
     assistants: u64,
+    /// Records already handed out by a streaming read (removed from `entries`): the absolute
+    /// index of `entries[0]`.
+    base: usize,
+    /// Issues already handed out by a streaming read (removed from `issues`).
+    issues_handed_out: usize,
 }
 
 /// Reads `text` with the reader of `format`; `None` for [`Format::Loopguard`] (read it with
@@ -95,13 +101,7 @@ impl NativeTranscript {
     /// (as in the corpus conversion).
     pub(crate) fn finish(mut self) -> NativeTranscript {
         for e in &mut self.entries {
-            if let Record::Assistant { text, thinking } = &mut e.record {
-                for slot in [text, thinking] {
-                    if slot.as_deref().is_some_and(|s| s.trim().is_empty()) {
-                        *slot = None;
-                    }
-                }
-            }
+            finish_record(&mut e.record);
         }
         self
     }
@@ -113,8 +113,41 @@ impl NativeTranscript {
         self.entries.push(Entry { line, record });
     }
 
+    /// Whether no record was pushed yet (handed-out ones included).
+    pub(crate) fn nothing_pushed(&self) -> bool {
+        self.base == 0 && self.entries.is_empty()
+    }
+
+    /// The absolute index of the last record pushed.
+    pub(crate) fn last_index(&self) -> usize {
+        (self.base + self.entries.len()).saturating_sub(1)
+    }
+
+    /// The record at absolute index `index`, unless it was handed out already.
+    pub(crate) fn record_mut(&mut self, index: usize) -> Option<&mut Record> {
+        let i = index.checked_sub(self.base)?;
+        self.entries.get_mut(i).map(|e| &mut e.record)
+    }
+
+    /// Hands out the records before absolute index `keep_from` (all of them for `None`),
+    /// finished as [`NativeTranscript::finish`] finishes them, into `out`.
+    pub(crate) fn drain_settled(&mut self, keep_from: Option<usize>, out: &mut VecDeque<Entry>) {
+        let n = match keep_from {
+            Some(k) => k.saturating_sub(self.base).min(self.entries.len()),
+            None => self.entries.len(),
+        };
+        if n == 0 {
+            return;
+        }
+        self.base += n;
+        out.extend(self.entries.drain(..n).map(|mut e| {
+            finish_record(&mut e.record);
+            e
+        }));
+    }
+
     pub(crate) fn issue(&mut self, line: usize, message: impl Into<String>) {
-        if self.issues.len() < MAX_ISSUES {
+        if self.issues.len() + self.issues_handed_out < MAX_ISSUES {
             self.issues.push(FormatIssue {
                 line,
                 message: message.into(),
@@ -127,6 +160,92 @@ impl NativeTranscript {
     /// Number of `assistant` records so far (the next one's batch index).
     pub(crate) fn assistant_count(&self) -> u64 {
         self.assistants
+    }
+}
+
+/// The state of a streaming read of one native format: lines go in one at a time, records
+/// come out as soon as no later line can change them.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum LineState {
+    Pi(NativeTranscript),
+    ClaudeCode(super::claude_code::Reader),
+    Codex(super::codex::Reader),
+}
+
+impl LineState {
+    /// A fresh state for `format`; `None` for [`Format::Loopguard`].
+    pub(crate) fn new(format: Format) -> Option<LineState> {
+        Some(match format {
+            Format::Pi => LineState::Pi(NativeTranscript::default()),
+            Format::ClaudeCode => LineState::ClaudeCode(Default::default()),
+            Format::Codex => LineState::Codex(Default::default()),
+            Format::Loopguard => return None,
+        })
+    }
+
+    fn t(&mut self) -> &mut NativeTranscript {
+        match self {
+            LineState::Pi(t) => t,
+            LineState::ClaudeCode(r) => &mut r.t,
+            LineState::Codex(r) => &mut r.t,
+        }
+    }
+
+    /// Reads one non-blank line (0-based `line`): a JSON object goes to the format's reader,
+    /// anything else becomes an issue.
+    pub(crate) fn line(&mut self, line: usize, raw: &str) {
+        match object(raw) {
+            Ok(o) => match self {
+                LineState::Pi(t) => super::pi::read_line(t, line, &o),
+                LineState::ClaudeCode(r) => r.line(line, &o),
+                LineState::Codex(r) => r.line(line, &o),
+            },
+            Err(e) => self.t().issue(line, e),
+        }
+    }
+
+    /// Records the line `line` as one that could not be read.
+    pub(crate) fn issue(&mut self, line: usize, message: String) {
+        self.t().issue(line, message);
+    }
+
+    /// Moves the records no later line can change into `out` (all of them when `end`), and
+    /// the issues so far into `issues`.
+    pub(crate) fn drain(
+        &mut self,
+        end: bool,
+        out: &mut VecDeque<Entry>,
+        issues: &mut VecDeque<FormatIssue>,
+    ) {
+        let keep_from = if end {
+            None
+        } else {
+            match self {
+                LineState::Pi(_) => None,
+                LineState::ClaudeCode(r) => r.open_index(),
+                LineState::Codex(r) => r.open_index(),
+            }
+        };
+        let t = self.t();
+        t.drain_settled(keep_from, out);
+        t.issues_handed_out += t.issues.len();
+        issues.extend(t.issues.drain(..));
+    }
+
+    /// Issues counted beyond [`MAX_ISSUES`].
+    pub(crate) fn issues_dropped(&mut self) -> usize {
+        self.t().issues_dropped
+    }
+}
+
+/// An assistant text or reasoning that is only whitespace counts as absent.
+fn finish_record(r: &mut Record) {
+    if let Record::Assistant { text, thinking } = r {
+        for slot in [text, thinking] {
+            if slot.as_deref().is_some_and(|s| s.trim().is_empty()) {
+                *slot = None;
+            }
+        }
     }
 }
 
@@ -166,9 +285,99 @@ pub(crate) fn read_objects<S: Default>(
     std::mem::take(transcript(&mut state)).finish()
 }
 
+/// Strings longer than this under a `data` or `image_url` key (inline images and documents,
+/// base64) are not copied out of the line: they become a short stand-in naming their length
+/// and a hash of their bytes, so equal payloads stay equal and a 100 MB image costs no second
+/// 100 MB.
+pub const MAX_BLOB_BYTES: usize = 64 * 1024;
+
+/// A JSON value read like `serde_json::Value`, except for long blobs (see [`MAX_BLOB_BYTES`]).
+struct Slim {
+    blob: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Slim {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+fn stand_in(s: &str) -> Value {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    s.hash(&mut h);
+    Value::String(format!(
+        "<{} bytes omitted, hash {:016x}>",
+        s.len(),
+        h.finish()
+    ))
+}
+
+impl<'de> serde::de::Visitor<'de> for Slim {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        if self.blob && v.len() > MAX_BLOB_BYTES {
+            return Ok(stand_in(v));
+        }
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        if self.blob && v.len() > MAX_BLOB_BYTES {
+            return Ok(stand_in(&v));
+        }
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(Slim { blob: false })
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut v = Vec::new();
+        while let Some(x) = seq.next_element_seed(Slim { blob: false })? {
+            v.push(x);
+        }
+        Ok(Value::Array(v))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut m = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            let blob = k == "data" || k == "image_url";
+            let v = map.next_value_seed(Slim { blob })?;
+            m.insert(k, v);
+        }
+        Ok(Value::Object(m))
+    }
+}
+
 /// Parses one line as a JSON object, or says why it is not one.
 pub(crate) fn object(line: &str) -> Result<Map<String, Value>, String> {
-    match serde_json::from_str::<Value>(line) {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(line);
+    let parsed = Slim { blob: false }
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v));
+    match parsed {
         Ok(Value::Object(o)) => Ok(o),
         Ok(_) => Err("expected a JSON object".to_owned()),
         Err(e) => {
@@ -398,7 +607,7 @@ pub(crate) mod testutil {
         let ours: Vec<&Record> = ours
             .iter()
             .map(|e| &e.record)
-            .filter(|r| !matches!(r, Record::Session { .. }))
+            .filter(|r| !matches!(r, Record::Session { .. } | Record::Usage { .. }))
             .collect();
         for (i, (a, b)) in ours.iter().zip(corpus).enumerate() {
             assert!(
@@ -446,6 +655,31 @@ mod tests {
         assert_eq!(v, json!("not json"));
         assert!(issue.is_some());
         assert_eq!(args_of(None), (json!({}), None));
+    }
+
+    #[test]
+    fn long_blobs_are_not_copied_but_stay_comparable() {
+        let blob = |c: &str| c.repeat(MAX_BLOB_BYTES + 1);
+        let line = |d: &str| {
+            format!(r#"{{"a":[1,2.5,null,true],"source":{{"data":"{d}"}},"data":"short"}}"#)
+        };
+        let one = object(&line(&blob("A"))).unwrap();
+        let same = object(&line(&blob("A"))).unwrap();
+        let other = object(&line(&blob("B"))).unwrap();
+        let data = |o: &Map<String, Value>| o["source"]["data"].as_str().unwrap().to_owned();
+        assert!(data(&one).starts_with(&format!("<{} bytes omitted", MAX_BLOB_BYTES + 1)));
+        assert_eq!(data(&one), data(&same));
+        assert_ne!(data(&one), data(&other));
+        assert_eq!(one["data"], "short");
+        assert_eq!(one["a"], json!([1, 2.5, null, true]));
+        // Everything else reads as serde_json reads it.
+        let text = r#"{"x":{"y":[{"z":"w\n","n":-3}]},"k":1e3}"#;
+        assert_eq!(
+            Value::Object(object(text).unwrap()),
+            serde_json::from_str::<Value>(text).unwrap()
+        );
+        assert!(object("[1]").is_err());
+        assert!(object("{} x").unwrap_err().starts_with("invalid JSON"));
     }
 
     #[test]

@@ -34,14 +34,14 @@ pub fn read(text: &str) -> NativeTranscript {
     read_objects(text, |t| t, read_line)
 }
 
-fn read_line(t: &mut NativeTranscript, line: usize, o: &Map<String, Value>) {
+pub(crate) fn read_line(t: &mut NativeTranscript, line: usize, o: &Map<String, Value>) {
     let Some(ty) = str_of(o, "type") else {
         t.issue(line, "missing string field `type`");
         return;
     };
     match ty {
         "session" => match str_of(o, "id") {
-            Some(id) if t.entries.is_empty() => {
+            Some(id) if t.nothing_pushed() => {
                 t.push(
                     line,
                     Record::Session {

@@ -1,7 +1,7 @@
-//! The text report, for people: per session, each loop with the lines that form it and what
-//! the guard would have done, then totals.
+//! The text report, for people: sessions ranked by waste, each loop with the lines that form
+//! it, what it cost and what the guard would have done, then totals.
 
-use crate::scan::{Report, SessionReport};
+use crate::{ranked, Report, SessionReport, Wasted};
 use loopguard::core::truncate_chars;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -11,22 +11,21 @@ const MAX_LISTED_RANGES: usize = 12;
 /// Most verdict rows shown for one loop.
 const MAX_ROWS: usize = 8;
 
-pub(crate) fn write_report(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
+/// Writes the text report: sessions with loops ranked by what the guard would have saved,
+/// then totals.
+pub fn write_text(out: &mut dyn Write, report: &Report) -> std::io::Result<()> {
     writeln!(
         out,
         "loopguard scan, preset `{}` (lines are 0-based, as in --format json)",
         report.preset
     )?;
     let mut loops = 0usize;
-    let (mut saved_events, mut saved_chars) = (0usize, 0u64);
-    for s in &report.sessions {
+    for s in ranked(report) {
         if s.findings.is_empty() {
             continue;
         }
         writeln!(out)?;
         loops += write_session(out, s)?;
-        saved_events += s.wasted.events;
-        saved_chars += s.wasted.chars;
     }
     let clean = report.summary.sessions - report.summary.sessions_with_findings;
     writeln!(out)?;
@@ -41,14 +40,28 @@ pub(crate) fn write_report(out: &mut dyn Write, report: &Report) -> std::io::Res
     )?;
     writeln!(
         out,
-        "The guard would have saved {saved_events} lines, {saved_chars} characters."
+        "The guard would have saved {}.",
+        saved(&report.summary.wasted)
     )?;
     Ok(())
 }
 
+fn saved(w: &Wasted) -> String {
+    let usd = w.usd.map(|u| format!(", ${u:.2}")).unwrap_or_default();
+    format!(
+        "{} lines, {} characters, {} tokens{usd}",
+        w.events, w.chars, w.tokens
+    )
+}
+
 /// Writes one session; returns the number of loops in it.
 fn write_session(out: &mut dyn Write, s: &SessionReport) -> std::io::Result<usize> {
-    writeln!(out, "{}  ({}, {} lines)", s.path, s.format, s.events)?;
+    let model = s
+        .model
+        .as_deref()
+        .map(|m| format!(", {m}"))
+        .unwrap_or_default();
+    writeln!(out, "{}  ({}{model}, {} lines)", s.path, s.format, s.events)?;
     // A loop is one (detector, key); first appearance order.
     let mut order: Vec<(String, String)> = Vec::new();
     let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
@@ -83,6 +96,18 @@ fn write_session(out: &mut dyn Write, s: &SessionReport) -> std::io::Result<usiz
             None => k.0.clone(),
         };
         writeln!(out, "  loop: {what}; lines {}", ranges(&lines))?;
+        if let Some(l) = s.loops.iter().find(|l| l.detector == k.0 && l.key == k.1) {
+            let mut cost = format!("{} tokens of text", l.tokens);
+            if let (Some(i), Some(o)) = (l.input_tokens, l.output_tokens) {
+                cost.push_str(&format!(
+                    ", {i} input and {o} output tokens sent and written"
+                ));
+            }
+            if let Some(u) = l.usd {
+                cost.push_str(&format!(", ${u:.2}"));
+            }
+            writeln!(out, "    cost: {cost}")?;
+        }
         if let Some(sample) = sample {
             writeln!(
                 out,
@@ -116,11 +141,7 @@ fn write_session(out: &mut dyn Write, s: &SessionReport) -> std::io::Result<usiz
             )?;
         }
     }
-    writeln!(
-        out,
-        "  would have saved: {} lines, {} characters",
-        s.wasted.events, s.wasted.chars
-    )?;
+    writeln!(out, "  would have saved: {}", saved(&s.wasted))?;
     Ok(order.len())
 }
 
