@@ -4,6 +4,8 @@
 //!   the evaluation gate in check mode, and the Pi integration tests when node is present.
 //! - `cargo xtask eval [--preset P] [--check]`: corpus evaluation (see docs/evaluation.md).
 //! - `cargo xtask fuzz-smoke [SECONDS]`: runs every fuzz target briefly (needs nightly and cargo-fuzz).
+//! - `cargo xtask bench`: short criterion runs (`--warm-up-time 1 --measurement-time 3`); today
+//!   the text detectors on real code (`loopguard-eval`'s `text_code` bench).
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -15,9 +17,10 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("eval") => eval(&args[1..]),
         Some("fuzz-smoke") => fuzz_smoke(args.get(1).map(String::as_str)),
+        Some("bench") => bench(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | eval [--preset P] [--check] | fuzz-smoke [SECONDS]>"
+                "usage: cargo xtask <ci | eval [--preset P] [--check] | fuzz-smoke [SECONDS] | bench [FILTER]>"
             );
             return ExitCode::from(2);
         }
@@ -115,6 +118,24 @@ fn eval(args: &[String]) -> Result<(), String> {
     cmd.args(["run", "--quiet", "--release", "-p", "loopguard-eval", "--"]);
     cmd.args(args);
     run("corpus evaluation", cmd)
+}
+
+fn bench(args: &[String]) -> Result<(), String> {
+    let mut cmd = cargo();
+    cmd.args([
+        "bench",
+        "-p",
+        "loopguard-eval",
+        "--bench",
+        "text_code",
+        "--",
+        "--warm-up-time",
+        "1",
+        "--measurement-time",
+        "3",
+    ]);
+    cmd.args(args);
+    run("text detectors on real code (criterion)", cmd)
 }
 
 fn fuzz_smoke(seconds: Option<&str>) -> Result<(), String> {

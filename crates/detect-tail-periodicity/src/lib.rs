@@ -349,7 +349,7 @@ fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
 pub const REGISTRATION: Registration = Registration {
     name: NAME,
     code: "LG007",
-    summary: "streamed text whose tail is two or more exact copies of one unit of 30+ characters",
+    summary: "streamed text whose tail is a longer exact periodic run than legitimate text holds (span and root copies, per root length)",
     docs: include_str!("../README.md"),
     default_enabled: true,
     options: &[

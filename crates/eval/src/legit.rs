@@ -312,15 +312,29 @@ pub fn run_gate(
 /// The line that opens the machine-measured text section of docs/evaluation.md.
 pub const SECTION_MARKER: &str = "\n## Text detectors on legitimate text\n";
 
+/// The measured parts of the text section.
+#[derive(Clone, Debug, Default)]
+pub struct TextSection {
+    /// The gate.
+    pub gate: LegitReport,
+    /// The longest periodic runs of the gate's texts, by (code, root bucket).
+    pub runs: BTreeMap<(bool, usize), RunMax>,
+    /// For each evidence scale (percent): tail-periodicity's findings on the gate's texts and
+    /// the runaways timed.
+    pub scales: Vec<(u32, usize, Vec<Timed>)>,
+}
+
 /// The text section of docs/evaluation.md.
-pub fn render_markdown(r: &LegitReport) -> String {
+pub fn render_markdown(t: &TextSection) -> String {
     use std::fmt::Write;
+    let r = &t.gate;
     let mut s = String::new();
     s.push_str(SECTION_MARKER);
     let _ = writeln!(
         s,
         "\nMeasured on the machine that ran `cargo xtask eval` (`--check` compares only the sections \
-         above). Every qualifying file (extensions {}, {}–{} KiB) of the Cargo registry sources and \
+         above, and fails when any legitimate text gets a finding or fewer than {REQUIRED} texts are \
+         found). Every qualifying file (extensions {}, {}–{} KiB) of the Cargo registry sources and \
          the Python standard library, sampled in a fixed hash order to at most {SAMPLE}, and every \
          assistant text and thought of the corpus's clean sessions, each streamed as one \
          assistant answer in {CHUNK}-character deltas through the default preset.\n",
@@ -346,6 +360,101 @@ pub fn render_markdown(r: &LegitReport) -> String {
         r.chars,
         r.findings.len()
     );
+    for f in &r.findings {
+        let _ = writeln!(
+            s,
+            "\n- {} {} at {:?} in `{}`",
+            f.detector, f.level, f.offset, f.origin
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n### Longest exact periodic runs of those texts, and the default thresholds\n\n\
+         Per root length (the primitive root of the repeated unit), in prose and in code (inside a \
+         fence, or a message most of whose lines look like code): the longest span and the most \
+         copies of any maximal run, against the span the default's threshold row asks of a run \
+         of that root (`span` and `copies × root`, whichever is larger; tiny roots count by span \
+         only).\n"
+    );
+    let _ = writeln!(
+        s,
+        "| context | root ≤ | runs | longest span (root, copies) | most copies (root) | threshold row |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for ((code, b), m) in &t.runs {
+        let hi = ROOT_BUCKETS.get(*b).copied().unwrap_or(0);
+        let table = if *code {
+            loopguard::tail_periodicity::CODE_TABLE
+        } else {
+            loopguard::tail_periodicity::PROSE_TABLE
+        };
+        let row = loopguard::tail_periodicity::evidence::row_for(table, m.span.1);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} ({}, {}) | {} ({}) | span ≥ {}{} |",
+            if *code { "code" } else { "prose" },
+            if hi == u64::MAX {
+                "∞".to_owned()
+            } else {
+                hi.to_string()
+            },
+            m.runs,
+            m.span.0,
+            m.span.1,
+            m.span.2,
+            m.copies.0,
+            m.copies.1,
+            row.span,
+            if row.copies > 0 {
+                format!(", copies ≥ {}", row.copies)
+            } else {
+                String::new()
+            }
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n### The cost of waiting\n\n\
+         Every text runaway of the corpus and `examples/`, and the project's runaway fixtures, \
+         streamed in {CHUNK}-character deltas through tail-periodicity: the characters streamed \
+         after the loop began (the first character of its periodic run) before the detector \
+         fired, at three settings of `evidence-scale` (the default is 100), beside the findings \
+         the same setting gives on the legitimate texts above.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| evidence-scale | findings on legitimate texts | runaways caught | median | max |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|");
+    for (scale, fp, rows) in &t.scales {
+        let caught = rows.iter().filter(|r| r.fired.is_some()).count();
+        let (med, max) = latency(rows).unwrap_or((0, 0));
+        let _ = writeln!(
+            s,
+            "| {scale} | {fp} | {caught}/{} | {med} | {max} |",
+            rows.len()
+        );
+    }
+    if let Some((_, _, rows)) = t.scales.iter().find(|(sc, _, _)| *sc == 100) {
+        let _ = writeln!(s, "\n| runaway (default) | characters | root | loop began at | fired at | streamed after it began |");
+        let _ = writeln!(s, "|---|---|---|---|---|---|");
+        for r in rows {
+            match r.fired {
+                Some((root, start, off)) => {
+                    let _ = writeln!(
+                        s,
+                        "| {} | {} | {root} | {start} | {off} | {} |",
+                        r.name,
+                        r.chars,
+                        off - start
+                    );
+                }
+                None => {
+                    let _ = writeln!(s, "| {} | {} | – | – | missed | – |", r.name, r.chars);
+                }
+            }
+        }
+    }
     s
 }
 
@@ -409,4 +518,191 @@ pub fn measure(
         one(o.to_string(), text);
     }
     Ok(out)
+}
+
+/// A text runaway to time: where it comes from and its text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Runaway {
+    /// A name for the table.
+    pub name: String,
+    /// The message text.
+    pub text: String,
+    /// Streamed as the message's thought.
+    pub thinking: bool,
+}
+
+/// Every text runaway: the assistant messages of the corpus sessions labelled as text loops,
+/// those of `examples/text-runaway.jsonl`, and the project's runaway fixtures.
+pub fn runaways(
+    corpus: &Path,
+    labels: &[crate::Label],
+    workspace: &Path,
+) -> Result<Vec<Runaway>, String> {
+    let mut out = Vec::new();
+    let mut files: Vec<(String, PathBuf)> = labels
+        .iter()
+        .filter(|l| {
+            l.loops()
+                && l.kind
+                    .as_deref()
+                    .is_some_and(|k| k == "text-periodic" || k == "text-variation")
+        })
+        .map(|l| (l.path.clone(), corpus.join(&l.path)))
+        .collect();
+    files.sort();
+    files.push((
+        "examples/text-runaway.jsonl".to_owned(),
+        workspace.join("examples/text-runaway.jsonl"),
+    ));
+    for (name, path) in files {
+        let t = loopguard_transcript::read_file(&path).map_err(|e| e.to_string())?;
+        for e in &t.entries {
+            if let Record::Assistant { text, thinking } = &e.record {
+                for (body, is_thought) in [(text, false), (thinking, true)] {
+                    if let Some(b) = body.as_ref().filter(|b| !b.is_empty()) {
+                        out.push(Runaway {
+                            name: name.clone(),
+                            text: b.clone(),
+                            thinking: is_thought,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    use loopguard_testkit::texts;
+    let fixtures = [
+        (
+            "fixture: 92-line code block ×32",
+            format!(
+                "Here is the module:\n\n{}",
+                texts::block_92_lines().repeat(32)
+            ),
+            false,
+        ),
+        (
+            "fixture: 2-line thought ×1420",
+            texts::thought_2_lines().repeat(1420),
+            true,
+        ),
+        (
+            "fixture: 143-character sentence ×20",
+            format!("{}\n\n{}", texts::prose(), texts::unit_143().repeat(20)),
+            false,
+        ),
+        (
+            "fixture: 1000-character paragraph ×6",
+            format!("{}\n\n{}", texts::prose(), texts::unit_1000().repeat(6)),
+            false,
+        ),
+    ];
+    for (name, text, thinking) in fixtures {
+        out.push(Runaway {
+            name: name.to_owned(),
+            text,
+            thinking,
+        });
+    }
+    Ok(out)
+}
+
+/// Streams `text` as one message through one tail-periodicity detector; the finding's
+/// offset and root (unit) length.
+pub fn tail_fire(
+    settings: &loopguard::tail_periodicity::Settings,
+    text: &str,
+    thinking: bool,
+) -> Option<(u64, u64)> {
+    use loopguard::core::{Bus, Event, Stream};
+    let det = loopguard::tail_periodicity::TailPeriodicity::new(settings.clone());
+    let mut bus = Bus::new(vec![Box::new(det)]);
+    let stream = if thinking {
+        Stream::Thinking
+    } else {
+        Stream::Text
+    };
+    let _ = bus.observe(&Event::MessageStart);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let cut = rest
+            .char_indices()
+            .nth(CHUNK)
+            .map_or(rest.len(), |(i, _)| i);
+        let (delta, tail) = rest.split_at(cut);
+        rest = tail;
+        for f in bus.observe(&Event::TextDelta { stream, delta }) {
+            let root = f.key.split('/').nth(1).and_then(|q| q.parse().ok())?;
+            return Some((f.offset?, root));
+        }
+    }
+    None
+}
+
+/// Where the loop began: the start of the run of period `root` that ends at `offset`.
+pub fn loop_start(text: &str, offset: u64, root: u64) -> u64 {
+    let chars: Vec<char> = text.chars().take(offset as usize).collect();
+    let p = root as usize;
+    let mut start = chars.len().saturating_sub(p);
+    while start > 0 && chars.get(start - 1) == chars.get(start - 1 + p) {
+        start -= 1;
+    }
+    start as u64
+}
+
+/// One row of the cost-of-waiting table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timed {
+    /// The runaway.
+    pub name: String,
+    /// Its length in characters.
+    pub chars: u64,
+    /// Root length, where the loop began and where it fired.
+    pub fired: Option<(u64, u64, u64)>,
+}
+
+/// Times every runaway under `settings`.
+pub fn time_runaways(
+    settings: &loopguard::tail_periodicity::Settings,
+    runaways: &[Runaway],
+) -> Vec<Timed> {
+    runaways
+        .iter()
+        .map(|r| Timed {
+            name: r.name.clone(),
+            chars: r.text.chars().count() as u64,
+            fired: tail_fire(settings, &r.text, r.thinking)
+                .map(|(off, root)| (root, loop_start(&r.text, off, root), off)),
+        })
+        .collect()
+}
+
+/// Median and max of the characters streamed after the loop began, over the caught ones.
+pub fn latency(rows: &[Timed]) -> Option<(u64, u64)> {
+    let mut v: Vec<u64> = rows
+        .iter()
+        .filter_map(|t| t.fired.map(|(_, start, off)| off - start))
+        .collect();
+    v.sort_unstable();
+    let max = *v.last()?;
+    let med = v.get(v.len() / 2).copied()?;
+    Some((med, max))
+}
+
+/// Legitimate texts on which tail-periodicity alone fires under `settings`.
+pub fn tail_false_positives(
+    settings: &loopguard::tail_periodicity::Settings,
+    files: &[PathBuf],
+    corpus: &[(Origin, String)],
+) -> usize {
+    let mut n = 0;
+    for p in files {
+        if let Ok(text) = std::fs::read_to_string(p) {
+            n += usize::from(tail_fire(settings, &text, false).is_some());
+        }
+    }
+    for (o, text) in corpus {
+        let thinking = matches!(o, Origin::Corpus { thinking: true, .. });
+        n += usize::from(tail_fire(settings, text, thinking).is_some());
+    }
+    n
 }

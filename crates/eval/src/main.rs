@@ -127,7 +127,13 @@ fn real_main() -> Result<ExitCode, String> {
     }
     let md = render_markdown(&results, &disputed);
     print!("{md}");
-    let text_md = legit::render_markdown(&gate_report);
+    let text_md = legit::render_markdown(&text_section(
+        &root,
+        &corpus,
+        &labels,
+        gate_report.clone(),
+        sample,
+    )?);
     print!("{text_md}");
     if !partial {
         if check {
@@ -191,6 +197,32 @@ fn legit_gate(
         );
     }
     Ok(report)
+}
+
+/// The measured text section: the gate, the periodic runs of its texts, and the runaways
+/// timed at three evidence scales.
+fn text_section(
+    root: &Path,
+    corpus: &Path,
+    labels: &[loopguard_eval::Label],
+    gate: legit::LegitReport,
+    sample: usize,
+) -> Result<legit::TextSection, String> {
+    use loopguard::tail_periodicity::Settings;
+    let files = legit::sample_files(&legit::default_roots(), sample);
+    let texts = legit::corpus_texts(corpus, labels)?;
+    let runs = legit::measure("default", &files, &texts)?;
+    let runaways = legit::runaways(corpus, labels, root)?;
+    let mut scales = Vec::new();
+    for scale in [50u32, 100, 200] {
+        let settings = Settings {
+            evidence_scale: scale,
+            ..Settings::default()
+        };
+        let fp = legit::tail_false_positives(&settings, &files, &texts);
+        scales.push((scale, fp, legit::time_runaways(&settings, &runaways)));
+    }
+    Ok(legit::TextSection { gate, runs, scales })
 }
 
 /// The legitimate-text gate's failures: any finding, or fewer texts than required.
