@@ -11,7 +11,7 @@ use loopguard::tail_periodicity::{oracle, Rule, Settings, TailPeriodicity};
 fuzz_target!(|data: &[u8]| {
     let events = loopguard_testkit::decode_events(data);
     let small = Settings { min_unit: 3, max_unit: 64, long_unit: 10, rule: Rule::Copies, ..Settings::default() };
-    let evidence = Settings { min_unit: 3, evidence_scale: 10, chant_copies: 4, ..Settings::default() };
+    let evidence = Settings { min_unit: 3, evidence_scale: 10, chant_copies: 4, counter_noise: false, ..Settings::default() };
     for settings in [Settings::default(), Settings::pi_repetition_guard(), small.clone(), evidence.clone()] {
         let mut bus = Bus::new(vec![Box::new(TailPeriodicity::new(settings)) as Box<dyn Detector>]);
         let mut in_message = 0usize;

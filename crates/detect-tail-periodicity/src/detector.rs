@@ -3,7 +3,9 @@
 use crate::evidence::{row_for, Run, RunTracker};
 use crate::exact::TailMatcher;
 use crate::seed::SeedScanner;
-use crate::{Algorithm, Rule, Settings, CODE_TABLE, NAME, PROSE_TABLE};
+use crate::{
+    Algorithm, Rule, Settings, CODE_TABLE, NAME, NOISY_MIN_LETTERS, NOISY_TABLE, PROSE_TABLE,
+};
 use loopguard_core::{
     Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level, Stream,
 };
@@ -179,10 +181,73 @@ impl Lines {
         self.first = None;
     }
 
+    /// For runs with numbers masked: 0 = the current line has no visible character yet
+    /// (skip the symbol), 1 = it opens with a letter (a sentence: feed it), 2 = it opens
+    /// with anything else (a link, a heading, a list of values: cut the run).
+    #[inline]
+    pub fn sentence(&self) -> u8 {
+        match self.first {
+            None => 0,
+            Some(c) if c.is_alphabetic() => 1,
+            Some(_) => 2,
+        }
+    }
+
     /// Whether the text now being written is code.
     #[inline]
     pub fn code(&self) -> bool {
         self.in_fence || (self.lines > 0 && 2 * self.code_lines > self.lines)
+    }
+}
+
+/// The symbol a maximal run of ASCII digits becomes in the noisy stream.
+const DIGITS: u32 = u32::MAX - 1;
+/// First separator of the noisy stream (where prose resumes after code).
+const NOISY_SENTINEL_BASE: u32 = 0x9000_0000;
+
+/// Follows runs whose copies differ only in their numbers: the prose symbols with every
+/// maximal run of digits read as one symbol.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub(crate) struct Noisy {
+    tracker: RunTracker,
+    /// Span the run at the tail needs (`u64::MAX`: the run does not qualify).
+    need: u64,
+    in_digits: bool,
+    /// Code was skipped since the last symbol fed.
+    gap: bool,
+    sentinels: u32,
+}
+
+impl Noisy {
+    /// Feeds one prose symbol; the root and span of a run that fires.
+    #[inline]
+    fn push(&mut self, s: &Settings, sym: u32) -> Option<(u64, u64)> {
+        let digit = (u32::from(b'0')..=u32::from(b'9')).contains(&sym);
+        if digit && self.in_digits {
+            return None;
+        }
+        self.in_digits = digit;
+        if self.gap {
+            self.gap = false;
+            self.sentinels = self.sentinels.wrapping_add(1) % 0x0fff_ffff;
+            let _ = self.tracker.push(NOISY_SENTINEL_BASE + self.sentinels);
+        }
+        let (_, started) = self.tracker.push(if digit { DIGITS } else { sym });
+        let (root, start) = self.tracker.current()?;
+        if started {
+            let syms = self.tracker.root_symbols();
+            let letters = syms
+                .iter()
+                .filter(|&&c| char::from_u32(c).is_some_and(char::is_alphabetic))
+                .count();
+            self.need = if syms.contains(&DIGITS) && letters >= NOISY_MIN_LETTERS {
+                row_for(NOISY_TABLE, root).need(root, s.evidence_scale)
+            } else {
+                u64::MAX
+            };
+        }
+        let span = self.tracker.len() - start;
+        (span >= self.need).then_some((root, span))
     }
 }
 
@@ -194,6 +259,8 @@ struct Evidence {
     need: (u64, u64),
     /// Symbol position of the message's first non-whitespace symbol.
     first_content: Option<u64>,
+    /// Runs whose copies differ in their numbers (prose only), when on.
+    noisy: Option<Box<Noisy>>,
 }
 
 impl Evidence {
@@ -209,20 +276,41 @@ impl Evidence {
             tracker: RunTracker::new(s.min_unit, s.max_unit, cap),
             need: (u64::MAX, u64::MAX),
             first_content: None,
+            noisy: s.counter_noise.then(|| {
+                Box::new(Noisy {
+                    tracker: RunTracker::new(s.min_unit, s.max_unit, cap),
+                    need: u64::MAX,
+                    ..Noisy::default()
+                })
+            }),
         }
     }
 
     /// Pushes one symbol; returns the run that broke, and whether the run at the tail now
     /// fires (its root and span).
     #[inline]
-    fn push(&mut self, s: &Settings, sym: u32, code: bool) -> (Option<Run>, Option<(u64, u64)>) {
+    fn push(
+        &mut self,
+        s: &Settings,
+        sym: u32,
+        code: bool,
+        sentence: u8,
+    ) -> (Option<Run>, Option<(u64, u64)>) {
         if self.first_content.is_none() && !char::from_u32(sym).is_some_and(char::is_whitespace) {
             self.first_content = Some(self.tracker.len());
         }
         let (ended, started) = self.tracker.push(sym);
+        let noisy_hit = match self.noisy.as_deref_mut() {
+            Some(noisy) if !code && sentence == 1 => noisy.push(s, sym),
+            Some(noisy) if code || sentence == 2 => {
+                noisy.gap = true;
+                None
+            }
+            _ => None,
+        };
         let (root, start) = match self.tracker.current() {
             Some(r) => r,
-            None => return (ended, None),
+            None => return (ended, noisy_hit),
         };
         if started {
             let scale = s.evidence_scale;
@@ -237,7 +325,7 @@ impl Evidence {
         }
         let span = self.tracker.len() - start;
         let need = if code { self.need.1 } else { self.need.0 };
-        (ended, (span >= need).then_some((root, span)))
+        (ended, (span >= need).then_some((root, span)).or(noisy_hit))
     }
 }
 
@@ -255,6 +343,9 @@ pub struct MeasuredRun {
     pub run: Run,
     /// Whether the text around its end was code (the stricter thresholds).
     pub code: bool,
+    /// A run of the noisy stream (numbers read as one symbol, prose only) whose root holds
+    /// a number and enough letters to be judged.
+    pub noisy: bool,
 }
 
 /// Every maximal exact periodic run of a text (as streamed in one message, after the filler
@@ -264,7 +355,18 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
     let mut prep = Prep::new(settings);
     let mut lines = Lines::default();
     let mut tracker = RunTracker::new(settings.min_unit, settings.max_unit, u64::MAX);
+    let mut noisy = Noisy {
+        tracker: RunTracker::new(settings.min_unit, settings.max_unit, u64::MAX),
+        need: u64::MAX,
+        ..Noisy::default()
+    };
+    // Whether the noisy run at the tail qualifies (judged when it starts).
+    let mut judged = false;
     let mut out = Vec::new();
+    let never = Settings {
+        evidence_scale: 1000,
+        ..settings.clone()
+    };
     for ch in text.chars() {
         lines.feed(ch);
         if let Some(sym) = prep.map(ch) {
@@ -272,7 +374,33 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
                 out.push(MeasuredRun {
                     run,
                     code: lines.code(),
+                    noisy: false,
                 });
+            }
+            let sentence = lines.sentence();
+            if lines.code() || sentence == 2 {
+                noisy.gap = true;
+            }
+            let before = noisy.tracker.current();
+            if !lines.code() && sentence == 1 {
+                let _ = noisy.push(&never, sym);
+            }
+            let after = noisy.tracker.current();
+            if let Some((root, start)) = before {
+                if judged && after.map(|a| a.1) != Some(start) {
+                    out.push(MeasuredRun {
+                        run: Run {
+                            root,
+                            start,
+                            end: noisy.tracker.len().saturating_sub(1),
+                        },
+                        code: false,
+                        noisy: true,
+                    });
+                }
+            }
+            if after != before {
+                judged = noisy.need != u64::MAX;
             }
         }
     }
@@ -280,7 +408,17 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
         out.push(MeasuredRun {
             run,
             code: lines.code(),
+            noisy: false,
         });
+    }
+    if let Some(run) = noisy.tracker.finish() {
+        if judged {
+            out.push(MeasuredRun {
+                run,
+                code: false,
+                noisy: true,
+            });
+        }
     }
     out
 }
@@ -438,7 +576,7 @@ impl TailPeriodicity {
             }
             Engine::Evidence(e) => {
                 if let Some(sym) = sep {
-                    if let (_, Some((q, span))) = e.push(s, sym, lines.code()) {
+                    if let (_, Some((q, span))) = e.push(s, sym, lines.code(), lines.sentence()) {
                         hit = Some((q, Some(span), base));
                     }
                 }
@@ -447,7 +585,9 @@ impl TailPeriodicity {
                         count += 1;
                         lines.feed(ch);
                         if let Some(sym) = prep.map(ch) {
-                            if let (_, Some((q, span))) = e.push(s, sym, lines.code()) {
+                            if let (_, Some((q, span))) =
+                                e.push(s, sym, lines.code(), lines.sentence())
+                            {
                                 hit = Some((q, Some(span), base + count));
                                 break;
                             }

@@ -165,6 +165,15 @@ impl RunTracker {
         (p, start)
     }
 
+    /// The symbols of the current run's root (the last `root` symbols), oldest first.
+    pub fn root_symbols(&self) -> Vec<u32> {
+        let n = self.finder.n;
+        match self.run {
+            Some((root, _)) => (n - root..n).map(|i| self.finder.ring.get(i)).collect(),
+            None => Vec::new(),
+        }
+    }
+
     /// Ends the message: the run at the tail, if any.
     pub fn finish(&mut self) -> Option<Run> {
         let n = self.finder.n;

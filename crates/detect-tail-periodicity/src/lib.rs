@@ -151,6 +151,42 @@ pub const CODE_TABLE: &[Row] = &[
     },
 ];
 
+/// Thresholds for runs whose copies differ only in their numbers (a counter, an id, a
+/// timing), in prose sentences: each maximal run of digits is read as one symbol, lines that
+/// do not open with a letter cut the run, and a root must hold a number and at least
+/// [`NOISY_MIN_LETTERS`] letters. 1.5 × the longest such legitimate run per bucket (span and
+/// copies), measured like the exact rows; no legitimate run had a root over 256 (floor: 4).
+pub const NOISY_TABLE: &[Row] = &[
+    Row {
+        max_root: 32,
+        span: 174,
+        copies: 6,
+    },
+    Row {
+        max_root: 64,
+        span: 660,
+        copies: 12,
+    },
+    Row {
+        max_root: 128,
+        span: 803,
+        copies: 9,
+    },
+    Row {
+        max_root: 256,
+        span: 600,
+        copies: 5,
+    },
+    Row {
+        max_root: u32::MAX,
+        span: 0,
+        copies: 4,
+    },
+];
+
+/// Letters a root needs for the noisy rule (sentences, not number tables).
+pub const NOISY_MIN_LETTERS: usize = 16;
+
 /// `[detectors.tail-periodicity]` as written in TOML. Every key is optional.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -179,6 +215,9 @@ pub struct Options {
     /// Evidence rule: a message that is nothing but one root repeated, from its first
     /// character, fires at this many copies (default 16; 0 = off).
     pub chant_copies: Option<usize>,
+    /// Evidence rule: also follow runs whose copies differ only in their numbers (a counter
+    /// that advances), in prose (default true).
+    pub counter_noise: Option<bool>,
     /// Seed engine only: characters of growth between scans (default 200).
     pub rescan_every: Option<usize>,
     /// Runs of filler characters (neither letter nor digit: whitespace, punctuation,
@@ -208,6 +247,8 @@ pub struct Settings {
     pub evidence_scale: u32,
     /// Evidence rule: copies of a chant that fill the whole message (0 = off).
     pub chant_copies: usize,
+    /// Evidence rule: runs whose copies differ only in their numbers.
+    pub counter_noise: bool,
     /// Seed engine rescan cadence.
     pub rescan_every: usize,
     /// Filler-run cut (0 = off).
@@ -264,6 +305,7 @@ impl Settings {
             rule: o.rule.unwrap_or_default(),
             evidence_scale: o.evidence_scale.unwrap_or(Self::DEFAULT_EVIDENCE_SCALE),
             chant_copies: o.chant_copies.unwrap_or(Self::DEFAULT_CHANT_COPIES),
+            counter_noise: o.counter_noise.unwrap_or(true),
             rescan_every: o.rescan_every.unwrap_or(Self::DEFAULT_RESCAN_EVERY),
             max_filler_run: o.max_filler_run.unwrap_or(Self::DEFAULT_MAX_FILLER_RUN),
         };
@@ -332,6 +374,7 @@ impl Default for Settings {
             rule: Rule::Evidence,
             evidence_scale: Self::DEFAULT_EVIDENCE_SCALE,
             chant_copies: Self::DEFAULT_CHANT_COPIES,
+            counter_noise: true,
             rescan_every: Self::DEFAULT_RESCAN_EVERY,
             max_filler_run: Self::DEFAULT_MAX_FILLER_RUN,
         }
@@ -396,6 +439,12 @@ pub const REGISTRATION: Registration = Registration {
             ty: "integer",
             default: "16",
             doc: "Evidence rule: a message that is only one root repeated from its first character fires at this many copies (0 = off).",
+        },
+        OptionDoc {
+            name: "counter-noise",
+            ty: "bool",
+            default: "true",
+            doc: "Evidence rule: also catch prose runs whose copies differ only in their numbers (a counter that advances).",
         },
         OptionDoc {
             name: "rescan-every",

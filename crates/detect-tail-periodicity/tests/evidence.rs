@@ -187,3 +187,41 @@ fn rows_need_at_least_two_copies_and_the_larger_of_span_and_copies() {
     };
     assert_eq!(tiny.need(30, 100), 60);
 }
+
+#[test]
+fn copies_that_differ_in_their_numbers_are_caught_by_the_fifth_copy() {
+    let text = texts::noisy_loop(40);
+    let line = text.lines().nth(2).unwrap().chars().count() + 1;
+    let f = fire(&text).expect("a counter loop fires");
+    let head = "I'll retry the deployment until the health check passes.\n\n".len() as u64;
+    assert!(
+        f.offset.unwrap() <= head + 5 * line as u64,
+        "fired at {:?}, line {line}",
+        f.offset
+    );
+    // Not with counter-noise off: no two copies are equal.
+    let off = Settings {
+        counter_noise: false,
+        ..Settings::default()
+    };
+    assert!(fire_with(&off, Stream::Text, &text).is_none());
+    // Number tables are not sentences: a long list of numbered entries stays quiet.
+    let table: String = (0..400).map(|i| format!("0x{i:02x}, ")).collect();
+    assert!(fire(&format!("The table:\n{table}")).is_none());
+}
+
+#[test]
+fn noisy_runs_follow_numbers_of_any_width_and_stay_quiet_when_short() {
+    // A counter crossing 9 → 10 changes the length of a copy; read as one symbol it does not.
+    let lines: String = (1..=30)
+        .map(|i| {
+            format!(
+                "Retry {i}: the upload to the bucket failed with a timeout, trying again now.\n"
+            )
+        })
+        .collect();
+    assert!(fire(&lines).is_some());
+    // Three such lines are not a loop.
+    let few: String = lines.lines().take(3).map(|l| format!("{l}\n")).collect();
+    assert!(fire(&few).is_none());
+}

@@ -318,7 +318,7 @@ pub struct TextSection {
     /// The gate.
     pub gate: LegitReport,
     /// The longest periodic runs of the gate's texts, by (code, root bucket).
-    pub runs: BTreeMap<(bool, usize), RunMax>,
+    pub runs: BTreeMap<(u8, usize), RunMax>,
     /// For each evidence scale (percent): tail-periodicity's findings on the gate's texts and
     /// the runaways timed.
     pub scales: Vec<(u32, usize, Vec<Timed>)>,
@@ -383,16 +383,20 @@ pub fn render_markdown(t: &TextSection) -> String {
     let _ = writeln!(s, "|---|---|---|---|---|---|");
     for ((code, b), m) in &t.runs {
         let hi = ROOT_BUCKETS.get(*b).copied().unwrap_or(0);
-        let table = if *code {
-            loopguard::tail_periodicity::CODE_TABLE
-        } else {
-            loopguard::tail_periodicity::PROSE_TABLE
+        let table = match code {
+            0 => loopguard::tail_periodicity::PROSE_TABLE,
+            1 => loopguard::tail_periodicity::CODE_TABLE,
+            _ => loopguard::tail_periodicity::NOISY_TABLE,
         };
         let row = loopguard::tail_periodicity::evidence::row_for(table, m.span.1);
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} ({}, {}) | {} ({}) | span ≥ {}{} |",
-            if *code { "code" } else { "prose" },
+            match code {
+                0 => "prose",
+                1 => "code",
+                _ => "prose, numbers masked",
+            },
             if hi == u64::MAX {
                 "∞".to_owned()
             } else {
@@ -473,12 +477,12 @@ pub struct RunMax {
 }
 
 /// Every maximal exact periodic run of every text, the tail-periodicity preparation of
-/// `preset` applied, by (code, root bucket).
+/// `preset` applied, by (context: 0 prose, 1 code, 2 prose with numbers masked; root bucket).
 pub fn measure(
     preset: &str,
     files: &[PathBuf],
     corpus: &[(Origin, String)],
-) -> Result<BTreeMap<(bool, usize), RunMax>, String> {
+) -> Result<BTreeMap<(u8, usize), RunMax>, String> {
     use loopguard::tail_periodicity::{measure_runs, Options, Settings};
     let config = loopguard_cli::load_config(None, Some(preset)).map_err(|e| e.to_string())?;
     let mut table = config
@@ -491,14 +495,15 @@ pub fn measure(
         .try_into()
         .map_err(|e| format!("tail-periodicity options: {e}"))?;
     let settings = Settings::from_options(&options).map_err(|e| e.to_string())?;
-    let mut out: BTreeMap<(bool, usize), RunMax> = BTreeMap::new();
+    let mut out: BTreeMap<(u8, usize), RunMax> = BTreeMap::new();
     let mut one = |origin: String, text: &str| {
         for m in measure_runs(&settings, text) {
             let b = ROOT_BUCKETS
                 .iter()
                 .position(|&hi| m.run.root <= hi)
                 .unwrap_or(0);
-            let e = out.entry((m.code, b)).or_default();
+            let context = if m.noisy { 2 } else { u8::from(m.code) };
+            let e = out.entry((context, b)).or_default();
             e.runs += 1;
             let (span, copies) = (m.run.span(), m.run.copies());
             if span > e.span.0 {
@@ -529,6 +534,9 @@ pub struct Runaway {
     pub text: String,
     /// Streamed as the message's thought.
     pub thinking: bool,
+    /// Where the loop began, when known (else the start of the exact periodic run at the
+    /// firing point).
+    pub began: Option<u64>,
 }
 
 /// Every text runaway: the assistant messages of the corpus sessions labelled as text loops,
@@ -564,6 +572,7 @@ pub fn runaways(
                             name: name.clone(),
                             text: b.clone(),
                             thinking: is_thought,
+                            began: None,
                         });
                     }
                 }
@@ -591,8 +600,11 @@ pub fn runaways(
             false,
         ),
         (
-            "fixture: 1000-character paragraph ×6",
-            format!("{}\n\n{}", texts::prose(), texts::unit_1000().repeat(6)),
+            "fixture: five-paragraph answer ×6",
+            format!(
+                "Summary.\n\n{}",
+                format!("{}\n\n", texts::prose()).repeat(6)
+            ),
             false,
         ),
     ];
@@ -601,8 +613,16 @@ pub fn runaways(
             name: name.to_owned(),
             text,
             thinking,
+            began: None,
         });
     }
+    let head = "I'll retry the deployment until the health check passes.\n\n";
+    out.push(Runaway {
+        name: "fixture: counter loop, copies differ in their numbers ×40".to_owned(),
+        text: texts::noisy_loop(40),
+        thinking: false,
+        began: Some(head.chars().count() as u64),
+    });
     Ok(out)
 }
 
@@ -670,8 +690,13 @@ pub fn time_runaways(
         .map(|r| Timed {
             name: r.name.clone(),
             chars: r.text.chars().count() as u64,
-            fired: tail_fire(settings, &r.text, r.thinking)
-                .map(|(off, root)| (root, loop_start(&r.text, off, root), off)),
+            fired: tail_fire(settings, &r.text, r.thinking).map(|(off, root)| {
+                (
+                    root,
+                    r.began.unwrap_or_else(|| loop_start(&r.text, off, root)),
+                    off,
+                )
+            }),
         })
         .collect()
 }

@@ -597,15 +597,16 @@ pub fn thought_2_lines() -> String {
     "Wait, I need to re-check whether the cache is invalidated before the write.\nLet me look at the invalidate() call in store.rs once more to be sure.\n".to_owned()
 }
 
-/// A loop whose copies differ a little: a paragraph repeated with a counter that advances
-/// and a word that alternates (k-mismatch copies).
+/// A loop whose copies differ a little: a paragraph repeated with a counter and a clock
+/// that advance (the copies differ in their numbers only).
 pub fn noisy_loop(copies: usize) -> String {
     let mut s = String::from("I'll retry the deployment until the health check passes.\n\n");
     for i in 0..copies {
-        let word = if i % 2 == 0 { "again" } else { "once more" };
         s.push_str(&format!(
-            "Attempt {}: the health check on port 8080 still returns 503, so I will restart the service {word} and wait thirty seconds before checking the endpoint.\n",
-            i + 1
+            "Attempt {}: at 12:{:02}:{:02} the health check on port 8080 still returns 503, so I will restart the service again and wait thirty seconds before checking the endpoint.\n",
+            i + 1,
+            (i * 31 / 60) % 60,
+            (i * 31) % 60
         ));
     }
     s
