@@ -4,7 +4,8 @@ use crate::evidence::{row_for, Run, RunTracker};
 use crate::exact::TailMatcher;
 use crate::seed::SeedScanner;
 use crate::{
-    Algorithm, Rule, Settings, CODE_TABLE, NAME, NOISY_MIN_LETTERS, NOISY_TABLE, PROSE_TABLE,
+    Algorithm, Rule, Settings, CODE_TABLE, NAME, NOISY_MAX_NUMBERS, NOISY_MIN_LETTERS, NOISY_TABLE,
+    PROSE_TABLE,
 };
 use loopguard_core::{
     Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level, Stream,
@@ -240,11 +241,13 @@ impl Noisy {
                 .iter()
                 .filter(|&&c| char::from_u32(c).is_some_and(char::is_alphabetic))
                 .count();
-            self.need = if syms.contains(&DIGITS) && letters >= NOISY_MIN_LETTERS {
-                row_for(NOISY_TABLE, root).need(root, s.evidence_scale)
-            } else {
-                u64::MAX
-            };
+            let numbers = syms.iter().filter(|&&c| c == DIGITS).count();
+            self.need =
+                if (1..=NOISY_MAX_NUMBERS).contains(&numbers) && letters >= NOISY_MIN_LETTERS {
+                    row_for(NOISY_TABLE, root).need(root, s.evidence_scale)
+                } else {
+                    u64::MAX
+                };
         }
         let span = self.tracker.len() - start;
         (span >= self.need).then_some((root, span))
@@ -461,7 +464,9 @@ impl TailPeriodicity {
     pub fn buffered(&self) -> usize {
         match &self.state.engine {
             Some(Engine::Exact(f)) => f.buffered(),
-            Some(Engine::Evidence(e)) => e.tracker.buffered(),
+            Some(Engine::Evidence(e)) => {
+                e.tracker.buffered() + e.noisy.as_ref().map_or(0, |n| n.tracker.buffered())
+            }
             Some(Engine::Seed(s)) => s.buffered(),
             None => 0,
         }

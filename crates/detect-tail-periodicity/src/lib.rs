@@ -153,8 +153,8 @@ pub const CODE_TABLE: &[Row] = &[
 
 /// Thresholds for runs whose copies differ only in their numbers (a counter, an id, a
 /// timing), in prose sentences: each maximal run of digits is read as one symbol, lines that
-/// do not open with a letter cut the run, and a root must hold a number and at least
-/// [`NOISY_MIN_LETTERS`] letters. 1.5 × the longest such legitimate run per bucket (span and
+/// do not open with a letter cut the run, and a root must hold 1 to [`NOISY_MAX_NUMBERS`]
+/// numbers and at least [`NOISY_MIN_LETTERS`] letters. 1.5 × the longest such legitimate run per bucket (span and
 /// copies), measured like the exact rows; no legitimate run had a root over 256 (floor: 4).
 pub const NOISY_TABLE: &[Row] = &[
     Row {
@@ -183,6 +183,11 @@ pub const NOISY_TABLE: &[Row] = &[
         copies: 4,
     },
 ];
+
+/// Most numbers a root may hold for the noisy rule: copies then differ in at most this many
+/// tokens (a bounded number of mismatches), so a templated text whose every figure advances
+/// is not a loop.
+pub const NOISY_MAX_NUMBERS: usize = 8;
 
 /// Letters a root needs for the noisy rule (sentences, not number tables).
 pub const NOISY_MIN_LETTERS: usize = 16;

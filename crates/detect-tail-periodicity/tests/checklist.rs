@@ -347,12 +347,21 @@ fn seed_t05_contiguous_tape_loop_of_143_fires_with_a_rotation_sample() {
 #[test]
 fn seed_t06_long_block_runaway_fires() {
     let u = fixtures::unit_1000();
-    for settings in [seed(), Settings::default()] {
+    let exact_only = Settings {
+        counter_noise: false,
+        ..Settings::default()
+    };
+    for settings in [seed(), exact_only] {
         assert_eq!(
             fire(&settings, &u.repeat(4)).map(|f| unit_len(&f)),
             Some(1000)
         );
     }
+    // The unit's sentences differ only in a step counter: the default catches them sooner,
+    // as copies of one 90-character sentence with its number masked.
+    let f = fire(&Settings::default(), &u.repeat(4)).unwrap();
+    assert_eq!(unit_len(&f), 90);
+    assert!(f.offset.unwrap() < 1000);
 }
 
 #[test]
