@@ -650,7 +650,11 @@ pub fn tail_fire(
             .map_or(rest.len(), |(i, _)| i);
         let (delta, tail) = rest.split_at(cut);
         rest = tail;
-        for f in bus.observe(&Event::TextDelta { stream, delta }) {
+        if let Some(f) = bus
+            .observe(&Event::TextDelta { stream, delta })
+            .into_iter()
+            .next()
+        {
             let root = f.key.split('/').nth(1).and_then(|q| q.parse().ok())?;
             return Some((f.offset?, root));
         }

@@ -487,7 +487,7 @@ pub fn state_table() -> String {
     for row in 0..3 {
         s.push_str(&format!("    // state {row}\n    ["));
         for b in 0..256 {
-            let v = if row == 1 && (b'0'..=b'9').contains(&(b as u8)) {
+            let v = if row == 1 && (b as u8).is_ascii_digit() {
                 2
             } else {
                 0
