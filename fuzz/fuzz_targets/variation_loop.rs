@@ -1,13 +1,18 @@
 #![no_main]
 //! Arbitrary event streams through `variation-loop` (default and seed settings): no panic,
-//! at most one finding per message, bounded state, samples of at most 200 characters.
+//! at most one finding per message, bounded state, samples of at most 200 characters; the
+//! prose classifier never panics.
 
 use libfuzzer_sys::fuzz_target;
 use loopguard_core::{Cx, Detector, OwnedEvent};
-use loopguard::variation_loop::{Settings, VariationLoop};
+use loopguard::variation_loop::{is_prose, Settings, VariationLoop};
 
 fuzz_target!(|data: &[u8]| {
     let events = loopguard_testkit::decode_events(data);
+    // The prose classifier takes any line.
+    if let Ok(line) = std::str::from_utf8(data) {
+        let _ = is_prose(line.trim());
+    }
     let seed = Settings { max_clusters: 64, ..Settings::pi_repetition_guard() };
     for settings in [Settings::default(), seed] {
         let cap = if settings.window == 0 { settings.max_clusters } else { settings.window };

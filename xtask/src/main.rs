@@ -5,8 +5,9 @@
 //!   (`npm ci`, `tsc` against Pi's types, `node --test`, which loads it in Pi's own CLI).
 //! - `cargo xtask eval [--preset P] [--check]`: corpus evaluation (see docs/evaluation.md).
 //! - `cargo xtask fuzz-smoke [SECONDS]`: runs every fuzz target briefly (needs nightly and cargo-fuzz).
-//! - `cargo xtask bench`: the scan benchmark (100,000 tool call/result pairs, one core) beside
-//!   a serde_json parse-only baseline of the same stream, as a ratio.
+//! - `cargo xtask bench [FILTER]`: short criterion runs: the scan benchmark (100,000 tool
+//!   call/result pairs, one core) beside a serde_json parse-only baseline of the same stream,
+//!   as a ratio; the text detectors on real code (`loopguard-eval`'s `text_code` bench).
 //! - `cargo xtask gen-stream N OUT`: writes that synthetic stream with N pairs to OUT.
 
 use std::env;
@@ -19,11 +20,11 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("eval") => eval(&args[1..]),
         Some("fuzz-smoke") => fuzz_smoke(args.get(1).map(String::as_str)),
-        Some("bench") => bench(),
+        Some("bench") => bench(&args[1..]),
         Some("gen-stream") => gen_stream(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | eval [--preset P] [--check] | fuzz-smoke [SECONDS] | bench | gen-stream N OUT>"
+                "usage: cargo xtask <ci | eval [--preset P] [--check] | fuzz-smoke [SECONDS] | bench [FILTER] | gen-stream N OUT>"
             );
             return ExitCode::from(2);
         }
@@ -132,9 +133,9 @@ fn eval(args: &[String]) -> Result<(), String> {
     run("corpus evaluation", cmd)
 }
 
-fn bench() -> Result<(), String> {
-    let mut cmd = cargo();
-    cmd.env("RAYON_NUM_THREADS", "1").args([
+fn bench(args: &[String]) -> Result<(), String> {
+    let mut scan = cargo();
+    scan.env("RAYON_NUM_THREADS", "1").args([
         "bench",
         "-p",
         "loopguard-scan",
@@ -146,7 +147,23 @@ fn bench() -> Result<(), String> {
         "--measurement-time",
         "3",
     ]);
-    run("scan benchmark", cmd)
+    scan.args(args);
+    run("scan benchmark", scan)?;
+    let mut cmd = cargo();
+    cmd.args([
+        "bench",
+        "-p",
+        "loopguard-eval",
+        "--bench",
+        "text_code",
+        "--",
+        "--warm-up-time",
+        "1",
+        "--measurement-time",
+        "3",
+    ]);
+    cmd.args(args);
+    run("text detectors on real code (criterion)", cmd)
 }
 
 fn gen_stream(args: &[String]) -> Result<(), String> {

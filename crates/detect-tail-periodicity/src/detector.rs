@@ -1,8 +1,12 @@
 //! The `tail-periodicity` state machine.
 
+use crate::evidence::{row_for, Run, RunTracker};
 use crate::exact::TailMatcher;
 use crate::seed::SeedScanner;
-use crate::{Algorithm, Settings, NAME};
+use crate::{
+    Algorithm, Rule, Settings, CODE_TABLE, NAME, NOISY_MAX_NUMBERS, NOISY_MIN_LETTERS, NOISY_TABLE,
+    PROSE_TABLE,
+};
 use loopguard_core::{
     Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level, Stream,
 };
@@ -104,10 +108,322 @@ impl Prep {
     }
 }
 
+/// Tells code from prose as a message streams, line by line: inside a code fence, or in a
+/// message most of whose lines so far look like code (a file being written), the stricter
+/// thresholds apply.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Lines {
+    in_fence: bool,
+    /// Leading spaces of the current line (tabs count 4).
+    indent: u32,
+    /// Fence characters at the start of the current line.
+    fence: u32,
+    /// First and last non-whitespace characters of the current line.
+    first: Option<char>,
+    last: char,
+    /// Completed non-empty lines, and those that look like code.
+    lines: u32,
+    code_lines: u32,
+}
+
+impl Lines {
+    /// Feeds one character of the message.
+    #[inline]
+    pub fn feed(&mut self, ch: char) {
+        if ch == '\n' {
+            self.end_line();
+            return;
+        }
+        if ch.is_whitespace() {
+            if self.first.is_none() {
+                self.indent = self.indent.saturating_add(if ch == '\t' { 4 } else { 1 });
+            }
+            return;
+        }
+        match self.first {
+            None => {
+                self.first = Some(ch);
+                self.fence = u32::from(ch == '`' || ch == '~');
+            }
+            Some(f) => {
+                if ch == f && self.fence > 0 && self.fence < 3 {
+                    self.fence += 1;
+                } else if self.fence < 3 {
+                    self.fence = 0;
+                }
+            }
+        }
+        self.last = ch;
+    }
+
+    #[cold]
+    fn end_line(&mut self) {
+        if let Some(first) = self.first {
+            self.lines = self.lines.saturating_add(1);
+            if self.fence >= 3 {
+                self.in_fence = !self.in_fence;
+                self.code_lines = self.code_lines.saturating_add(1);
+            } else if self.in_fence
+                || self.indent >= 4
+                || matches!(
+                    first,
+                    '{' | '}' | '[' | ']' | '(' | ')' | '<' | '/' | '@' | ';' | '=' | '"' | '\''
+                )
+                || matches!(
+                    self.last,
+                    ';' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | '=' | '\\'
+                )
+            {
+                self.code_lines = self.code_lines.saturating_add(1);
+            }
+        }
+        self.indent = 0;
+        self.fence = 0;
+        self.first = None;
+    }
+
+    /// For runs with numbers masked: 0 = the current line has no visible character yet
+    /// (skip the symbol), 1 = it opens with a letter (a sentence: feed it), 2 = it opens
+    /// with anything else (a link, a heading, a list of values: cut the run).
+    #[inline]
+    pub fn sentence(&self) -> u8 {
+        match self.first {
+            None => 0,
+            Some(c) if c.is_alphabetic() => 1,
+            Some(_) => 2,
+        }
+    }
+
+    /// Whether the text now being written is code.
+    #[inline]
+    pub fn code(&self) -> bool {
+        self.in_fence || (self.lines > 0 && 2 * self.code_lines > self.lines)
+    }
+}
+
+/// The symbol a maximal run of ASCII digits becomes in the noisy stream.
+const DIGITS: u32 = u32::MAX - 1;
+/// First separator of the noisy stream (where prose resumes after code).
+const NOISY_SENTINEL_BASE: u32 = 0x9000_0000;
+
+/// Follows runs whose copies differ only in their numbers: the prose symbols with every
+/// maximal run of digits read as one symbol.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub(crate) struct Noisy {
+    tracker: RunTracker,
+    /// Span the run at the tail needs (`u64::MAX`: the run does not qualify).
+    need: u64,
+    in_digits: bool,
+    /// Code was skipped since the last symbol fed.
+    gap: bool,
+    sentinels: u32,
+}
+
+impl Noisy {
+    /// Feeds one prose symbol; the root and span of a run that fires.
+    #[inline]
+    fn push(&mut self, s: &Settings, sym: u32) -> Option<(u64, u64)> {
+        let digit = (u32::from(b'0')..=u32::from(b'9')).contains(&sym);
+        if digit && self.in_digits {
+            return None;
+        }
+        self.in_digits = digit;
+        if self.gap {
+            self.gap = false;
+            self.sentinels = self.sentinels.wrapping_add(1) % 0x0fff_ffff;
+            let _ = self.tracker.push(NOISY_SENTINEL_BASE + self.sentinels);
+        }
+        let (_, started) = self.tracker.push(if digit { DIGITS } else { sym });
+        let (root, start) = self.tracker.current()?;
+        if started {
+            let syms = self.tracker.root_symbols();
+            let letters = syms
+                .iter()
+                .filter(|&&c| char::from_u32(c).is_some_and(char::is_alphabetic))
+                .count();
+            let numbers = syms.iter().filter(|&&c| c == DIGITS).count();
+            self.need =
+                if (1..=NOISY_MAX_NUMBERS).contains(&numbers) && letters >= NOISY_MIN_LETTERS {
+                    row_for(NOISY_TABLE, root).need(root, s.evidence_scale)
+                } else {
+                    u64::MAX
+                };
+        }
+        let span = self.tracker.len() - start;
+        (span >= self.need).then_some((root, span))
+    }
+}
+
+/// The evidence rule's state: the run tracker and what the run at the tail needs.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+struct Evidence {
+    tracker: RunTracker,
+    /// Span the run at the tail needs, in prose and in code.
+    need: (u64, u64),
+    /// Symbol position of the message's first non-whitespace symbol.
+    first_content: Option<u64>,
+    /// Runs whose copies differ in their numbers (prose only), when on.
+    noisy: Option<Box<Noisy>>,
+}
+
+impl Evidence {
+    fn new(s: &Settings) -> Evidence {
+        let most = PROSE_TABLE
+            .iter()
+            .chain(CODE_TABLE)
+            .map(|r| u64::from(r.span))
+            .max()
+            .unwrap_or(0);
+        let cap = (most * u64::from(s.evidence_scale)).div_ceil(100) + 1;
+        Evidence {
+            tracker: RunTracker::new(s.min_unit, s.max_unit, cap),
+            need: (u64::MAX, u64::MAX),
+            first_content: None,
+            noisy: s.counter_noise.then(|| {
+                Box::new(Noisy {
+                    tracker: RunTracker::new(s.min_unit, s.max_unit, cap),
+                    need: u64::MAX,
+                    ..Noisy::default()
+                })
+            }),
+        }
+    }
+
+    /// Pushes one symbol; returns the run that broke, and whether the run at the tail now
+    /// fires (its root and span).
+    #[inline]
+    fn push(
+        &mut self,
+        s: &Settings,
+        sym: u32,
+        code: bool,
+        sentence: u8,
+    ) -> (Option<Run>, Option<(u64, u64)>) {
+        if self.first_content.is_none() && !char::from_u32(sym).is_some_and(char::is_whitespace) {
+            self.first_content = Some(self.tracker.len());
+        }
+        let (ended, started) = self.tracker.push(sym);
+        let noisy_hit = match self.noisy.as_deref_mut() {
+            Some(noisy) if !code && sentence == 1 => noisy.push(s, sym),
+            Some(noisy) if code || sentence == 2 => {
+                noisy.gap = true;
+                None
+            }
+            _ => None,
+        };
+        let (root, start) = match self.tracker.current() {
+            Some(r) => r,
+            None => return (ended, noisy_hit),
+        };
+        if started {
+            let scale = s.evidence_scale;
+            let mut prose = row_for(PROSE_TABLE, root).need(root, scale);
+            let mut in_code = row_for(CODE_TABLE, root).need(root, scale);
+            if s.chant_copies > 0 && self.first_content.is_some_and(|f| start <= f) {
+                let chant = (s.chant_copies as u64 * root).max(2 * s.min_unit as u64);
+                prose = prose.min(chant);
+                in_code = in_code.min(chant);
+            }
+            self.need = (prose, in_code);
+        }
+        let span = self.tracker.len() - start;
+        let need = if code { self.need.1 } else { self.need.0 };
+        (ended, (span >= need).then_some((root, span)).or(noisy_hit))
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 enum Engine {
     Exact(Box<TailMatcher>),
+    Evidence(Box<Evidence>),
     Seed(SeedScanner),
+}
+
+/// A maximal periodic run measured on a text, and whether it ended in code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeasuredRun {
+    /// The run (symbol positions).
+    pub run: Run,
+    /// Whether the text around its end was code (the stricter thresholds).
+    pub code: bool,
+    /// A run of the noisy stream (numbers read as one symbol, prose only) whose root holds
+    /// a number and enough letters to be judged.
+    pub noisy: bool,
+}
+
+/// Every maximal exact periodic run of a text (as streamed in one message, after the filler
+/// cut) that holds two copies of a unit of `min-unit..=max-unit` characters: what the
+/// evidence thresholds are measured against.
+pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
+    let mut prep = Prep::new(settings);
+    let mut lines = Lines::default();
+    let mut tracker = RunTracker::new(settings.min_unit, settings.max_unit, u64::MAX);
+    let mut noisy = Noisy {
+        tracker: RunTracker::new(settings.min_unit, settings.max_unit, u64::MAX),
+        need: u64::MAX,
+        ..Noisy::default()
+    };
+    // Whether the noisy run at the tail qualifies (judged when it starts).
+    let mut judged = false;
+    let mut out = Vec::new();
+    let never = Settings {
+        evidence_scale: 1000,
+        ..settings.clone()
+    };
+    for ch in text.chars() {
+        lines.feed(ch);
+        if let Some(sym) = prep.map(ch) {
+            if let (Some(run), _) = tracker.push(sym) {
+                out.push(MeasuredRun {
+                    run,
+                    code: lines.code(),
+                    noisy: false,
+                });
+            }
+            let sentence = lines.sentence();
+            if lines.code() || sentence == 2 {
+                noisy.gap = true;
+            }
+            let before = noisy.tracker.current();
+            if !lines.code() && sentence == 1 {
+                let _ = noisy.push(&never, sym);
+            }
+            let after = noisy.tracker.current();
+            if let Some((root, start)) = before {
+                if judged && after.map(|a| a.1) != Some(start) {
+                    out.push(MeasuredRun {
+                        run: Run {
+                            root,
+                            start,
+                            end: noisy.tracker.len().saturating_sub(1),
+                        },
+                        code: false,
+                        noisy: true,
+                    });
+                }
+            }
+            if after != before {
+                judged = noisy.need != u64::MAX;
+            }
+        }
+    }
+    if let Some(run) = tracker.finish() {
+        out.push(MeasuredRun {
+            run,
+            code: lines.code(),
+            noisy: false,
+        });
+    }
+    if let Some(run) = noisy.tracker.finish() {
+        if judged {
+            out.push(MeasuredRun {
+                run,
+                code: false,
+                noisy: true,
+            });
+        }
+    }
+    out
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -117,6 +433,8 @@ struct State {
     /// Fired in this message (at most once per message).
     fired: bool,
     prep: Prep,
+    #[serde(default)]
+    lines: Lines,
     engine: Option<Engine>,
 }
 
@@ -146,6 +464,9 @@ impl TailPeriodicity {
     pub fn buffered(&self) -> usize {
         match &self.state.engine {
             Some(Engine::Exact(f)) => f.buffered(),
+            Some(Engine::Evidence(e)) => {
+                e.tracker.buffered() + e.noisy.as_ref().map_or(0, |n| n.tracker.buffered())
+            }
             Some(Engine::Seed(s)) => s.buffered(),
             None => 0,
         }
@@ -156,14 +477,16 @@ impl TailPeriodicity {
             started: true,
             fired: false,
             prep: Prep::new(&self.settings),
+            lines: Lines::default(),
             engine: None,
         };
     }
 
-    fn fire(&mut self, q: u64, offset: u64, cx: &mut Cx<'_>) {
+    fn fire(&mut self, q: u64, span: Option<u64>, offset: u64, cx: &mut Cx<'_>) {
         self.state.fired = true;
         let sample = match &self.state.engine {
             Some(Engine::Exact(f)) => f.tail_string(q.min(201) as usize),
+            Some(Engine::Evidence(e)) => e.tracker.tail_string(q.min(201) as usize),
             Some(Engine::Seed(s)) => s.tail_string(q.min(201) as usize),
             None => String::new(),
         };
@@ -171,11 +494,28 @@ impl TailPeriodicity {
             "{NAME}/{q}/{:016x}",
             Fingerprint::of_bytes(sample.as_bytes()).short()
         );
-        let copies = self.settings.min_copies as u32;
-        let message = format!(
-            "Repetition guard: your output ends with {copies} identical copies of the same {q}-character block. \
-             Stop restating it; carry out the next step and give its result."
-        );
+        let (copies, message) = match span {
+            Some(span) => {
+                let copies = (span / q.max(1)).min(u64::from(u32::MAX)) as u32;
+                (
+                    copies,
+                    format!(
+                        "Repetition guard: your output ends with {copies} identical copies of the same {q}-character block \
+                         ({span} characters of repetition). Stop restating it; carry out the next step and give its result."
+                    ),
+                )
+            }
+            None => {
+                let copies = self.settings.min_copies as u32;
+                (
+                    copies,
+                    format!(
+                        "Repetition guard: your output ends with {copies} identical copies of the same {q}-character block. \
+                         Stop restating it; carry out the next step and give its result."
+                    ),
+                )
+            }
+        };
         cx.report(
             Finding::new(NAME, Level::Critical, copies, key, message)
                 .with_offset(offset)
@@ -195,31 +535,36 @@ impl TailPeriodicity {
         }
         let base = cx.char_offset();
         let sep = self.state.prep.switch(stream);
-        let mut hit: Option<(u64, u64)> = None;
+        let mut hit: Option<(u64, Option<u64>, u64)> = None;
         let mut count = 0u64;
         // Split borrows: the preparer and the engine live in different fields.
         let prep = &mut self.state.prep;
+        let lines = &mut self.state.lines;
         let s = &self.settings;
-        let engine = self.state.engine.get_or_insert_with(|| match s.algorithm {
-            Algorithm::Exact => Engine::Exact(Box::new(TailMatcher::new(
-                s.min_unit,
-                s.max_unit,
-                s.min_copies,
-                s.long_unit,
-                s.root_copies,
-            ))),
-            Algorithm::Seed => Engine::Seed(SeedScanner::new(
-                s.min_unit,
-                s.max_unit,
-                s.min_copies,
-                s.rescan_every,
-            )),
-        });
+        let engine = self
+            .state
+            .engine
+            .get_or_insert_with(|| match (s.algorithm, s.rule) {
+                (Algorithm::Exact, Rule::Evidence) => Engine::Evidence(Box::new(Evidence::new(s))),
+                (Algorithm::Exact, Rule::Copies) => Engine::Exact(Box::new(TailMatcher::new(
+                    s.min_unit,
+                    s.max_unit,
+                    s.min_copies,
+                    s.long_unit,
+                    s.root_copies,
+                ))),
+                (Algorithm::Seed, _) => Engine::Seed(SeedScanner::new(
+                    s.min_unit,
+                    s.max_unit,
+                    s.min_copies,
+                    s.rescan_every,
+                )),
+            });
         match engine {
             Engine::Exact(f) => {
                 if let Some(sym) = sep {
                     if let Some(q) = f.push(sym) {
-                        hit = Some((q, base));
+                        hit = Some((q, None, base));
                     }
                 }
                 if hit.is_none() {
@@ -227,7 +572,28 @@ impl TailPeriodicity {
                         count += 1;
                         if let Some(sym) = prep.map(ch) {
                             if let Some(q) = f.push(sym) {
-                                hit = Some((q, base + count));
+                                hit = Some((q, None, base + count));
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            Engine::Evidence(e) => {
+                if let Some(sym) = sep {
+                    if let (_, Some((q, span))) = e.push(s, sym, lines.code(), lines.sentence()) {
+                        hit = Some((q, Some(span), base));
+                    }
+                }
+                if hit.is_none() {
+                    for ch in delta.chars() {
+                        count += 1;
+                        lines.feed(ch);
+                        if let Some(sym) = prep.map(ch) {
+                            if let (_, Some((q, span))) =
+                                e.push(s, sym, lines.code(), lines.sentence())
+                            {
+                                hit = Some((q, Some(span), base + count));
                                 break;
                             }
                         }
@@ -245,12 +611,12 @@ impl TailPeriodicity {
                     }
                 }
                 if let Some(q) = sc.end_of_update() {
-                    hit = Some((q, base + count));
+                    hit = Some((q, None, base + count));
                 }
             }
         }
-        if let Some((q, offset)) = hit {
-            self.fire(q, offset, cx);
+        if let Some((q, span, offset)) = hit {
+            self.fire(q, span, offset, cx);
         }
     }
 }

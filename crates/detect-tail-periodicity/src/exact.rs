@@ -373,8 +373,8 @@ pub(crate) type BandHit = (Option<u64>, Option<u64>);
 /// The exact online tail-repeat finder.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Finder {
-    n: u64,
-    ring: Ring,
+    pub(crate) n: u64,
+    pub(crate) ring: Ring,
     levels: Vec<Level>,
     /// The index's dimensions.
     shape: IndexShape,

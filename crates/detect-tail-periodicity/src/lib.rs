@@ -2,11 +2,13 @@
 #![warn(missing_docs)]
 
 mod detector;
+pub mod evidence;
 mod exact;
 pub mod oracle;
 mod seed;
 
-pub use detector::{Prep, TailPeriodicity};
+pub use detector::{measure_runs, Lines, MeasuredRun, Prep, TailPeriodicity};
+pub use evidence::{Row, Run, RunTracker};
 pub use exact::{Finder, TailMatcher};
 pub use seed::SeedScanner;
 
@@ -28,6 +30,168 @@ pub enum Algorithm {
     Seed,
 }
 
+/// How the exact engine decides.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// By the evidence of the periodic tail: its span and its copies of the primitive root,
+    /// against thresholds per root length measured on legitimate text (stricter in code).
+    #[default]
+    Evidence,
+    /// By copies: `min-copies` copies of a unit, and `root-copies` copies of its root below
+    /// `long-unit`.
+    Copies,
+}
+
+/// Thresholds for prose, by root length: 1.5 × the longest span and the most copies of
+/// an exact periodic run measured in that root bucket on the legitimate-text set (see the
+/// README), rounded up; roots of up to 8 characters count by span only, never by copies.
+/// Buckets with little or no prose data take a floor (300–400 characters for tiny roots,
+/// 3 copies for long ones).
+pub const PROSE_TABLE: &[Row] = &[
+    Row {
+        max_root: 2,
+        span: 300,
+        copies: 0,
+    },
+    Row {
+        max_root: 8,
+        span: 400,
+        copies: 0,
+    },
+    Row {
+        max_root: 16,
+        span: 272,
+        copies: 17,
+    },
+    Row {
+        max_root: 32,
+        span: 279,
+        copies: 9,
+    },
+    Row {
+        max_root: 64,
+        span: 201,
+        copies: 3,
+    },
+    Row {
+        max_root: 128,
+        span: 399,
+        copies: 3,
+    },
+    Row {
+        max_root: 256,
+        span: 554,
+        copies: 3,
+    },
+    Row {
+        max_root: u32::MAX,
+        span: 0,
+        copies: 3,
+    },
+];
+
+/// Thresholds inside code fences and in a message that is a file being written (most of
+/// its lines look like code), measured the same way on code.
+pub const CODE_TABLE: &[Row] = &[
+    Row {
+        max_root: 4,
+        span: 500,
+        copies: 0,
+    },
+    Row {
+        max_root: 8,
+        span: 2306,
+        copies: 0,
+    },
+    Row {
+        max_root: 16,
+        span: 636,
+        copies: 48,
+    },
+    Row {
+        max_root: 32,
+        span: 1511,
+        copies: 62,
+    },
+    Row {
+        max_root: 64,
+        span: 1089,
+        copies: 32,
+    },
+    Row {
+        max_root: 128,
+        span: 12023,
+        copies: 120,
+    },
+    Row {
+        max_root: 256,
+        span: 1047,
+        copies: 6,
+    },
+    Row {
+        max_root: 512,
+        span: 1575,
+        copies: 3,
+    },
+    Row {
+        max_root: 1024,
+        span: 2657,
+        copies: 3,
+    },
+    Row {
+        max_root: 4096,
+        span: 6032,
+        copies: 3,
+    },
+    Row {
+        max_root: u32::MAX,
+        span: 27989,
+        copies: 3,
+    },
+];
+
+/// Thresholds for runs whose copies differ only in their numbers (a counter, an id, a
+/// timing), in prose sentences: each maximal run of digits is read as one symbol, lines that
+/// do not open with a letter cut the run, and a root must hold 1 to [`NOISY_MAX_NUMBERS`]
+/// numbers and at least [`NOISY_MIN_LETTERS`] letters. 1.5 × the longest such legitimate run per bucket (span and
+/// copies), measured like the exact rows; no legitimate run had a root over 256 (floor: 4).
+pub const NOISY_TABLE: &[Row] = &[
+    Row {
+        max_root: 32,
+        span: 174,
+        copies: 6,
+    },
+    Row {
+        max_root: 64,
+        span: 660,
+        copies: 12,
+    },
+    Row {
+        max_root: 128,
+        span: 803,
+        copies: 9,
+    },
+    Row {
+        max_root: 256,
+        span: 600,
+        copies: 5,
+    },
+    Row {
+        max_root: u32::MAX,
+        span: 0,
+        copies: 4,
+    },
+];
+
+/// Most numbers a root may hold for the noisy rule: copies then differ in at most this many
+/// tokens (a bounded number of mismatches), so a templated text whose every figure advances
+/// is not a loop.
+pub const NOISY_MAX_NUMBERS: usize = 8;
+
+/// Letters a root needs for the noisy rule (sentences, not number tables).
+pub const NOISY_MIN_LETTERS: usize = 16;
+
 /// `[detectors.tail-periodicity]` as written in TOML. Every key is optional.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -48,6 +212,17 @@ pub struct Options {
     pub root_copies: Option<usize>,
     /// `"exact"` (default) or `"seed"`.
     pub algorithm: Option<Algorithm>,
+    /// Exact engine: `"evidence"` (default) or `"copies"`.
+    pub rule: Option<Rule>,
+    /// Evidence rule: every span threshold scaled by this percentage (default 100; lower
+    /// fires sooner on a runaway, higher is safer on repetitive legitimate text).
+    pub evidence_scale: Option<u32>,
+    /// Evidence rule: a message that is nothing but one root repeated, from its first
+    /// character, fires at this many copies (default 16; 0 = off).
+    pub chant_copies: Option<usize>,
+    /// Evidence rule: also follow runs whose copies differ only in their numbers (a counter
+    /// that advances), in prose (default true).
+    pub counter_noise: Option<bool>,
     /// Seed engine only: characters of growth between scans (default 200).
     pub rescan_every: Option<usize>,
     /// Runs of filler characters (neither letter nor digit: whitespace, punctuation,
@@ -71,6 +246,14 @@ pub struct Settings {
     pub root_copies: usize,
     /// The engine.
     pub algorithm: Algorithm,
+    /// The exact engine's rule.
+    pub rule: Rule,
+    /// Evidence rule: span thresholds scale, in percent.
+    pub evidence_scale: u32,
+    /// Evidence rule: copies of a chant that fill the whole message (0 = off).
+    pub chant_copies: usize,
+    /// Evidence rule: runs whose copies differ only in their numbers.
+    pub counter_noise: bool,
     /// Seed engine rescan cadence.
     pub rescan_every: usize,
     /// Filler-run cut (0 = off).
@@ -92,6 +275,10 @@ impl Settings {
     pub const DEFAULT_RESCAN_EVERY: usize = 200;
     /// Default filler-run cut.
     pub const DEFAULT_MAX_FILLER_RUN: usize = 16;
+    /// Default evidence scale (percent).
+    pub const DEFAULT_EVIDENCE_SCALE: u32 = 100;
+    /// Default chant copies.
+    pub const DEFAULT_CHANT_COPIES: usize = 16;
     /// The largest accepted `max-unit` (bounds memory at a few MiB).
     pub const MAX_UNIT_LIMIT: usize = 262_144;
     /// The largest accepted `min-copies`.
@@ -102,6 +289,7 @@ impl Settings {
     pub fn pi_repetition_guard() -> Settings {
         Settings {
             algorithm: Algorithm::Seed,
+            rule: Rule::Copies,
             max_unit: 3000,
             long_unit: 30,
             root_copies: 2,
@@ -119,6 +307,10 @@ impl Settings {
             long_unit: o.long_unit.unwrap_or(Self::DEFAULT_LONG_UNIT),
             root_copies: o.root_copies.unwrap_or(Self::DEFAULT_ROOT_COPIES),
             algorithm: o.algorithm.unwrap_or_default(),
+            rule: o.rule.unwrap_or_default(),
+            evidence_scale: o.evidence_scale.unwrap_or(Self::DEFAULT_EVIDENCE_SCALE),
+            chant_copies: o.chant_copies.unwrap_or(Self::DEFAULT_CHANT_COPIES),
+            counter_noise: o.counter_noise.unwrap_or(true),
             rescan_every: o.rescan_every.unwrap_or(Self::DEFAULT_RESCAN_EVERY),
             max_filler_run: o.max_filler_run.unwrap_or(Self::DEFAULT_MAX_FILLER_RUN),
         };
@@ -153,6 +345,18 @@ impl Settings {
                 "must be between 2 and twice min-copies",
             ));
         }
+        if !(10..=1000).contains(&s.evidence_scale) {
+            return Err(ConfigError::invalid(
+                key("evidence-scale"),
+                "must be between 10 and 1000 (percent)",
+            ));
+        }
+        if s.chant_copies == 1 {
+            return Err(ConfigError::invalid(
+                key("chant-copies"),
+                "must be 0 (off) or at least 2",
+            ));
+        }
         if s.rescan_every == 0 {
             return Err(ConfigError::invalid(
                 key("rescan-every"),
@@ -172,6 +376,10 @@ impl Default for Settings {
             long_unit: Self::DEFAULT_LONG_UNIT,
             root_copies: Self::DEFAULT_ROOT_COPIES,
             algorithm: Algorithm::Exact,
+            rule: Rule::Evidence,
+            evidence_scale: Self::DEFAULT_EVIDENCE_SCALE,
+            chant_copies: Self::DEFAULT_CHANT_COPIES,
+            counter_noise: true,
             rescan_every: Self::DEFAULT_RESCAN_EVERY,
             max_filler_run: Self::DEFAULT_MAX_FILLER_RUN,
         }
@@ -189,7 +397,7 @@ fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
 pub const REGISTRATION: Registration = Registration {
     name: NAME,
     code: "LG007",
-    summary: "streamed text whose tail is two or more exact copies of one unit of 30+ characters",
+    summary: "streamed text whose tail is a longer exact periodic run than legitimate text holds (span and root copies, per root length)",
     docs: include_str!("../README.md"),
     default_enabled: true,
     options: &[
@@ -218,6 +426,30 @@ pub const REGISTRATION: Registration = Registration {
             ty: "\"exact\" | \"seed\"",
             default: "\"exact\"",
             doc: "Exact online engine, or the seed's periodic rescans.",
+        },
+        OptionDoc {
+            name: "rule",
+            ty: "\"evidence\" | \"copies\"",
+            default: "\"evidence\"",
+            doc: "Exact engine: judge a periodic tail by its span and root copies against thresholds per root length (stricter in code), or by min-copies / root-copies.",
+        },
+        OptionDoc {
+            name: "evidence-scale",
+            ty: "integer",
+            default: "100",
+            doc: "Evidence rule: span thresholds scaled by this percentage (lower fires sooner, higher is safer).",
+        },
+        OptionDoc {
+            name: "chant-copies",
+            ty: "integer",
+            default: "16",
+            doc: "Evidence rule: a message that is only one root repeated from its first character fires at this many copies (0 = off).",
+        },
+        OptionDoc {
+            name: "counter-noise",
+            ty: "bool",
+            default: "true",
+            doc: "Evidence rule: also catch prose runs whose copies differ only in their numbers (a counter that advances).",
         },
         OptionDoc {
             name: "rescan-every",

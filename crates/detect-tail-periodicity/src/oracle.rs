@@ -4,7 +4,8 @@
 //! tests (`tests/proptests.rs`) and the fuzz target (`fuzz/fuzz_targets/tail_periodicity.rs`).
 //! No detector code calls it.
 
-use crate::{Prep, Settings};
+use crate::evidence::row_for;
+use crate::{Lines, Prep, Settings, CODE_TABLE, PROSE_TABLE};
 use loopguard_core::Stream;
 
 /// The smallest unit length `q` in `min..=max` such that `seq[..n]` ends with `copies`
@@ -57,4 +58,77 @@ pub fn first_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64
     (1..=syms.len()).find_map(|n| {
         rule_unit(&syms, n, settings).map(|q| (seq.get(n - 1).map_or(0, |&(_, off)| off), q))
     })
+}
+
+/// Where the evidence rule must fire on a message made of `pieces`, brute force: the message
+/// character offset and the root length. The run at the tail starts when the sequence ends
+/// with two copies of a unit of `min-unit..=max-unit` symbols (its root is the primitive root
+/// of that unit, its start found by extending the period backwards, at most as far as every
+/// threshold needs), lasts while each symbol equals the one a root earlier, and fires once it
+/// spans what the threshold row of its root asks for, in prose or in code as the text reads
+/// at that symbol.
+pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64, usize)> {
+    let mut prep = Prep::new(settings);
+    let mut lines = Lines::default();
+    let mut seq: Vec<(u32, u64, bool)> = Vec::new();
+    let mut offset = 0u64;
+    for (stream, delta) in pieces {
+        if let Some(sep) = prep.switch(*stream) {
+            seq.push((sep, offset, lines.code()));
+        }
+        for ch in delta.chars() {
+            offset += 1;
+            lines.feed(ch);
+            if let Some(sym) = prep.map(ch) {
+                seq.push((sym, offset, lines.code()));
+            }
+        }
+    }
+    let syms: Vec<u32> = seq.iter().map(|&(s, _, _)| s).collect();
+    let most = PROSE_TABLE
+        .iter()
+        .chain(CODE_TABLE)
+        .map(|r| u64::from(r.span))
+        .max()
+        .unwrap_or(0);
+    let cap = ((most * u64::from(settings.evidence_scale)).div_ceil(100) + 1) as usize;
+    let first_content = syms
+        .iter()
+        .position(|&s| !char::from_u32(s).is_some_and(char::is_whitespace));
+    let mut run: Option<(usize, usize, u64, u64)> = None;
+    for n in 1..=syms.len() {
+        if let Some((p, ..)) = run {
+            if syms.get(n - 1) != syms.get(n - 1 - p) {
+                run = None;
+            }
+        }
+        if run.is_none() {
+            if let Some(q) = tail_unit(&syms, n, settings.min_unit, settings.max_unit, 2) {
+                let p = root(&syms[n - q..n]);
+                let mut start = n - 2 * q;
+                let lowest = n.saturating_sub(cap);
+                while start > lowest && syms[start - 1] == syms[start - 1 + p] {
+                    start -= 1;
+                }
+                let scale = settings.evidence_scale;
+                let mut prose = row_for(PROSE_TABLE, p as u64).need(p as u64, scale);
+                let mut code = row_for(CODE_TABLE, p as u64).need(p as u64, scale);
+                if settings.chant_copies > 0 && first_content.is_some_and(|f| start <= f) {
+                    let chant =
+                        (settings.chant_copies as u64 * p as u64).max(2 * settings.min_unit as u64);
+                    prose = prose.min(chant);
+                    code = code.min(chant);
+                }
+                run = Some((p, start, prose, code));
+            }
+        }
+        if let Some((p, start, prose, code)) = run {
+            let (_, off, in_code) = seq[n - 1];
+            let need = if in_code { code } else { prose };
+            if (n - start) as u64 >= need {
+                return Some((off, p));
+            }
+        }
+    }
+    None
 }

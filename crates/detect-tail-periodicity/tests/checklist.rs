@@ -6,12 +6,21 @@ mod fixtures;
 
 use loopguard_core::{Finding, Level, OwnedEvent, Stream};
 use loopguard_detect_tail_periodicity::{
-    Algorithm, SeedScanner, Settings, TailPeriodicity, REGISTRATION,
+    Algorithm, Rule, SeedScanner, Settings, TailPeriodicity, REGISTRATION,
 };
 use loopguard_testkit::{run, Script};
 
 fn seed() -> Settings {
     Settings::pi_repetition_guard()
+}
+
+/// The exact engine under the copies rule (`min-copies` copies, `root-copies` copies of the
+/// root below `long-unit`): what the engine tests below pin down.
+fn copies() -> Settings {
+    Settings {
+        rule: Rule::Copies,
+        ..Settings::default()
+    }
 }
 
 fn fire_pieces(
@@ -75,15 +84,12 @@ fn g41_two_copies_of_a_unit_of_30_or_more_is_a_loop_with_the_smallest_period() {
     assert_eq!(f.level, Level::Critical);
     // Default: units shorter than long-unit (512) need four copies of their root; longer ones
     // fire on two.
-    assert!(fire(&Settings::default(), &format!("{text}{u}")).is_none());
-    let f = fire(&Settings::default(), &format!("{text}{u}{u}")).expect("fourth copy fires");
+    assert!(fire(&copies(), &format!("{text}{u}")).is_none());
+    let f = fire(&copies(), &format!("{text}{u}{u}")).expect("fourth copy fires");
     assert_eq!(unit_len(&f), u.chars().count());
     let long = fixtures::unit_1000();
-    let f = fire(
-        &Settings::default(),
-        &format!("{}\n{long}{long}", preamble()),
-    )
-    .expect("two copies of a 1000-character unit");
+    let f = fire(&copies(), &format!("{}\n{long}{long}", preamble()))
+        .expect("two copies of a 1000-character unit");
     assert_eq!(unit_len(&f), long.chars().count());
     // Smallest period: a unit that is itself two copies reports the half.
     let w = "0123456789abcdefghijklmnopqrstuvwxyz0123";
@@ -135,7 +141,7 @@ fn g43_seed_rescans_only_after_200_new_characters() {
     let exact = fire(
         &Settings {
             long_unit: 30,
-            ..Settings::default()
+            ..copies()
         },
         &text,
     )
@@ -194,11 +200,11 @@ fn g44_seed_cap_is_min_3000_and_half_the_length() {
     );
     // The default finds units up to 64 Ki characters.
     assert_eq!(
-        fire(&Settings::default(), &format!("{u3001}{u3001}")).map(|f| unit_len(&f)),
+        fire(&copies(), &format!("{u3001}{u3001}")).map(|f| unit_len(&f)),
         Some(3001)
     );
     let big = unit(65_536);
-    let f = fire(&Settings::default(), &format!("{}{big}{big}", preamble())).expect("64 Ki unit");
+    let f = fire(&copies(), &format!("{}{big}{big}", preamble())).expect("64 Ki unit");
     assert_eq!(unit_len(&f), 65_536);
 }
 
@@ -237,7 +243,7 @@ fn g45_seed_joins_thinking_and_text_with_a_newline() {
     // The exact engine separates streams with a symbol no repeat can contain.
     let default = Settings {
         long_unit: 30,
-        ..Settings::default()
+        ..copies()
     };
     assert!(fire_pieces(&default, &pieces, 16).is_empty());
 }
@@ -257,7 +263,7 @@ fn g46_sample_is_the_unit_cut_to_200_characters() {
     assert_eq!(sample.chars().count(), 201);
     assert!(sample.ends_with('…'));
     let u = fixtures::unit_143();
-    let f = fire(&Settings::default(), &format!("{}{u}{u}{u}{u}", preamble())).unwrap();
+    let f = fire(&copies(), &format!("{}{u}{u}{u}{u}", preamble())).unwrap();
     assert_eq!(f.sample.unwrap(), u);
 }
 
@@ -266,7 +272,7 @@ fn finding_reports_offset_and_fires_once() {
     let u = fixtures::unit_143();
     let pre = preamble();
     let found = fire_pieces(
-        &Settings::default(),
+        &copies(),
         &[(Stream::Text, &format!("{pre}{u}{u}{u}{u}"))],
         16,
     );
@@ -341,12 +347,21 @@ fn seed_t05_contiguous_tape_loop_of_143_fires_with_a_rotation_sample() {
 #[test]
 fn seed_t06_long_block_runaway_fires() {
     let u = fixtures::unit_1000();
-    for settings in [seed(), Settings::default()] {
+    let exact_only = Settings {
+        counter_noise: false,
+        ..Settings::default()
+    };
+    for settings in [seed(), exact_only] {
         assert_eq!(
             fire(&settings, &u.repeat(4)).map(|f| unit_len(&f)),
             Some(1000)
         );
     }
+    // The unit's sentences differ only in a step counter: the default catches them sooner,
+    // as copies of one 90-character sentence with its number masked.
+    let f = fire(&Settings::default(), &u.repeat(4)).unwrap();
+    assert_eq!(unit_len(&f), 90);
+    assert!(f.offset.unwrap() < 1000);
 }
 
 #[test]
@@ -464,22 +479,32 @@ fn fp_tree_lines_forming_a_square_across_a_shared_prefix() {
 
 #[test]
 fn short_period_chant_is_caught() {
-    // gemini-cli #5813: "nynyny…", 66 characters in all.
+    // gemini-cli #5813: "nynyny…", 66 characters in all: an answer that is nothing but the
+    // chant fires as soon as the engine sees it (a square of 30-character units).
     let t = "ny".repeat(33);
     let f = fire(&Settings::default(), &t).unwrap();
-    assert_eq!(unit_len(&f), 30);
+    assert_eq!(unit_len(&f), 2);
     assert_eq!(f.offset, Some(60));
     // The seed needs 200 characters before it even looks.
     assert!(fire(&seed(), &t).is_none());
+    // The copies rule reports the 30-character unit.
+    assert_eq!(fire(&copies(), &t).map(|f| unit_len(&f)), Some(30));
 }
 
 #[test]
-fn repeated_short_line_is_caught_on_the_fourth_copy() {
+fn repeated_short_line_is_caught_on_the_fifth_copy() {
+    // localai #969: a 41-character line; prose roots of 33..=64 characters need 3 copies
+    // and 201 characters of repetition.
     let line = "I am doing well, thank-you. How are you?\n";
-    assert!(fire(&Settings::default(), &line.repeat(3)).is_none());
+    assert!(fire(&Settings::default(), &line.repeat(4)).is_none());
     let f = fire(&Settings::default(), &line.repeat(5)).unwrap();
     assert_eq!(unit_len(&f), 41);
-    assert_eq!(f.offset, Some(164));
+    assert_eq!(f.offset, Some(201));
+    // The copies rule fires on the fourth copy.
+    assert_eq!(
+        fire(&copies(), &line.repeat(5)).and_then(|f| f.offset),
+        Some(164)
+    );
 }
 
 // ---- configuration -------------------------------------------------------------------------

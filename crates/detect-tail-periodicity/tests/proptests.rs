@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 use loopguard_core::{Detector, OwnedEvent, Stream};
-use loopguard_detect_tail_periodicity::{oracle, Finder, Settings, TailPeriodicity};
+use loopguard_detect_tail_periodicity::{oracle, Finder, Rule, Settings, TailPeriodicity};
 use loopguard_testkit::{decode_events, run, Script};
 use proptest::prelude::*;
 
@@ -104,6 +104,7 @@ fn arb_settings() -> impl Strategy<Value = Settings> {
             long_unit: long,
             root_copies: root.min(2 * copies),
             max_filler_run: filler,
+            rule: Rule::Copies,
             ..Settings::default()
         })
 }
@@ -176,6 +177,7 @@ proptest! {
             max_unit: min + extra,
             long_unit: long,
             root_copies: root.min(4),
+            rule: Rule::Copies,
             ..Settings::default()
         };
         let cut = text.char_indices().nth(split).map_or(text.len(), |(i, _)| i);
@@ -197,6 +199,35 @@ proptest! {
         prop_assert_eq!(got.as_ref().map(|g| g.0), want.map(|w| w.0));
         if let (Some((_, key)), Some((_, q))) = (got, want) {
             prop_assert!(key.starts_with(&format!("tail-periodicity/{q}/")), "key {} unit {}", key, q);
+        }
+    }
+
+    #[test]
+    fn evidence_rule_fires_where_its_oracle_does(
+        text in arb_text(),
+        min in 4usize..40,
+        scale in 10u32..60,
+        chant in prop_oneof![Just(0usize), Just(4usize), Just(16usize)],
+        fence in any::<bool>(),
+        split in 0usize..400,
+        chunk in 1usize..20,
+    ) {
+        let settings = Settings {
+            min_unit: min,
+            evidence_scale: scale,
+            chant_copies: chant,
+            // The oracle models exact runs; runs with numbers masked are tested in evidence.rs.
+            counter_noise: false,
+            ..Settings::default()
+        };
+        let body = if fence { format!("```\n{text}") } else { text };
+        let cut = body.char_indices().nth(split).map_or(body.len(), |(i, _)| i);
+        let pieces = [(Stream::Thinking, &body[..cut]), (Stream::Text, &body[cut..])];
+        let want = oracle::evidence_fire(&settings, &pieces);
+        let got = detector_fire(&settings, &pieces, chunk);
+        prop_assert_eq!(got.as_ref().map(|g| g.0), want.map(|w| w.0));
+        if let (Some((_, key)), Some((_, p))) = (got, want) {
+            prop_assert!(key.starts_with(&format!("tail-periodicity/{p}/")), "key {} root {}", key, p);
         }
     }
 

@@ -336,6 +336,9 @@ impl Splitter {
         if s.skip_structured && (self.in_code || is_structural(text)) {
             return None;
         }
+        if s.prose_only && !is_prose(text) {
+            return None;
+        }
         Some((text, self.content))
     }
 
@@ -374,6 +377,170 @@ fn is_structural(text: &str) -> bool {
         || text.starts_with("```")
         || text.starts_with("~~~")
         || text.chars().filter(|c| c.is_alphanumeric()).take(8).count() < 8
+}
+
+/// Whether a trimmed segment reads as prose: a sentence a model could reword. Code lines,
+/// numbered or line-numbered listings, table rows, log lines, markup, comments and
+/// key/value lines are not prose.
+pub fn is_prose(text: &str) -> bool {
+    let b = text.as_bytes();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    // Comments, markup, attributes, quoted strings, brackets.
+    if matches!(
+        first,
+        b'#' | b'/'
+            | b'*'
+            | b'<'
+            | b'['
+            | b']'
+            | b'('
+            | b')'
+            | b'{'
+            | b'}'
+            | b'@'
+            | b'"'
+            | b'\''
+            | b'$'
+            | b'>'
+            | b'='
+            | b'+'
+            | b'|'
+            | b'%'
+            | b';'
+            | b'&'
+            | b'!'
+            | b'.'
+    ) {
+        return false;
+    }
+    // Numbered and line-numbered listings, timestamps: a leading number followed by
+    // punctuation or a tab (`12. `, `12)`, `12:`, `12 |`, `12→`, `2024-05-01`).
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits > 0 {
+        let rest = text.get(digits..).unwrap_or("").trim_start_matches(' ');
+        if rest.is_empty()
+            || rest.starts_with(['.', ')', ':', '|', '-', '/', '\t', ',', ']'])
+            || rest.starts_with('→')
+            || digits == b.len()
+        {
+            return false;
+        }
+    }
+    // Log and error lines: a level word, an error name or a traceback first.
+    let word: &str = text.split([' ', ':', ']', '\t']).next().unwrap_or("");
+    if matches!(
+        word,
+        "INFO"
+            | "DEBUG"
+            | "WARN"
+            | "WARNING"
+            | "ERROR"
+            | "TRACE"
+            | "FATAL"
+            | "CRITICAL"
+            | "NOTICE"
+            | "Traceback"
+            | "panic"
+            | "panicked"
+            | "error"
+            | "warning"
+    ) || ((word.ends_with("Error") || word.ends_with("Exception") || word.ends_with("Warning"))
+        && text.get(word.len()..).is_some_and(|r| r.starts_with(':')))
+    {
+        return false;
+    }
+    // Aligned columns (listings, disassembly, tables without bars) and identifiers outside
+    // inline code (`snake_case`, `LOAD_NAME`).
+    let mut in_tick = false;
+    let mut spaces_run = 0;
+    for &c in b {
+        match c {
+            b'`' => in_tick = !in_tick,
+            b'_' if !in_tick => return false,
+            b'\t' => return false,
+            b' ' => {
+                spaces_run += 1;
+                if spaces_run >= 3 {
+                    return false;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        spaces_run = 0;
+    }
+    // Code: statement ends, blocks, operators, paths, macros.
+    let last = b.last().copied().unwrap_or(b' ');
+    if matches!(
+        last,
+        b';' | b'{' | b'}' | b'(' | b'[' | b'\\' | b'=' | b'>' | b'|' | b'&'
+    ) || text.ends_with("),")
+        || text.ends_with("\",")
+        || text.ends_with("],")
+    {
+        return false;
+    }
+    // A call or an index with arguments (`f(x`, `a[i`), not a bare mention (`solve()`).
+    let call = b.windows(3).any(|w| {
+        matches!(w, [p, b'(' | b'[', n] if (p.is_ascii_alphanumeric() || *p == b'_') && *n != b')' && *n != b']')
+    });
+    if call {
+        return false;
+    }
+    // Statements that open with a keyword.
+    const KEYWORDS: &[&str] = &[
+        "from ", "import ", "assert ", "def ", "class ", "return ", "raise ", "yield ", "elif ",
+        "except", "lambda", "async ", "await ", "fn ", "pub ", "impl ", "struct ", "enum ",
+        "func ", "package ", "mod ", "else:", "try:", "finally:",
+    ];
+    if KEYWORDS.iter().any(|k| text.starts_with(k)) {
+        return false;
+    }
+    const CODE: &[&str] = &[
+        "{",
+        "}",
+        " = ",
+        "==",
+        "!=",
+        "=>",
+        "->",
+        "::",
+        "&&",
+        "||",
+        "#[",
+        "</",
+        "/>",
+        "!(",
+        "+=",
+        "-=",
+        ":=",
+        "();",
+        "\\n",
+        "|",
+        "lambda:",
+        " is True",
+        " is False",
+        " is None",
+    ];
+    if CODE.iter().any(|c| text.contains(c)) {
+        return false;
+    }
+    // Mostly words: letters and spaces make up most of the line, with at least three words.
+    let mut letters = 0usize;
+    let mut spaces = 0usize;
+    let mut other = 0usize;
+    for c in text.chars() {
+        if c.is_alphabetic() {
+            letters += 1;
+        } else if c == ' ' {
+            spaces += 1;
+        } else {
+            other += 1;
+        }
+    }
+    spaces >= 2 && 4 * (letters + spaces) >= 3 * (letters + spaces + other)
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -3,7 +3,7 @@
 
 mod detector;
 
-pub use detector::{overlap, shingles, VariationLoop};
+pub use detector::{is_prose, overlap, shingles, VariationLoop};
 
 use loopguard_core::{ConfigError, Detector, OptionDoc, Registration};
 use serde::{Deserialize, Serialize};
@@ -46,6 +46,9 @@ pub struct Options {
     /// Skip table rows, code fences, lines inside fenced code and lines with fewer than 8
     /// letters or digits (default true).
     pub skip_structured: Option<bool>,
+    /// Judge prose only: code lines, numbered or line-numbered listings, table rows, log
+    /// lines, markup and comments are not rewordings (default true).
+    pub prose_only: Option<bool>,
     /// Judge every this many characters of growth, the trailing partial line included, as
     /// the seed; 0 = judge when a line completes (default 0).
     pub rescan_every: Option<usize>,
@@ -82,6 +85,8 @@ pub struct Settings {
     pub min_coverage: f64,
     /// Skip tables, code and separator lines.
     pub skip_structured: bool,
+    /// Judge prose segments only.
+    pub prose_only: bool,
     /// Seed cadence (0 = on line completion).
     pub rescan_every: usize,
     /// Whole-message mode cluster cap.
@@ -131,6 +136,7 @@ impl Settings {
             max_novelty: 1.0,
             min_coverage: 0.0,
             skip_structured: false,
+            prose_only: false,
             rescan_every: 200,
             ..Settings::default()
         }
@@ -153,6 +159,7 @@ impl Settings {
             max_novelty: o.max_novelty.unwrap_or(d.max_novelty),
             min_coverage: o.min_coverage.unwrap_or(d.min_coverage),
             skip_structured: o.skip_structured.unwrap_or(d.skip_structured),
+            prose_only: o.prose_only.unwrap_or(d.prose_only),
             rescan_every: o.rescan_every.unwrap_or(d.rescan_every),
             max_clusters: o.max_clusters.unwrap_or(d.max_clusters),
         };
@@ -230,6 +237,7 @@ impl Default for Settings {
             max_novelty: Self::DEFAULT_MAX_NOVELTY,
             min_coverage: Self::DEFAULT_MIN_COVERAGE,
             skip_structured: true,
+            prose_only: true,
             rescan_every: 0,
             max_clusters: Self::DEFAULT_MAX_CLUSTERS,
         }
@@ -264,6 +272,7 @@ pub const REGISTRATION: Registration = Registration {
         OptionDoc { name: "max-novelty", ty: "float", default: "0.1", doc: "Window mode: largest mean share of new shingles per segment." },
         OptionDoc { name: "min-coverage", ty: "float", default: "0.6", doc: "Window mode: smallest share of the text since the window's first segment that its segments cover." },
         OptionDoc { name: "skip-structured", ty: "bool", default: "true", doc: "Skip table rows, fences, fenced code and lines with fewer than 8 letters or digits." },
+        OptionDoc { name: "prose-only", ty: "bool", default: "true", doc: "Judge prose only: code lines, numbered or line-numbered listings, table rows, log lines, markup and comments are not rewordings." },
         OptionDoc { name: "rescan-every", ty: "integer", default: "0", doc: "Seed cadence in characters (with the partial last line); 0 = on line completion." },
         OptionDoc { name: "max-clusters", ty: "integer", default: "4096", doc: "Whole-message mode: most clusters kept." },
     ],

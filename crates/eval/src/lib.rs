@@ -6,6 +6,8 @@
 //! tokens the guard would have saved — per preset, side by side.
 #![warn(missing_docs)]
 
+pub mod legit;
+
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;

@@ -3,6 +3,7 @@
 //! `docs/evaluation.md` (or, with `--check`, fails when that file is not current). Exits 1 when
 //! the default preset breaks the gate (a finding on a clean session, or a covered loop missed).
 
+use loopguard_eval::legit;
 use loopguard_eval::{
     compare_with_seed, corpus_dir, evaluate, gate_failures, read_disputed, read_labels,
     render_markdown, scan_corpus,
@@ -38,6 +39,9 @@ fn workspace_root() -> PathBuf {
 fn real_main() -> Result<ExitCode, String> {
     let mut presets: Vec<String> = Vec::new();
     let mut check = false;
+    let mut legit_only = false;
+    let mut measure_runs = false;
+    let mut sample = legit::SAMPLE;
     let mut corpus: Option<PathBuf> = None;
     let root = workspace_root();
     let mut out = root.join("docs/evaluation.md");
@@ -46,6 +50,14 @@ fn real_main() -> Result<ExitCode, String> {
         match a.as_str() {
             "--preset" => presets.push(args.next().ok_or("--preset needs a name")?),
             "--check" => check = true,
+            "--legit-only" => legit_only = true,
+            "--measure-runs" => measure_runs = true,
+            "--legit-sample" => {
+                sample = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .ok_or("--legit-sample needs a number of files")?
+            }
             "--corpus" => {
                 corpus = Some(PathBuf::from(args.next().ok_or("--corpus needs a folder")?))
             }
@@ -67,6 +79,33 @@ fn real_main() -> Result<ExitCode, String> {
         return Ok(ExitCode::SUCCESS);
     };
     let labels = read_labels(&corpus.join("labels.toml")).map_err(|e| e.to_string())?;
+    if measure_runs {
+        // Every qualifying file, not only the gate's sample.
+        let files = legit::sample_files(&legit::default_roots(), usize::MAX);
+        let texts = legit::corpus_texts(&corpus, &labels)?;
+        let m = legit::measure("default", &files, &texts)?;
+        println!("files: {}, corpus texts: {}", files.len(), texts.len());
+        for ((code, b), r) in &m {
+            println!(
+                "{} root<={} runs {} | longest span {} (root {}, copies {}) {} | most copies {} (root {}, span {}) {}",
+                ["prose", "code ", "noisy"].get(usize::from(*code)).unwrap_or(&"?"),
+                legit::ROOT_BUCKETS.get(*b).copied().unwrap_or(0),
+                r.runs,
+                r.span.0, r.span.1, r.span.2, r.span.3,
+                r.copies.0, r.copies.1, r.copies.2, r.copies.3
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let gate_report = legit_gate(&corpus, &labels, sample)?;
+    let legit_failures = legit_failures(&gate_report);
+    if legit_only {
+        return Ok(if legit_failures.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
     let disputed =
         read_disputed(&root.join("crates/eval/disputed.toml")).map_err(|e| e.to_string())?;
     let mut results = Vec::new();
@@ -88,27 +127,122 @@ fn real_main() -> Result<ExitCode, String> {
     }
     let md = render_markdown(&results, &disputed);
     print!("{md}");
+    let text_md = legit::render_markdown(&text_section(
+        &root,
+        &corpus,
+        &labels,
+        gate_report.clone(),
+        sample,
+    )?);
+    print!("{text_md}");
     if !partial {
         if check {
             let current = std::fs::read_to_string(&out).unwrap_or_default();
-            if current != md {
+            // The text section is measured on this machine's files: only the corpus part,
+            // which every machine reproduces, must be current.
+            let generated = current
+                .split_once(legit::SECTION_MARKER)
+                .map_or(current.as_str(), |(head, _)| head);
+            if generated != md {
                 return Err(format!(
                     "{} is not current: run `cargo xtask eval` and commit it",
                     out.display()
                 ));
             }
         } else {
-            std::fs::write(&out, &md)
+            std::fs::write(&out, format!("{md}{text_md}"))
                 .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
             eprintln!("wrote {}", out.display());
         }
     }
-    if !gate.is_empty() {
+    if !gate.is_empty() || !legit_failures.is_empty() {
         eprintln!("default preset fails the gate:");
-        for g in &gate {
+        for g in gate.iter().chain(&legit_failures) {
             eprintln!("  {g}");
         }
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Streams the legitimate-text set through the default preset and prints its summary.
+fn legit_gate(
+    corpus: &Path,
+    labels: &[loopguard_eval::Label],
+    sample: usize,
+) -> Result<legit::LegitReport, String> {
+    let roots = legit::default_roots();
+    let files = legit::sample_files(&roots, sample);
+    let texts = legit::corpus_texts(corpus, labels)?;
+    let started = std::time::Instant::now();
+    let report = legit::run_gate("default", &files, texts)?;
+    eprintln!(
+        "legitimate texts: {} ({} files under {}; {} corpus texts and thoughts), {} characters, {} findings, {:.1} s",
+        report.texts(),
+        report.files,
+        roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        report.corpus,
+        report.chars,
+        report.findings.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for f in &report.findings {
+        eprintln!(
+            "  finding on legitimate text: {} {} at {:?} in {}",
+            f.detector, f.level, f.offset, f.origin
+        );
+    }
+    Ok(report)
+}
+
+/// The measured text section: the gate, the periodic runs of its texts, and the runaways
+/// timed at three evidence scales.
+fn text_section(
+    root: &Path,
+    corpus: &Path,
+    labels: &[loopguard_eval::Label],
+    gate: legit::LegitReport,
+    sample: usize,
+) -> Result<legit::TextSection, String> {
+    use loopguard::tail_periodicity::Settings;
+    let files = legit::sample_files(&legit::default_roots(), sample);
+    let texts = legit::corpus_texts(corpus, labels)?;
+    let runs = legit::measure("default", &files, &texts)?;
+    let runaways = legit::runaways(corpus, labels, root)?;
+    let mut scales = Vec::new();
+    for scale in [50u32, 100, 200] {
+        let settings = Settings {
+            evidence_scale: scale,
+            ..Settings::default()
+        };
+        let fp = legit::tail_false_positives(&settings, &files, &texts);
+        scales.push((scale, fp, legit::time_runaways(&settings, &runaways)));
+    }
+    Ok(legit::TextSection { gate, runs, scales })
+}
+
+/// The legitimate-text gate's failures: any finding, or fewer texts than required.
+fn legit_failures(r: &legit::LegitReport) -> Vec<String> {
+    let mut out = Vec::new();
+    if r.texts() < legit::REQUIRED {
+        out.push(format!(
+            "legitimate-text gate: only {} texts found ({} files, {} corpus texts), {} needed",
+            r.texts(),
+            r.files,
+            r.corpus,
+            legit::REQUIRED
+        ));
+    }
+    if !r.findings.is_empty() {
+        out.push(format!(
+            "legitimate-text gate: {} findings on {} legitimate texts (listed above)",
+            r.findings.len(),
+            r.texts()
+        ));
+    }
+    out
 }

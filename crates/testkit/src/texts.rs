@@ -371,3 +371,243 @@ pub fn productive_with_repetitive_tail() -> String {
      Let me clean up the commented-out test in tests/tables.rs.\n"
         .to_owned()
 }
+
+// ---------------------------------------------------------------------------------------
+// Legitimate shapes that repeat (regressions of the legitimate-text gate). Each is written
+// for the project in the style of the real files it stands for.
+
+/// A Rust test module whose assertions differ only in their arguments.
+pub fn pairwise_assertions() -> String {
+    let mut s = String::from(
+        "//! Distance tests for the perceptual hash.\n\nuse super::{assert_sufficiently_different, hash_image, Image};\n\n#[test]\nfn three_unrelated_images_are_pairwise_distant() {\n    let a = hash_image(&Image::checkerboard(64));\n    let b = hash_image(&Image::gradient(64));\n    let c = hash_image(&Image::noise(64, 7));\n",
+    );
+    let names = ["a", "b", "c", "d", "e"];
+    for (i, x) in names.iter().enumerate() {
+        for y in names.iter().skip(i + 1) {
+            s.push_str(&format!(
+                "    assert_sufficiently_different({x}, {y}, 2);\n"
+            ));
+        }
+    }
+    s.push_str("}\n\n#[test]\nfn the_same_image_hashes_the_same() {\n    let a = hash_image(&Image::checkerboard(64));\n    assert_eq!(a, hash_image(&Image::checkerboard(64)));\n}\n");
+    s
+}
+
+/// SIMD code extracting every byte lane, one call per line.
+pub fn simd_extracts() -> String {
+    let mut s = String::from(
+        "#[cfg(target_arch = \"x86_64\")]\n#[target_feature(enable = \"avx2\")]\nunsafe fn lanes(v: __m256i) -> [u8; 32] {\n    use std::arch::x86_64::_mm256_extract_epi8;\n    [\n",
+    );
+    for i in 0..32 {
+        s.push_str(&format!("        _mm256_extract_epi8(v, {i}) as u8,\n"));
+    }
+    s.push_str("    ]\n}\n");
+    s
+}
+
+/// `impl PartialEq` blocks for every pair of string-like types.
+pub fn partial_eq_impls() -> String {
+    let mut s = String::from("use crate::SmolStr;\nuse std::borrow::Cow;\n\n");
+    for (a, b) in [
+        ("SmolStr", "str"),
+        ("str", "SmolStr"),
+        ("SmolStr", "&'a str"),
+        ("&'a str", "SmolStr"),
+        ("SmolStr", "String"),
+        ("String", "SmolStr"),
+        ("SmolStr", "Cow<'a, str>"),
+        ("Cow<'a, str>", "SmolStr"),
+    ] {
+        let lt = if a.contains("'a") || b.contains("'a") {
+            "<'a>"
+        } else {
+            ""
+        };
+        s.push_str(&format!(
+            "impl{lt} PartialEq<{b}> for {a} {{\n    fn eq(&self, other: &{b}) -> bool {{\n        self.as_ref() == other.as_ref()\n    }}\n}}\n\n"
+        ));
+    }
+    s
+}
+
+/// A Cargo.toml with a table per example.
+pub fn example_tables() -> String {
+    let mut s = String::from(
+        "[package]\nname = \"plotters-demo\"\nversion = \"0.3.1\"\nedition = \"2021\"\n\n[dependencies]\nplotters = \"0.3\"\n\n",
+    );
+    for name in [
+        "area-chart",
+        "blit-bitmap",
+        "boxplot",
+        "chart",
+        "console",
+        "errorbar",
+        "histogram",
+        "mandelbrot",
+        "matshow",
+        "nested_coord",
+        "normal-dist",
+        "pie",
+        "relative_size",
+        "sierpinski",
+        "slc-temp",
+        "snowflake",
+        "stock",
+        "tick_control",
+        "two-scales",
+    ] {
+        s.push_str(&format!(
+            "[[example]]\nname = \"{name}\"\npath = \"examples/{name}.rs\"\nrequired-features = [\"bitmap_backend\"]\n\n"
+        ));
+    }
+    s
+}
+
+/// A Python test quoting a FITS header card whose value is 65 `x` characters.
+pub fn fits_card() -> String {
+    format!(
+        "import pytest\nfrom astropy.io import fits\n\n\ndef test_long_string_value_is_continued():\n    \"\"\"A 65-character string value does not fit one card and is continued.\"\"\"\n    header = fits.Header()\n    header[\"LONGSTR\"] = \"{x}\"\n    cards = header.cards\n    assert len(str(cards[0])) == 160\n    assert str(cards[0]).startswith(\"LONGSTR = '{short}&'\")\n    assert header[\"LONGSTR\"] == \"{x}\"\n\n\ndef test_blank_card_roundtrip():\n    card = fits.Card()\n    assert str(card) == \" \" * 80\n",
+        x = "x".repeat(65),
+        short = "x".repeat(67)
+    )
+}
+
+/// A decimal test table with a repeating decimal of 64 digits.
+pub fn repeating_decimal() -> String {
+    format!(
+        "from decimal import Decimal, getcontext\n\n\ndef test_division_keeps_the_context_precision():\n    getcontext().prec = 66\n    assert Decimal(232) / Decimal(3) == Decimal(\"77.{t}\")\n    assert Decimal(1) / Decimal(7) == Decimal(\"0.{s}\")\n",
+        t = "3".repeat(64),
+        s = "142857".repeat(10)
+    )
+}
+
+/// A lexer state table: 256 zero entries per row.
+pub fn state_table() -> String {
+    let mut s = String::from("/// Next state for each byte, per state (0 = reject).\nstatic TRANSITIONS: [[u8; 256]; 3] = [\n");
+    for row in 0..3 {
+        s.push_str(&format!("    // state {row}\n    ["));
+        for b in 0..256 {
+            let v = if row == 1 && (b as u8).is_ascii_digit() {
+                2
+            } else {
+                0
+            };
+            s.push_str(&format!("0x{v:02x}, "));
+        }
+        s.push_str("],\n");
+    }
+    s.push_str("];\n");
+    s
+}
+
+/// Box-drawing rules and indentation runs in a CLI help text and a nested config dump.
+pub fn rules_and_indentation() -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "┌{}┐\n│ loopguard status{}│\n├{}┤\n",
+        "─".repeat(60),
+        " ".repeat(44),
+        "─".repeat(60)
+    ));
+    for (k, v) in [("sessions", "12"), ("findings", "3"), ("aborted", "0")] {
+        s.push_str(&format!("│ {k:<20}{v:>38} │\n"));
+    }
+    s.push_str(&format!("└{}┘\n\n", "─".repeat(60)));
+    for depth in 0..12 {
+        s.push_str(&format!("{}level_{depth}:\n", "    ".repeat(depth)));
+    }
+    for depth in (0..12).rev() {
+        s.push_str(&format!("{}end_{depth}\n", "\t".repeat(depth)));
+    }
+    s
+}
+
+/// An HTML review card with five identical star lines.
+pub fn star_rating_card() -> String {
+    let mut s = String::from(
+        "<article class=\"review-card\">\n  <header>\n    <h3 class=\"review-card__title\">Excellent service</h3>\n    <div class=\"review-card__stars\" aria-label=\"5 out of 5\">\n",
+    );
+    for _ in 0..5 {
+        s.push_str("      <span class=\"star star--filled\" aria-hidden=\"true\">star</span>\n");
+    }
+    s.push_str("    </div>\n  </header>\n  <p class=\"review-card__body\">The technician arrived on time and fixed the boiler in an hour.</p>\n</article>\n");
+    s
+}
+
+/// Four identical macro calls in an array initialiser.
+pub fn const_random_array() -> String {
+    "use const_random::const_random;\n\n/// Seeds fixed at build time, different for every build.\nconst SEEDS: [u64; 4] = [\n    const_random!(u64),\n    const_random!(u64),\n    const_random!(u64),\n    const_random!(u64),\n];\n\npub fn seed(i: usize) -> u64 {\n    SEEDS[i % SEEDS.len()]\n}\n".to_owned()
+}
+
+/// A templated documentation page: one block per option, the same words around each name.
+pub fn templated_page() -> String {
+    let mut s = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head><title>Options</title></head>\n<body>\n<h1>Options</h1>\n");
+    for (name, ty, def) in [
+        ("timeout", "integer", "30"),
+        ("retries", "integer", "3"),
+        ("verbose", "boolean", "false"),
+        ("color", "string", "auto"),
+        ("jobs", "integer", "4"),
+        ("offline", "boolean", "false"),
+    ] {
+        s.push_str(&format!(
+            "<section id=\"{name}\">\n  <h2>{name}</h2>\n  <p>Type: <code>{ty}</code>. Default: <code>{def}</code>.</p>\n  <p>Set it in the configuration file or on the command line with <code>--{name}</code>.</p>\n  <p>The command line wins over the configuration file.</p>\n</section>\n"
+        ));
+    }
+    s.push_str("</body>\n</html>\n");
+    s
+}
+
+/// Every legitimate shape above, by name.
+pub fn repetitive_legitimate() -> Vec<(&'static str, String)> {
+    vec![
+        ("pairwise_assertions", pairwise_assertions()),
+        ("simd_extracts", simd_extracts()),
+        ("partial_eq_impls", partial_eq_impls()),
+        ("example_tables", example_tables()),
+        ("fits_card", fits_card()),
+        ("repeating_decimal", repeating_decimal()),
+        ("state_table", state_table()),
+        ("rules_and_indentation", rules_and_indentation()),
+        ("star_rating_card", star_rating_card()),
+        ("const_random_array", const_random_array()),
+        ("templated_page", templated_page()),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------
+// Runaways.
+
+/// A 92-line block of code (about 3,300 characters) that a model writes, then repeats.
+pub fn block_92_lines() -> String {
+    let mut s = String::from("```python\n");
+    for i in 0..92 {
+        s.push_str(&match i % 4 {
+            0 => format!("def handler_{i}(request):\n"),
+            1 => format!("    payload = parse(request.body, schema=SCHEMA_{i})\n"),
+            2 => format!("    log.info(\"handled %s\", payload.get(\"id\", {i}))\n"),
+            _ => format!("    return respond(payload, status=200 + {})\n", i % 7),
+        });
+    }
+    s
+}
+
+/// A two-line thought (about 146 characters) a model repeats.
+pub fn thought_2_lines() -> String {
+    "Wait, I need to re-check whether the cache is invalidated before the write.\nLet me look at the invalidate() call in store.rs once more to be sure.\n".to_owned()
+}
+
+/// A loop whose copies differ a little: a paragraph repeated with a counter and a clock
+/// that advance (the copies differ in their numbers only).
+pub fn noisy_loop(copies: usize) -> String {
+    let mut s = String::from("I'll retry the deployment until the health check passes.\n\n");
+    for i in 0..copies {
+        s.push_str(&format!(
+            "Attempt {}: at 12:{:02}:{:02} the health check on port 8080 still returns 503, so I will restart the service again and wait thirty seconds before checking the endpoint.\n",
+            i + 1,
+            (i * 31 / 60) % 60,
+            (i * 31) % 60
+        ));
+    }
+    s
+}

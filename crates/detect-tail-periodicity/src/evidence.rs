@@ -1,0 +1,214 @@
+//! The default rule: a periodic tail is judged by its evidence (how far it spans, how many
+//! copies of its primitive root it holds), with thresholds per root length measured on
+//! legitimate text.
+//!
+//! [`RunTracker`] follows the maximal periodic run at the tail of the sequence: the exact
+//! engine ([`Finder`], two copies of a unit of at least `min-unit` characters) reports that
+//! a run exists; the tracker then finds its primitive root `p` once (a prefix function over
+//! one unit), extends it backwards once (bounded), and from then on checks one character per
+//! symbol (`s[n] == s[n - p]`) until the run breaks. The run's span only grows by one per
+//! symbol, so a threshold is a single comparison.
+
+use crate::exact::Finder;
+use serde::{Deserialize, Serialize};
+
+/// One row of a threshold table: runs whose primitive root is at most `max_root`
+/// characters fire once they span `span` characters and hold `copies` copies of the root
+/// (`copies = 0`: the span alone decides, for tiny roots).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    /// Longest root the row answers for.
+    pub max_root: u32,
+    /// Span needed, in characters.
+    pub span: u32,
+    /// Copies of the root needed (0 = span only).
+    pub copies: u32,
+}
+
+impl Row {
+    /// The span at which a run of `root` fires under this row, scaled by `scale_pct` percent.
+    pub fn need(&self, root: u64, scale_pct: u32) -> u64 {
+        let base = u64::from(self.span).max(u64::from(self.copies) * root);
+        (base * u64::from(scale_pct)).div_ceil(100).max(2 * root)
+    }
+}
+
+/// The row answering for `root` in `table` (sorted by `max_root`; the last row answers for
+/// every longer root).
+pub fn row_for(table: &[Row], root: u64) -> Row {
+    table
+        .iter()
+        .find(|r| root <= u64::from(r.max_root))
+        .or(table.last())
+        .copied()
+        .unwrap_or(Row {
+            max_root: u32::MAX,
+            span: u32::MAX,
+            copies: 0,
+        })
+}
+
+/// A maximal periodic run that ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Run {
+    /// Length of the primitive root.
+    pub root: u64,
+    /// Position of the run's first symbol.
+    pub start: u64,
+    /// Position after its last symbol.
+    pub end: u64,
+}
+
+impl Run {
+    /// Characters the run spans.
+    pub fn span(&self) -> u64 {
+        self.end - self.start
+    }
+
+    /// Whole copies of the root it holds.
+    pub fn copies(&self) -> u64 {
+        self.span() / self.root.max(1)
+    }
+}
+
+/// Follows the maximal periodic run at the tail.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct RunTracker {
+    finder: Finder,
+    /// (root, start) of the run at the tail.
+    run: Option<(u64, u64)>,
+    /// How far back a new run is extended (enough for every threshold).
+    back_cap: u64,
+    #[serde(skip)]
+    pi: Vec<u32>,
+}
+
+impl RunTracker {
+    /// A tracker of runs holding two copies of a unit of `min..=max` symbols, extended
+    /// backwards by at most `back_cap` symbols when found.
+    pub fn new(min: usize, max: usize, back_cap: u64) -> RunTracker {
+        RunTracker {
+            finder: Finder::new(min, max, 2),
+            run: None,
+            back_cap,
+            pi: Vec::new(),
+        }
+    }
+
+    /// Symbols held in memory.
+    pub fn buffered(&self) -> usize {
+        self.finder.buffered()
+    }
+
+    /// The last `len` characters, as a string.
+    pub fn tail_string(&self, len: usize) -> String {
+        self.finder.tail_string(len)
+    }
+
+    /// Symbols pushed so far.
+    pub fn len(&self) -> u64 {
+        self.finder.n
+    }
+
+    /// Whether nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.finder.n == 0
+    }
+
+    /// The run at the tail: (root, start).
+    #[inline]
+    pub fn current(&self) -> Option<(u64, u64)> {
+        self.run
+    }
+
+    /// Appends one symbol; returns the run that it broke, if any. A run that starts here
+    /// (the engine saw its second copy) is `current()` afterwards, with `started = true`
+    /// returned through the second field.
+    #[inline]
+    pub fn push(&mut self, sym: u32) -> (Option<Run>, bool) {
+        let hit = self.finder.push(sym);
+        let n = self.finder.n;
+        let mut ended = None;
+        if let Some((root, start)) = self.run {
+            if self.finder.ring.get(n - 1 - root) != sym {
+                ended = Some(Run {
+                    root,
+                    start,
+                    end: n - 1,
+                });
+                self.run = None;
+            }
+        }
+        let mut started = false;
+        if self.run.is_none() {
+            if let Some(q) = hit {
+                self.run = Some(self.start_run(q));
+                started = true;
+            }
+        }
+        (ended, started)
+    }
+
+    /// The run ending now whose last `2q` symbols are two copies of a unit of `q`.
+    #[cold]
+    fn start_run(&mut self, q: u64) -> (u64, u64) {
+        let n = self.finder.n;
+        let p = primitive_root(&self.finder, q, &mut self.pi);
+        let lowest = n
+            .saturating_sub(self.finder.ring.capacity() as u64)
+            .max(n.saturating_sub(self.back_cap));
+        let mut start = n - 2 * q;
+        let ring = &self.finder.ring;
+        while start > lowest && ring.get(start - 1) == ring.get(start - 1 + p) {
+            start -= 1;
+        }
+        (p, start)
+    }
+
+    /// The symbols of the current run's root (the last `root` symbols), oldest first.
+    pub fn root_symbols(&self) -> Vec<u32> {
+        let n = self.finder.n;
+        match self.run {
+            Some((root, _)) => (n - root..n).map(|i| self.finder.ring.get(i)).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Ends the message: the run at the tail, if any.
+    pub fn finish(&mut self) -> Option<Run> {
+        let n = self.finder.n;
+        self.run.take().map(|(root, start)| Run {
+            root,
+            start,
+            end: n,
+        })
+    }
+}
+
+/// Length of the primitive root of the last `q` symbols of `f` (prefix function).
+fn primitive_root(f: &Finder, q: u64, pi: &mut Vec<u32>) -> u64 {
+    let q = q as usize;
+    let start = f.n - q as u64;
+    pi.clear();
+    pi.resize(q, 0);
+    let at = |i: usize| f.ring.get(start + i as u64);
+    let mut k = 0usize;
+    for i in 1..q {
+        while k > 0 && at(i) != at(k) {
+            k = pi.get(k - 1).copied().unwrap_or(0) as usize;
+        }
+        if at(i) == at(k) {
+            k += 1;
+        }
+        if let Some(slot) = pi.get_mut(i) {
+            *slot = k as u32;
+        }
+    }
+    let border = pi.last().copied().unwrap_or(0) as usize;
+    let period = q - border;
+    if period < q && q % period == 0 {
+        period as u64
+    } else {
+        q as u64
+    }
+}

@@ -1,0 +1,227 @@
+//! The default (evidence) rule: legitimate repetitive shapes stay quiet, runaways fire, and
+//! the thresholds behave as documented.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use loopguard_core::{Finding, OwnedEvent, Stream};
+use loopguard_detect_tail_periodicity::{
+    measure_runs, Row, Rule, Settings, TailPeriodicity, CODE_TABLE, PROSE_TABLE,
+};
+use loopguard_testkit::{run, texts, Script};
+
+fn fire_with(settings: &Settings, stream: Stream, text: &str) -> Option<Finding> {
+    let mut s = Script::new();
+    s.push(OwnedEvent::MessageStart);
+    let chars: Vec<char> = text.chars().collect();
+    for piece in chars.chunks(16) {
+        s.push(OwnedEvent::TextDelta {
+            stream,
+            delta: piece.iter().collect(),
+        });
+    }
+    s.push(OwnedEvent::MessageEnd);
+    let found = run(Box::new(TailPeriodicity::new(settings.clone())), s.events());
+    assert!(found.len() <= 1, "at most one finding per message");
+    found.into_iter().next().map(|(_, f)| f)
+}
+
+fn fire(text: &str) -> Option<Finding> {
+    fire_with(&Settings::default(), Stream::Text, text)
+}
+
+fn root_of(f: &Finding) -> usize {
+    f.key.split('/').nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn the_default_rule_is_evidence() {
+    assert_eq!(Settings::default().rule, Rule::Evidence);
+    assert_eq!(Settings::pi_repetition_guard().rule, Rule::Copies);
+}
+
+#[test]
+fn legitimate_repetitive_shapes_are_quiet() {
+    for (name, text) in texts::repetitive_legitimate() {
+        assert!(fire(&text).is_none(), "{name} fired: {:?}", fire(&text));
+        // Inside a prose answer, in a fence, too.
+        let quoted = format!("Here is the file:\n\n```\n{text}\n```\n\nIt compiles.");
+        assert!(fire(&quoted).is_none(), "{name} (quoted) fired");
+    }
+}
+
+#[test]
+fn fits_string_of_65_x_is_quiet_but_a_long_run_of_one_character_fires() {
+    assert!(fire(&texts::fits_card()).is_none());
+    let runaway = format!("The value is {}", "x".repeat(3000));
+    let f = fire(&runaway).expect("3,000 x characters fire");
+    assert_eq!(root_of(&f), 1);
+}
+
+#[test]
+fn repeating_decimal_and_state_table_are_quiet() {
+    assert!(fire(&texts::repeating_decimal()).is_none());
+    assert!(fire(&texts::state_table()).is_none());
+}
+
+#[test]
+fn tiny_roots_count_by_span_never_by_copies() {
+    // Root "ab": many copies, short span: quiet (span below every tiny-root threshold).
+    let t = format!("The pattern is {} and nothing else.", "ab".repeat(100));
+    assert!(fire(&t).is_none());
+    let row = PROSE_TABLE[0];
+    assert_eq!(row.copies, 0, "tiny roots have no copy threshold");
+    // A span past the threshold fires whatever the copies.
+    let long = format!("The pattern is {}", "ab".repeat(row.span as usize));
+    assert!(fire(&long).is_some());
+}
+
+#[test]
+fn a_chant_that_is_the_whole_answer_fires_early() {
+    let f = fire(&"ny".repeat(33)).expect("an answer of nothing but 'ny' fires");
+    assert_eq!(root_of(&f), 2);
+    // After content, the same chant waits for the tiny-root span.
+    assert!(fire(&format!("Sure, here it is: {}", "ny".repeat(33))).is_none());
+    // chant-copies = 0 turns it off.
+    let off = Settings {
+        chant_copies: 0,
+        ..Settings::default()
+    };
+    assert!(fire_with(&off, Stream::Text, &"ny".repeat(33)).is_none());
+}
+
+#[test]
+fn code_gets_the_stricter_threshold_and_a_runaway_in_code_still_fires() {
+    // 8 copies of a 40-character line: past the prose threshold, below the code one.
+    let line = "    result.push(compute_offset(base));\n";
+    let body = line.repeat(40);
+    let prose_need = PROSE_TABLE[2].need(line.chars().count() as u64, 100);
+    let code_need = CODE_TABLE[2].need(line.chars().count() as u64, 100);
+    assert!(prose_need < code_need);
+    let in_prose = format!(
+        "I will now write the loop.\n{}",
+        "I will now write the loop again, then check.\n".repeat(40)
+    );
+    assert!(fire(&in_prose).is_some(), "prose repetition fires");
+    let few = format!("```rust\nfn f() {{\n{}}}\n```\n", line.repeat(6));
+    assert!(
+        fire(&few).is_none(),
+        "six identical lines of code are quiet"
+    );
+    let runaway = format!("```rust\nfn f() {{\n{body}");
+    let f = fire(&runaway).expect("a runaway inside code fires");
+    assert_eq!(root_of(&f), line.chars().count());
+    assert!(f.offset.unwrap() as usize <= "```rust\nfn f() {\n".len() + code_need as usize + 1);
+}
+
+#[test]
+fn block_of_92_lines_repeated_is_caught_by_its_second_or_third_copy() {
+    let block = texts::block_92_lines();
+    let head = "Here is the handler module:\n\n";
+    let text = format!("{head}{}", block.repeat(32));
+    let f = fire(&text).expect("fires");
+    let unit = block.chars().count();
+    assert_eq!(root_of(&f), unit);
+    let at = f.offset.unwrap() as usize - head.len();
+    assert!(at <= 3 * unit, "fired after {at} characters, unit {unit}");
+}
+
+#[test]
+fn two_line_thought_repeated_1420_times_is_caught_early() {
+    let unit = texts::thought_2_lines();
+    let text = unit.repeat(1420);
+    let f = fire_with(&Settings::default(), Stream::Thinking, &text).expect("fires");
+    assert_eq!(root_of(&f), unit.chars().count());
+    assert!(
+        f.offset.unwrap() <= 8 * unit.chars().count() as u64,
+        "fired at {:?} of {}",
+        f.offset,
+        text.chars().count()
+    );
+}
+
+#[test]
+fn evidence_scale_trades_latency_for_safety() {
+    let text = texts::unit_143().repeat(20);
+    let at = |scale: u32| {
+        fire_with(
+            &Settings {
+                evidence_scale: scale,
+                ..Settings::default()
+            },
+            Stream::Text,
+            &text,
+        )
+        .and_then(|f| f.offset)
+    };
+    let (low, mid, high) = (at(50).unwrap(), at(100).unwrap(), at(200).unwrap());
+    assert!(low < mid && mid < high, "{low} {mid} {high}");
+}
+
+#[test]
+fn measured_runs_report_root_span_and_copies() {
+    let text = format!("Header line.\n{}Trailer.", "0x00, ".repeat(256));
+    let runs = measure_runs(&Settings::default(), &text);
+    let r = runs.iter().max_by_key(|m| m.run.span()).unwrap();
+    assert_eq!(r.run.root, 6);
+    assert!(
+        r.run.span() >= 6 * 256 && r.run.span() < 6 * 258,
+        "{:?}",
+        r.run
+    );
+    assert_eq!(r.run.copies(), r.run.span() / 6);
+}
+
+#[test]
+fn rows_need_at_least_two_copies_and_the_larger_of_span_and_copies() {
+    let row = Row {
+        max_root: 64,
+        span: 600,
+        copies: 6,
+    };
+    assert_eq!(row.need(50, 100), 600);
+    assert_eq!(row.need(200, 100), 1200);
+    assert_eq!(row.need(50, 50), 300);
+    let tiny = Row {
+        max_root: 4,
+        span: 10,
+        copies: 0,
+    };
+    assert_eq!(tiny.need(30, 100), 60);
+}
+
+#[test]
+fn copies_that_differ_in_their_numbers_are_caught_by_the_fifth_copy() {
+    let text = texts::noisy_loop(40);
+    let line = text.lines().nth(2).unwrap().chars().count() + 1;
+    let f = fire(&text).expect("a counter loop fires");
+    let head = "I'll retry the deployment until the health check passes.\n\n".len() as u64;
+    assert!(
+        f.offset.unwrap() <= head + 5 * line as u64,
+        "fired at {:?}, line {line}",
+        f.offset
+    );
+    // Not with counter-noise off: no two copies are equal.
+    let off = Settings {
+        counter_noise: false,
+        ..Settings::default()
+    };
+    assert!(fire_with(&off, Stream::Text, &text).is_none());
+    // Number tables are not sentences: a long list of numbered entries stays quiet.
+    let table: String = (0..400).map(|i| format!("0x{i:02x}, ")).collect();
+    assert!(fire(&format!("The table:\n{table}")).is_none());
+}
+
+#[test]
+fn noisy_runs_follow_numbers_of_any_width_and_stay_quiet_when_short() {
+    // A counter crossing 9 → 10 changes the length of a copy; read as one symbol it does not.
+    let lines: String = (1..=30)
+        .map(|i| {
+            format!(
+                "Retry {i}: the upload to the bucket failed with a timeout, trying again now.\n"
+            )
+        })
+        .collect();
+    assert!(fire(&lines).is_some());
+    // Three such lines are not a loop.
+    let few: String = lines.lines().take(3).map(|l| format!("{l}\n")).collect();
+    assert!(fire(&few).is_none());
+}
