@@ -53,7 +53,7 @@ fn hash_str(s: &str) -> u64 {
 /// The parts of a call's arguments that a result may echo back: the trimmed lines of its
 /// string values (line-number prefixes removed), its short single-line strings and its
 /// numbers (in strings or as JSON numbers).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Echo {
     lines: HashSet<u64, FixedState>,
     inline: Vec<String>,
@@ -606,6 +606,7 @@ const DIAGNOSTICS: &[&str] = &[
     "not found",
     "does not exist",
     "Permission denied",
+    "permission denied",
     "cannot ",
     "Cannot ",
     "can't ",
@@ -642,16 +643,17 @@ fn first_line(head: &str) -> &str {
         .unwrap_or("")
 }
 
-/// `java.lang.IllegalStateException: …`, `ValueError: …`: an exception named at the start of
-/// the line, followed by a colon.
+/// `java.lang.IllegalStateException: …`, `ValueError: …`: an exception named as the first
+/// word of the line.
 fn starts_with_exception(line: &str) -> bool {
     let name_len = line
         .bytes()
         .take_while(|b| b.is_ascii_alphanumeric() || *b == b'.' || *b == b'_' || *b == b'$')
         .count();
     let name = line.get(..name_len).unwrap_or("");
-    let colon = line.get(name_len..).is_some_and(|r| r.starts_with(':'));
-    colon && (name.ends_with("Exception") || name.ends_with("Error"))
+    let rest = line.get(name_len..).unwrap_or("");
+    let ends = rest.is_empty() || rest.starts_with(':') || rest.starts_with(' ');
+    ends && (name.ends_with("Exception") || name.ends_with("Error"))
 }
 
 /// `bash: line 1: foo: command not found`, `ls: cannot access 'x': No such file or directory`:
@@ -763,14 +765,20 @@ pub fn is_failure(tool: &str, args: Option<&Value>, content: &str, is_error: boo
         return true;
     }
     match args {
-        Some(a) if reads_file(tool, a) => {
-            let head = prefix_chars(content, ERROR_SCAN_CHARS);
-            let first = first_line(head);
-            program_diagnostic(first, READ_FAILURES)
-                || (short(content) && READ_FAILURES.iter().any(|p| first.contains(p)))
-        }
+        Some(a) if reads_file(tool, a) => is_read_failure(content),
         _ => looks_like_error(content),
     }
+}
+
+/// Whether the result of a call that reads a file says the read itself failed: a program's
+/// diagnostic (`cat: x: No such file or directory`) or a short result whose first line says
+/// `not found`, `does not exist`, `Permission denied`, `Is a directory`. The file's own text
+/// (a log full of `ERROR` lines) never is.
+pub fn is_read_failure(content: &str) -> bool {
+    let head = prefix_chars(content, ERROR_SCAN_CHARS);
+    let first = first_line(head);
+    program_diagnostic(first, READ_FAILURES)
+        || (short(content) && READ_FAILURES.iter().any(|p| first.contains(p)))
 }
 
 #[cfg(test)]
