@@ -33,6 +33,8 @@ pub const TAIL_BYTES: usize = 1024;
 pub const MAX_ARGS_BYTES: usize = 16 * 1024;
 /// Numbers of a result kept for [`Trend`].
 pub const MAX_NUMBERS: usize = 8;
+/// Numbers of six digits or more are ids, ports, epochs: never trend numbers.
+const MAX_TREND_NUMBER: u64 = 100_000;
 /// Tokens kept in a [`TokenSet`].
 pub const MAX_TOKENS: usize = 128;
 /// Echoed lines shorter than this (trimmed, in characters) are not removed: a `}` or an
@@ -43,6 +45,10 @@ pub const MIN_ECHO_INLINE: usize = 4;
 const MAX_ECHO_INLINE: usize = 16;
 const MAX_ECHO_INLINE_CHARS: usize = 200;
 const MAX_ECHO_NUMBERS: usize = 32;
+/// How far from an argument's number a result's number still counts as its echo.
+pub const ECHO_NEAR: u64 = 3;
+/// Argument numbers below this are only echoed exactly (small counts are too common).
+pub const ECHO_NEAR_MIN: u64 = 50;
 /// Characters of a result inspected by [`looks_like_error`].
 pub const ERROR_SCAN_CHARS: usize = 300;
 
@@ -56,6 +62,10 @@ fn hash_str(s: &str) -> u64 {
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Echo {
     lines: HashSet<u64, FixedState>,
+    /// Short lines (`}`, `end`), removed only where the result prints them with a line
+    /// number, as editors echo code.
+    #[serde(default)]
+    short: HashSet<u64, FixedState>,
     inline: Vec<String>,
     numbers: Vec<u64>,
 }
@@ -121,6 +131,8 @@ impl Echo {
             let t = strip_line_number(line.trim()).trim();
             if t.chars().count() >= MIN_ECHO_LINE {
                 self.lines.insert(hash_str(&collapse(t)));
+            } else if !t.is_empty() {
+                self.short.insert(hash_str(t));
             }
         }
         let t = s.trim();
@@ -137,15 +149,26 @@ impl Echo {
         }
     }
 
-    /// Whether the trimmed `line` (line-number prefix removed) is a line of the arguments.
+    /// Whether the trimmed `line` (line-number prefix removed) is a line of the arguments; a
+    /// short line counts only when the result numbers it (`1233:        }`).
     pub fn has_line(&self, line: &str) -> bool {
-        let t = strip_line_number(line.trim()).trim();
-        t.chars().count() >= MIN_ECHO_LINE && self.lines.contains(&hash_str(&collapse(t)))
+        let trimmed = line.trim();
+        let stripped = strip_line_number(trimmed);
+        let t = stripped.trim();
+        if t.chars().count() >= MIN_ECHO_LINE {
+            return self.lines.contains(&hash_str(&collapse(t)));
+        }
+        let numbered = stripped.len() != trimmed.len();
+        numbered && !t.is_empty() && self.short.contains(&hash_str(t))
     }
 
-    /// Whether `n` occurs in the arguments.
+    /// Whether `n` comes from the arguments: one of their numbers, or within
+    /// [`ECHO_NEAR`] of one of at least [`ECHO_NEAR_MIN`] (a result reporting positions
+    /// around the call's own line numbers: `(1410 more lines above)` for `edit 1411:1413`).
     pub fn has_number(&self, n: u64) -> bool {
-        self.numbers.contains(&n)
+        self.numbers
+            .iter()
+            .any(|a| *a == n || (*a >= ECHO_NEAR_MIN && a.abs_diff(n) <= ECHO_NEAR))
     }
 }
 
@@ -359,7 +382,8 @@ pub fn args_shape(tool: &str, args: &Value) -> Fingerprint {
 }
 
 /// The shape of one result: its fingerprint with the call's echo removed and numbers
-/// abstracted, and the numbers that were abstracted (not echoed ones), for [`Trend`].
+/// abstracted, and the numbers that were abstracted (not echoed ones, not ids of six digits
+/// or more), for [`Trend`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResultShape {
     /// The fingerprint of the shape.
@@ -372,8 +396,9 @@ pub struct ResultShape {
 
 /// The shape of `content` as a result of a call whose arguments echo as `echo`: lines of the
 /// arguments (line-number prefixes ignored) are dropped, short argument strings cut out of
-/// the remaining lines, numbers and temp ids abstracted (numbers of the arguments are not
-/// kept for [`Trend`]), whitespace collapsed.
+/// the remaining lines, the bus's volatile fields masked (durations, pids, uuids,
+/// date-times), numbers and temp ids abstracted (numbers of the arguments are not kept for
+/// [`Trend`]), whitespace collapsed.
 ///
 /// ```
 /// use loopguard_core::shape::{result_shape, Echo};
@@ -393,6 +418,8 @@ pub fn result_shape(echo: &Echo, content: &str) -> ResultShape {
     let mut numbers: Vec<u64> = Vec::new();
     let (head, tail) = bounded(content);
     for part in std::iter::once(head).chain(tail) {
+        // Durations, pids, uuids, date-times and the like first (the bus's text pass).
+        let part = crate::normalizers::text::normalize_text(part);
         for line in part.lines() {
             if echo.has_line(line) {
                 continue;
@@ -412,7 +439,7 @@ pub fn result_shape(echo: &Echo, content: &str) -> ResultShape {
                 out.push('\n');
             }
             mask_into(line.trim(), &mut out, &mut |n| {
-                if numbers.len() < MAX_NUMBERS && !echo.has_number(n) {
+                if numbers.len() < MAX_NUMBERS && n < MAX_TREND_NUMBER && !echo.has_number(n) {
                     numbers.push(n);
                 }
             });
