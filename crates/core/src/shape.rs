@@ -296,6 +296,16 @@ fn is_temp_id(word: &str) -> bool {
 /// Writes `line` masked into `out`: digit runs become `#` (each number is passed to
 /// `number`), temp ids become `#`, whitespace runs one space.
 fn mask_into(line: &str, out: &mut String, number: &mut dyn FnMut(u64)) {
+    mask_ids_into(line, out, number, &mut |_| {});
+}
+
+/// [`mask_into`], passing each temp id to `id`.
+fn mask_ids_into(
+    line: &str,
+    out: &mut String,
+    number: &mut dyn FnMut(u64),
+    id: &mut dyn FnMut(&str),
+) {
     let mut space = false;
     let mut rest = line;
     while let Some(c) = rest.chars().next() {
@@ -315,6 +325,7 @@ fn mask_into(line: &str, out: &mut String, number: &mut dyn FnMut(u64)) {
                 .count();
             let word = rest.get(..len).unwrap_or("");
             if is_temp_id(word) {
+                id(word);
                 out.push('#');
             } else {
                 let mut digits = false;
@@ -392,6 +403,9 @@ pub struct ResultShape {
     pub numbers: Vec<u64>,
     /// Whether the result had no text but whitespace (after the echo was removed).
     pub empty: bool,
+    /// A hash of the temp ids the result holds, in order (`None`: it holds none). A new id
+    /// in each result is a new object each time (an agent launched, a job created).
+    pub ids: Option<u64>,
 }
 
 /// The shape of `content` as a result of a call whose arguments echo as `echo`: lines of the
@@ -416,6 +430,7 @@ pub struct ResultShape {
 pub fn result_shape(echo: &Echo, content: &str) -> ResultShape {
     let mut out = String::with_capacity(content.len().min(HEAD_BYTES + TAIL_BYTES));
     let mut numbers: Vec<u64> = Vec::new();
+    let mut ids: Option<u64> = None;
     let (head, tail) = bounded(content);
     for part in std::iter::once(head).chain(tail) {
         // Durations, pids, uuids, date-times and the like first (the bus's text pass).
@@ -438,17 +453,27 @@ pub fn result_shape(echo: &Echo, content: &str) -> ResultShape {
             if !out.is_empty() {
                 out.push('\n');
             }
-            mask_into(line.trim(), &mut out, &mut |n| {
-                if numbers.len() < MAX_NUMBERS && n < MAX_TREND_NUMBER && !echo.has_number(n) {
-                    numbers.push(n);
-                }
-            });
+            mask_ids_into(
+                line.trim(),
+                &mut out,
+                &mut |n| {
+                    if numbers.len() < MAX_NUMBERS && n < MAX_TREND_NUMBER && !echo.has_number(n)
+                    {
+                        numbers.push(n);
+                    }
+                },
+                &mut |w| {
+                    let h = hash_str(w);
+                    ids = Some(ids.map_or(h, |x| x.rotate_left(5) ^ h));
+                },
+            );
         }
     }
     ResultShape {
         fp: Fingerprint::combine(&[b"result-shape", out.as_bytes()]),
         empty: out.is_empty(),
         numbers,
+        ids,
     }
 }
 
@@ -783,11 +808,70 @@ pub fn reads_file(tool: &str, args: &Value) -> bool {
     first.is_some_and(|w| READERS.contains(&w.rsplit('/').next().unwrap_or(w)))
 }
 
+/// The program a shell call runs: the first word of its command's last pipeline segment
+/// (`cd /repo && mvn -q test` → `mvn`), without its directory; `None` for a call without a
+/// `command` / `cmd` string.
+pub fn program(args: &Value) -> Option<&str> {
+    let cmd = ["command", "cmd"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))?;
+    let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
+    let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
+    let w = last.split_whitespace().next()?;
+    Some(w.rsplit('/').next().unwrap_or(w))
+}
+
+/// Programs whose exit status 1 means "no match", not an error.
+const SEARCHERS: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"];
+
+/// Whether a call is a search whose exit status 1 only means it found nothing: a shell
+/// command whose last pipeline segment runs `grep`, `rg`, `ag`, `ack` (or `git grep`).
+pub fn is_search(args: &Value) -> bool {
+    let Some(cmd) = ["command", "cmd"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))
+    else {
+        return false;
+    };
+    let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
+    let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
+    let mut words = last.split_whitespace();
+    match words.next() {
+        Some("git") => words.next() == Some("grep"),
+        Some(w) => SEARCHERS.contains(&w.rsplit('/').next().unwrap_or(w)),
+        None => false,
+    }
+}
+
+/// Whether the result of a search ([`is_search`]) says only that nothing matched: no output,
+/// or only the exit status 1 (`Command exited with code 1`, `<returncode>1</returncode>`).
+pub fn is_no_match(content: &str) -> bool {
+    let t = content.trim();
+    if t.is_empty() {
+        return true;
+    }
+    if t.len() > 200 {
+        return false;
+    }
+    let squeezed: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    let lower = squeezed.to_ascii_lowercase();
+    ["exitedwithcode1", "exitcode1", "exitstatus1", "<returncode>1</returncode>"]
+        .iter()
+        .any(|p| lower.ends_with(p) || lower.starts_with(p))
+        && !lower.contains("error:")
+}
+
 /// Whether a tool result is a failure: the host flagged it, or its content is an error
 /// message ([`looks_like_error`]). For a call that reads a file ([`reads_file`]) only a
 /// failure to read counts (`No such file or directory`, `not found` on a short first line):
 /// the text of a log being read is never the call's error.
+///
+/// A search that found nothing (`grep` exiting with status 1, [`is_no_match`]) is no
+/// failure, flagged or not.
 pub fn is_failure(tool: &str, args: Option<&Value>, content: &str, is_error: bool) -> bool {
+    if args.is_some_and(is_search) && is_no_match(content) {
+        return false;
+    }
     if is_error {
         return true;
     }
@@ -880,6 +964,10 @@ mod tests {
         ));
         assert!(is_failure("bash", Some(&log), "anything", true));
         assert!(reads_file("str_replace_editor", &json!({"command": "view", "path": "/a"})));
+        let grep = json!({"command": "grep -n \"console\" src/theme.ts"});
+        assert!(!is_failure("bash", Some(&grep), "Command exited with code 1", true));
+        assert!(is_failure("bash", Some(&grep), "grep: src/theme.ts: No such file or directory", true));
+        assert!(is_failure("bash", Some(&log), "Command exited with code 1", true));
         assert!(!reads_file("bash", &json!({"command": "mvn -q test"})));
     }
 

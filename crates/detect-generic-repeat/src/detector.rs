@@ -113,6 +113,8 @@ struct SimilarStreak {
     /// The shape of the streak's results.
     shape: Option<Fingerprint>,
     empty: bool,
+    /// The temp ids of the newest result.
+    ids: Option<u64>,
     trend: Trend,
     count: u32,
     warned: bool,
@@ -605,8 +607,11 @@ impl GenericRepeat {
             skeleton: p.skeleton,
         };
         let st = &mut self.state.similar;
+        // A new id in each result is a new object each time (an agent launched): progress.
+        let new_ids = rs.ids.is_some() && st.ids != rs.ids;
         let like = st.tool == tool
             && st.shape == Some(rs.fp)
+            && !new_ids
             && st.calls.iter().any(|c| {
                 c.tokens.similarity_permille(&call.tokens) >= sc.similarity_permille
                     || (rs.empty
@@ -630,6 +635,7 @@ impl GenericRepeat {
                 tool: tool.to_owned(),
                 shape: Some(rs.fp),
                 empty: rs.empty,
+                ids: rs.ids,
                 trend,
                 count: 1,
                 start_call: self.state.calls,
@@ -641,7 +647,12 @@ impl GenericRepeat {
         }
         st.calls.push_back(call);
         push_bounded(&mut st.seqs, cx.seq());
-        if st.count < sc.warn_threshold || st.warned {
+        let warn_at = if st.empty {
+            sc.empty_warn_threshold
+        } else {
+            sc.warn_threshold
+        };
+        if st.count < warn_at || st.warned {
             return;
         }
         st.warned = true;

@@ -120,6 +120,8 @@ pub struct SimilarCallsOptions {
     /// call's echoed arguments removed, numbers abstracted) without progress (numbers that
     /// move steadily, such as a falling failure count, are progress and restart the count).
     pub warn_threshold: Option<u32>,
+    /// The threshold when the results are empty (nothing found, again and again).
+    pub empty_warn_threshold: Option<u32>,
 }
 
 /// Resolved similar-calls rule.
@@ -129,6 +131,8 @@ pub struct SimilarCallsSettings {
     pub similarity_permille: u32,
     /// Consecutive alike calls that warn.
     pub warn_threshold: u32,
+    /// Consecutive alike calls with empty results that warn.
+    pub empty_warn_threshold: u32,
 }
 
 /// The `[detectors.generic-repeat]` table as written. Every key is optional; see
@@ -322,8 +326,11 @@ impl Settings {
     /// Calls whose argument token sets are at least 80% alike are similar (hermes-agent's
     /// rule for shell commands).
     pub const DEFAULT_SIMILAR_CALLS_SIMILARITY: f64 = 0.8;
-    /// Warn on the 4th similar call in a row with the same result shape.
-    pub const DEFAULT_SIMILAR_CALLS_WARN_THRESHOLD: u32 = 4;
+    /// Warn on the 6th similar call in a row with the same result shape (a corpus session
+    /// tries 5 variants of one input that all give the same answer, on purpose).
+    pub const DEFAULT_SIMILAR_CALLS_WARN_THRESHOLD: u32 = 6;
+    /// Warn on the 4th similar call in a row that found nothing.
+    pub const DEFAULT_SIMILAR_CALLS_EMPTY_WARN_THRESHOLD: u32 = 4;
     /// The largest `near-duplicate.recurrence-window` accepted.
     pub const MAX_RECURRENCE_WINDOW: u32 = 64;
     /// The largest window or history accepted (bounds memory and the per-call scan).
@@ -586,16 +593,24 @@ fn similar_calls_settings(
         Settings::DEFAULT_SIMILAR_CALLS_WARN_THRESHOLD,
         "similar-calls.warn-threshold",
     )?;
-    if warn < 3 {
-        return Err(ConfigError::invalid(
-            format!("{SCOPE}.similar-calls.warn-threshold"),
-            "must be at least 3 (two alike calls are no loop)",
-        ));
+    let empty_warn = positive(
+        n.empty_warn_threshold,
+        Settings::DEFAULT_SIMILAR_CALLS_EMPTY_WARN_THRESHOLD,
+        "similar-calls.empty-warn-threshold",
+    )?;
+    for (key, v) in [("warn-threshold", warn), ("empty-warn-threshold", empty_warn)] {
+        if v < 3 {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.similar-calls.{key}"),
+                "must be at least 3 (two alike calls are no loop)",
+            ));
+        }
     }
     let permille = ((similarity * 1000.0).round() as u32).clamp(1, 1000);
     Ok(on.then_some(SimilarCallsSettings {
         similarity_permille: permille,
         warn_threshold: warn,
+        empty_warn_threshold: empty_warn,
     }))
 }
 
@@ -690,9 +705,9 @@ pub const REGISTRATION: Registration = Registration {
         },
         OptionDoc {
             name: "similar-calls",
-            ty: "table {enabled, similarity, warn-threshold}",
-            default: "{ enabled = false, similarity = 0.8, warn-threshold = 4 }",
-            doc: "Consecutive calls of one tool with nearly the same arguments (token-set Jaccard at least `similarity`; for empty results, shell commands differing only in path arguments) whose results keep the same shape (echoed arguments removed, numbers abstracted) without progress: warn on the N-th.",
+            ty: "table {enabled, similarity, warn-threshold, empty-warn-threshold}",
+            default: "{ enabled = false, similarity = 0.8, warn-threshold = 6, empty-warn-threshold = 4 }",
+            doc: "Consecutive calls of one tool with nearly the same arguments (token-set Jaccard at least `similarity`; for empty results, shell commands differing only in path arguments) whose results keep the same shape (echoed arguments removed, numbers abstracted) without progress (steadily moving numbers, new ids): warn on the N-th (on the M-th when every result was empty).",
         },
     ],
     build,

@@ -100,15 +100,23 @@ struct Pending {
     id: String,
     /// The call reads a file's text (its content is never the call's error).
     reads: bool,
+    /// The call is a search (`grep`): its exit status 1 only means nothing matched.
+    #[serde(default)]
+    search: bool,
+    /// The tool, and for a shell call the program it runs: a success of the same family
+    /// stops the recurring rule counting the family's earlier failures.
+    #[serde(default)]
+    family: u64,
     /// The argument pieces a result may echo (only for the `shape` identity).
     echo: Option<Echo>,
 }
 
 /// The recurring rule: the newest `recurring-window` tool results, each with its failure
-/// key (`None`: not a failure), and a count per key.
+/// key (`None`: not a failure, or no longer counted), its tool, and a count per key. A
+/// success of a tool stops its earlier failures from counting.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Recurring {
-    window: VecDeque<(Option<u64>, u64)>,
+    window: VecDeque<(Option<u64>, u64, u64)>,
     counts: FixedMap<u64, u32>,
     /// The numbers of each key's failures: a failure whose numbers move steadily (a count
     /// of errors falling) is progress, and its earlier occurrences stop counting.
@@ -121,8 +129,24 @@ impl Recurring {
         *self = Recurring::default();
     }
 
-    /// Pushes one result (its failure key), evicting beyond `cap`; returns the key's count.
-    fn push(&mut self, key: Option<u64>, numbers: &[u64], seq: u64, cap: usize) -> u32 {
+    /// Stops counting the failures of a call family in the window (it just succeeded).
+    fn succeeded(&mut self, tool: u64) {
+        if self.counts.is_empty() {
+            return;
+        }
+        for e in self.window.iter_mut() {
+            if e.1 == tool {
+                if let Some(k) = e.0.take() {
+                    self.counts.remove(&k);
+                    self.trends.remove(&k);
+                }
+            }
+        }
+    }
+
+    /// Pushes one result (its failure key and tool), evicting beyond `cap`; returns the
+    /// key's count.
+    fn push(&mut self, key: Option<u64>, tool: u64, numbers: &[u64], seq: u64, cap: usize) -> u32 {
         if let Some(k) = key {
             let progress = self.trends.entry(k).or_default().step(numbers);
             if progress {
@@ -134,12 +158,12 @@ impl Recurring {
                 self.counts.remove(&k);
             }
         }
-        self.window.push_back((key, seq));
+        self.window.push_back((key, tool, seq));
         if let Some(k) = key {
             *self.counts.entry(k).or_insert(0) += 1;
         }
         while self.window.len() > cap.max(1) {
-            if let Some((Some(old), _)) = self.window.pop_front() {
+            if let Some((Some(old), _, _)) = self.window.pop_front() {
                 if let Some(n) = self.counts.get_mut(&old) {
                     *n = n.saturating_sub(1);
                     if *n == 0 {
@@ -160,7 +184,7 @@ impl Recurring {
             .window
             .iter()
             .filter(|e| e.0 == Some(key))
-            .map(|e| e.1)
+            .map(|e| e.2)
             .collect();
         let skip = seqs.len().saturating_sub(MAX_EVIDENCE);
         (span, seqs.into_iter().skip(skip).collect())
@@ -186,6 +210,14 @@ pub struct SameFailure {
 
 fn tool_fp(tool: &str) -> Fingerprint {
     Fingerprint::of_bytes(tool.as_bytes())
+}
+
+/// The tool and, for a shell call, the program it runs.
+fn family(tool: &str, args: &serde_json::Value) -> u64 {
+    match shape::program(args) {
+        Some(p) => Fingerprint::combine(&[tool.as_bytes(), p.as_bytes()]).short(),
+        None => tool_fp(tool).short(),
+    }
 }
 
 impl SameFailure {
@@ -262,18 +294,25 @@ impl SameFailure {
             None => None,
         };
         let reads = pending.as_ref().is_some_and(|p| p.reads);
+        let fam = pending
+            .as_ref()
+            .map_or_else(|| tool_fp(&info.call.tool).short(), |p| p.family);
+        let no_match =
+            pending.as_ref().is_some_and(|p| p.search) && shape::is_no_match(content);
         let seq = cx.seq();
         let cap = self.settings.recurring_window as usize;
         let recurring_on = self.settings.recurring_threshold > 0;
-        if !self.is_failure(content, is_error, reads) {
+        let tool = info.call.tool.as_str();
+        let tfp = tool_fp(tool);
+        if no_match || !self.is_failure(content, is_error, reads) {
             self.state.run = None;
             if recurring_on {
-                self.state.recurring.push(None, &[], seq, cap);
+                // A success of the tool: its earlier failures no longer recur.
+                self.state.recurring.succeeded(fam);
+                self.state.recurring.push(None, fam, &[], seq, cap);
             }
             return;
         }
-        let tool = info.call.tool.as_str();
-        let tfp = tool_fp(tool);
         let (error_fp, numbers) = match self.settings.failure_identity {
             FailureIdentity::Exact => (info.norm_fp, Vec::new()),
             FailureIdentity::Shape => {
@@ -288,7 +327,10 @@ impl SameFailure {
         };
         if recurring_on {
             let key = Fingerprint::combine(&[tfp.as_bytes(), error_fp.as_bytes()]).short();
-            let count = self.state.recurring.push(Some(key), &numbers, seq, cap);
+            let count = self
+                .state
+                .recurring
+                .push(Some(key), fam, &numbers, seq, cap);
             if count >= self.settings.recurring_threshold
                 && !self.state.recurring.warned.contains(&key)
             {
@@ -381,6 +423,8 @@ impl SameFailure {
         self.state.pending.push_back(Pending {
             id: id.to_owned(),
             reads: shape::reads_file(tool, args),
+            search: shape::is_search(args),
+            family: family(tool, args),
             echo,
         });
     }
