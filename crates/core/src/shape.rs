@@ -457,8 +457,7 @@ pub fn result_shape(echo: &Echo, content: &str) -> ResultShape {
                 line.trim(),
                 &mut out,
                 &mut |n| {
-                    if numbers.len() < MAX_NUMBERS && n < MAX_TREND_NUMBER && !echo.has_number(n)
-                    {
+                    if numbers.len() < MAX_NUMBERS && n < MAX_TREND_NUMBER && !echo.has_number(n) {
                         numbers.push(n);
                     }
                 },
@@ -855,9 +854,14 @@ pub fn is_no_match(content: &str) -> bool {
     }
     let squeezed: String = t.chars().filter(|c| !c.is_whitespace()).collect();
     let lower = squeezed.to_ascii_lowercase();
-    ["exitedwithcode1", "exitcode1", "exitstatus1", "<returncode>1</returncode>"]
-        .iter()
-        .any(|p| lower.ends_with(p) || lower.starts_with(p))
+    [
+        "exitedwithcode1",
+        "exitcode1",
+        "exitstatus1",
+        "<returncode>1</returncode>",
+    ]
+    .iter()
+    .any(|p| lower.ends_with(p) || lower.starts_with(p))
         && !lower.contains("error:")
 }
 
@@ -908,9 +912,8 @@ mod tests {
                 .enumerate()
                 .map(|(i, l)| format!("{}:{l}\n", at + i))
                 .collect();
-            let content = format!(
-                "ERRORS:\n- E999\n{echoed}[File: /repo/A.java (120 lines total)]"
-            );
+            let content =
+                format!("ERRORS:\n- E999\n{echoed}[File: /repo/A.java (120 lines total)]");
             result_shape(&Echo::of_args(&args), &content)
         };
         let a = rejection("    int a = 2;\n    return a;", 40);
@@ -918,7 +921,10 @@ mod tests {
         assert_eq!(a.fp, b.fp);
         // Numbers of the arguments are not trend numbers; the line count is.
         assert_eq!(a.numbers, vec![999, 120]);
-        let other = result_shape(&Echo::none(), "ERRORS:\n- E302\n[File: /repo/B.java (9 lines total)]");
+        let other = result_shape(
+            &Echo::none(),
+            "ERRORS:\n- E302\n[File: /repo/B.java (9 lines total)]",
+        );
         assert_ne!(a.fp, other.fp);
     }
 
@@ -952,10 +958,19 @@ mod tests {
         assert!(!looks_like_error(
             "Found 1 matches for \"Exception\" in /repo/README.md:\nLine 3: throws Exception"
         ));
-        assert!(looks_like_error("java.lang.IllegalStateException: boom\n\tat A.b(A.java:3)"));
-        assert!(looks_like_error("Traceback (most recent call last):\n  File \"x.py\""));
+        assert!(looks_like_error(
+            "java.lang.IllegalStateException: boom\n\tat A.b(A.java:3)"
+        ));
+        assert!(looks_like_error(
+            "Traceback (most recent call last):\n  File \"x.py\""
+        ));
         let log = json!({"command": "cat build.log"});
-        assert!(!is_failure("bash", Some(&log), "ERROR: tests failed\nmore", false));
+        assert!(!is_failure(
+            "bash",
+            Some(&log),
+            "ERROR: tests failed\nmore",
+            false
+        ));
         assert!(is_failure(
             "bash",
             Some(&log),
@@ -963,17 +978,38 @@ mod tests {
             false
         ));
         assert!(is_failure("bash", Some(&log), "anything", true));
-        assert!(reads_file("str_replace_editor", &json!({"command": "view", "path": "/a"})));
+        assert!(reads_file(
+            "str_replace_editor",
+            &json!({"command": "view", "path": "/a"})
+        ));
         let grep = json!({"command": "grep -n \"console\" src/theme.ts"});
-        assert!(!is_failure("bash", Some(&grep), "Command exited with code 1", true));
-        assert!(is_failure("bash", Some(&grep), "grep: src/theme.ts: No such file or directory", true));
-        assert!(is_failure("bash", Some(&log), "Command exited with code 1", true));
+        assert!(!is_failure(
+            "bash",
+            Some(&grep),
+            "Command exited with code 1",
+            true
+        ));
+        assert!(is_failure(
+            "bash",
+            Some(&grep),
+            "grep: src/theme.ts: No such file or directory",
+            true
+        ));
+        assert!(is_failure(
+            "bash",
+            Some(&log),
+            "Command exited with code 1",
+            true
+        ));
         assert!(!reads_file("bash", &json!({"command": "mvn -q test"})));
     }
 
     #[test]
     fn temp_ids_and_numbers_are_masked() {
-        assert_eq!(mask_numbers("job 12 at /tmp/tmpa1b2c3d4"), "job # at /tmp/#");
+        assert_eq!(
+            mask_numbers("job 12 at /tmp/tmpa1b2c3d4"),
+            "job # at /tmp/#"
+        );
         assert_eq!(mask_numbers("file2.py"), "file#.py");
         assert_eq!(text_shape("a 1  b"), text_shape("a 22 b"));
         assert_ne!(text_shape("a 1 b"), text_shape("a 1 c"));

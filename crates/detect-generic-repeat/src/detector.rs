@@ -1085,10 +1085,16 @@ fn skeleton(args: &Value) -> Option<Fingerprint> {
         .split_whitespace()
         .filter(|w| {
             let w = w.trim_start_matches(['"', '\'']);
-            !(w.starts_with('/') || w.starts_with("./") || w.starts_with("../") || w.starts_with("~/"))
+            !(w.starts_with('/')
+                || w.starts_with("./")
+                || w.starts_with("../")
+                || w.starts_with("~/"))
         })
         .collect();
-    Some(Fingerprint::combine(&[b"skeleton", words.join(" ").as_bytes()]))
+    Some(Fingerprint::combine(&[
+        b"skeleton",
+        words.join(" ").as_bytes(),
+    ]))
 }
 
 fn short_hex(fp: &Fingerprint) -> String {

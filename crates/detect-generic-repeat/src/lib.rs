@@ -598,7 +598,10 @@ fn similar_calls_settings(
         Settings::DEFAULT_SIMILAR_CALLS_EMPTY_WARN_THRESHOLD,
         "similar-calls.empty-warn-threshold",
     )?;
-    for (key, v) in [("warn-threshold", warn), ("empty-warn-threshold", empty_warn)] {
+    for (key, v) in [
+        ("warn-threshold", warn),
+        ("empty-warn-threshold", empty_warn),
+    ] {
         if v < 3 {
             return Err(ConfigError::invalid(
                 format!("{SCOPE}.similar-calls.{key}"),

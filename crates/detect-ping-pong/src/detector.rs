@@ -263,8 +263,7 @@ impl PingPong {
         if let Some((count, evidence, last)) = self.alternation(&call.call_fp) {
             let level = if count >= s.critical_threshold && evidence {
                 Some(Level::Critical)
-            } else if count >= s.warning_threshold
-                && (s.alternation_warns_on_progress || evidence)
+            } else if count >= s.warning_threshold && (s.alternation_warns_on_progress || evidence)
             {
                 Some(Level::Warning)
             } else {
@@ -382,7 +381,12 @@ impl PingPong {
         if self.state.trends.len() >= MAX_TRENDS && !self.state.trends.contains_key(&sh.call) {
             self.state.trends.clear();
         }
-        let progress = self.state.trends.entry(sh.call).or_default().step(&rs.numbers);
+        let progress = self
+            .state
+            .trends
+            .entry(sh.call)
+            .or_default()
+            .step(&rs.numbers);
         let fp = if progress {
             Fingerprint::combine(&[rs.fp.as_bytes(), &seq.to_le_bytes()])
         } else {

@@ -6,7 +6,6 @@ mod window;
 
 pub use detector::PingPong;
 
-
 use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration};
 use serde::{Deserialize, Serialize};
 

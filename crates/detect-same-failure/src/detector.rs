@@ -6,8 +6,8 @@
 //! call of another tool, or a new user turn ends the run. Every event costs O(1): a failure is
 //! recognised from the error flag or from the first [`SCAN_CHARS`] characters of the content.
 
-use crate::{Settings, NAME};
 use crate::FailureIdentity;
+use crate::{Settings, NAME};
 use loopguard_core::shape::{self, Echo, Trend};
 use loopguard_core::{
     truncate_chars, Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest,
@@ -297,8 +297,7 @@ impl SameFailure {
         let fam = pending
             .as_ref()
             .map_or_else(|| tool_fp(&info.call.tool).short(), |p| p.family);
-        let no_match =
-            pending.as_ref().is_some_and(|p| p.search) && shape::is_no_match(content);
+        let no_match = pending.as_ref().is_some_and(|p| p.search) && shape::is_no_match(content);
         let seq = cx.seq();
         let cap = self.settings.recurring_window as usize;
         let recurring_on = self.settings.recurring_threshold > 0;
@@ -418,8 +417,8 @@ impl SameFailure {
         if self.state.pending.len() >= MAX_PENDING {
             self.state.pending.pop_front();
         }
-        let echo = (self.settings.failure_identity == FailureIdentity::Shape)
-            .then(|| Echo::of_args(args));
+        let echo =
+            (self.settings.failure_identity == FailureIdentity::Shape).then(|| Echo::of_args(args));
         self.state.pending.push_back(Pending {
             id: id.to_owned(),
             reads: shape::reads_file(tool, args),

@@ -5,7 +5,6 @@ mod detector;
 
 pub use detector::{looks_like_failure, SameFailure, SCAN_CHARS};
 
-
 use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration};
 use serde::{Deserialize, Serialize};
 
@@ -132,8 +131,7 @@ impl Settings {
                 ),
             ));
         }
-        let recurring_threshold =
-            threshold("recurring-threshold", o.recurring_threshold, 0, true)?;
+        let recurring_threshold = threshold("recurring-threshold", o.recurring_threshold, 0, true)?;
         if recurring_threshold == 1 || recurring_threshold > recurring_window {
             return Err(ConfigError::invalid(
                 format!("detectors.{NAME}.recurring-threshold"),

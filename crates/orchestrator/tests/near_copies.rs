@@ -123,7 +123,12 @@ fn linter_loop(copies: usize) -> (Vec<OwnedEvent>, Vec<usize>) {
         let args = json!({"command": "str_replace", "path": PY_FILE,
             "old_str": "        value_str = f\"{value:.16G}\"", "new_str": new_str});
         let id = s.tool_call("str_replace_editor", args);
-        s.tool_result(&id, "str_replace_editor", &py_rejection(&new_str, 1300), false);
+        s.tool_result(
+            &id,
+            "str_replace_editor",
+            &py_rejection(&new_str, 1300),
+            false,
+        );
         at.push(last(&s));
     }
     (s.into_events(), at)
@@ -144,7 +149,8 @@ fn linter_rejections_echoing_the_edit_are_one_failure() {
 
 // ---- 2. 46 rejected edits cycling among six variants ------------------------------------------
 
-const JAVA_FILE: &str = "src/main/java/com/fasterxml/jackson/databind/deser/std/StdDeserializer.java";
+const JAVA_FILE: &str =
+    "src/main/java/com/fasterxml/jackson/databind/deser/std/StdDeserializer.java";
 
 fn java_variant(v: usize) -> String {
     let bodies = [
@@ -250,7 +256,9 @@ fn nudge_loop(counts: &[usize]) -> (Vec<OwnedEvent>, Vec<usize>) {
         let blocks: String = (0..*n)
             .map(|i| format!("```bash\ngrep -n \"def _eval_is_{k}_{i}\" sympy/core/mul.py\n```\n"))
             .collect();
-        s.message(&format!("THOUGHT: Let me look at several places at once.\n\n{blocks}"));
+        s.message(&format!(
+            "THOUGHT: Let me look at several places at once.\n\n{blocks}"
+        ));
         s.user_from(&nudge(*n), Origin::Unknown);
         at.push(last(&s));
     }
@@ -274,7 +282,11 @@ fn open_loop(copies: usize, fillers: &[&[(&str, &str)]]) -> (Vec<OwnedEvent>, Ve
     task(&mut s);
     let mut at = Vec::new();
     for k in 0..copies {
-        s.call("open", json!({ "path": MISSING }), &format!("File {MISSING} not found"));
+        s.call(
+            "open",
+            json!({ "path": MISSING }),
+            &format!("File {MISSING} not found"),
+        );
         at.push(last(&s));
         for (cmd, out) in fillers[k % fillers.len()] {
             s.call("bash", json!({ "command": cmd }), out);
@@ -291,7 +303,10 @@ fn the_same_failing_open_with_other_calls_between_is_caught() {
         6,
         &[
             &[("ls src/main/java/com/fasterxml/jackson/core/", LS_OUT)],
-            &[("cd /fasterxml__jackson-core", ""), ("ls", "pom.xml\nsrc\ntarget")],
+            &[
+                ("cd /fasterxml__jackson-core", ""),
+                ("ls", "pom.xml\nsrc\ntarget"),
+            ],
         ],
     );
     let found = findings("default", &events);
@@ -303,9 +318,26 @@ fn the_same_failing_open_with_other_calls_between_is_caught() {
 // ---- 6. empty find sweeps over sibling directories ------------------------------------------
 
 const DIRS: &[&str] = &[
-    "/", "/usr", "/usr/lib", "/usr/local", "/usr/share", "/usr/src", "/opt", "/home", "/root",
-    "/var", "/srv", "/tmp", "/usr/lib/jvm", "/usr/local/lib", "/usr/share/java", "/opt/conda",
-    "/home/user", "/var/lib", "/etc", "/mnt",
+    "/",
+    "/usr",
+    "/usr/lib",
+    "/usr/local",
+    "/usr/share",
+    "/usr/src",
+    "/opt",
+    "/home",
+    "/root",
+    "/var",
+    "/srv",
+    "/tmp",
+    "/usr/lib/jvm",
+    "/usr/local/lib",
+    "/usr/share/java",
+    "/opt/conda",
+    "/home/user",
+    "/var/lib",
+    "/etc",
+    "/mnt",
 ];
 
 #[test]
@@ -315,7 +347,8 @@ fn empty_find_sweeps_over_sibling_directories_are_caught() {
     let mut at = Vec::new();
     for k in 0..40 {
         let dir = DIRS[k % DIRS.len()];
-        let cmd = format!("find {dir} -name \"ObjectMapper.java\" -path \"*databind*\" 2>/dev/null");
+        let cmd =
+            format!("find {dir} -name \"ObjectMapper.java\" -path \"*databind*\" 2>/dev/null");
         s.call("bash", json!({ "command": cmd }), "");
         at.push(last(&s));
     }
@@ -453,8 +486,16 @@ fn parallel_polls(rounds: usize) -> Vec<OwnedEvent> {
     let mut s = Script::new();
     task(&mut s);
     for r in 0..rounds {
-        let a = format!("job build-linux: running, {}% complete, {} of 212 steps", 4 * r + 3, 8 * r + 5);
-        let b = format!("job build-macos: running, {}% complete, {} of 198 steps", 3 * r + 2, 6 * r + 4);
+        let a = format!(
+            "job build-linux: running, {}% complete, {} of 212 steps",
+            4 * r + 3,
+            8 * r + 5
+        );
+        let b = format!(
+            "job build-macos: running, {}% complete, {} of 198 steps",
+            3 * r + 2,
+            6 * r + 4
+        );
         s.batch(&[
             ("job_status", json!({"job": "build-linux"}), a.as_str()),
             ("job_status", json!({"job": "build-macos"}), b.as_str()),
@@ -504,9 +545,21 @@ fn a_javac_retried_between_path_changes_is_counted_in_the_last_calls() {
     let mut s = Script::new();
     task(&mut s);
     let err = "bash: javac: command not found";
-    for path in ["/usr/lib/jvm/java-11/bin", "/opt/jdk/bin", "/usr/local/java/bin"] {
-        s.call("bash", json!({"command": "javac -d out src/Main.java"}), err);
-        s.call("bash", json!({ "command": format!("export PATH={path}:$PATH") }), "");
+    for path in [
+        "/usr/lib/jvm/java-11/bin",
+        "/opt/jdk/bin",
+        "/usr/local/java/bin",
+    ] {
+        s.call(
+            "bash",
+            json!({"command": "javac -d out src/Main.java"}),
+            err,
+        );
+        s.call(
+            "bash",
+            json!({ "command": format!("export PATH={path}:$PATH") }),
+            "",
+        );
     }
     let found = findings("default", &s.into_events());
     let f = caught_by(&found, "generic-repeat", usize::MAX);
@@ -516,6 +569,48 @@ fn a_javac_retried_between_path_changes_is_counted_in_the_last_calls() {
         f.message
     );
     assert!(!f.message.contains("in a row"), "{}", f.message);
+}
+
+#[test]
+fn searches_that_find_nothing_are_no_failures() {
+    let mut s = Script::new();
+    task(&mut s);
+    for pat in [
+        "console.error",
+        "console\\.",
+        "console",
+        "Detected truecolor",
+    ] {
+        s.call_with(
+            "bash",
+            json!({ "command": format!("grep -n \"{pat}\" packages/coding-agent/src/theme/theme.ts") }),
+            "Command exited with code 1",
+            true,
+        );
+    }
+    silent(&findings("default", &s.into_events()), "same-failure");
+}
+
+#[test]
+fn a_tool_that_succeeds_between_its_failures_is_getting_somewhere() {
+    let mut s = Script::new();
+    task(&mut s);
+    let file = "/workspace/ponyc/src/libponyc/expr/match.c";
+    let ambiguous = "ERROR:\nNo replacement was performed. Multiple occurrences of old_str `return pattern_type;` in lines [317, 449]. Please ensure it is unique.";
+    for k in 0..4 {
+        s.call(
+            "str_replace_editor",
+            json!({"command": "str_replace", "path": file, "old_str": "return pattern_type;",
+                   "new_str": format!("if(ast_id(pattern_type) == TK_ISO) {k}\nreturn pattern_type;")}),
+            ambiguous,
+        );
+        s.call(
+            "str_replace_editor",
+            json!({"command": "insert", "path": file, "insert_line": 317 + k, "new_str": "  // checked"}),
+            &format!("The file {file} has been edited. Here's the result of running `cat -n` on a snippet of the edited file:\n   {}\t  // checked", 318 + k),
+        );
+    }
+    silent(&findings("default", &s.into_events()), "same-failure");
 }
 
 // ---- properties ------------------------------------------
