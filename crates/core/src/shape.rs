@@ -809,12 +809,17 @@ pub fn reads_file(tool: &str, args: &Value) -> bool {
 
 /// The program a shell call runs: the first word of its command's last pipeline segment
 /// (`cd /repo && mvn -q test` → `mvn`), without its directory; `None` for a call without a
-/// `command` / `cmd` string.
+/// `command` / `cmd` string of at least two words (an editor's `"command": "insert"` names a
+/// sub-command, not a program).
 pub fn program(args: &Value) -> Option<&str> {
     let cmd = ["command", "cmd"]
         .iter()
         .find_map(|k| args.get(*k).and_then(Value::as_str))?;
     let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
+    if line.split_whitespace().nth(1).is_none() {
+        // One word: an editor's sub-command (`view`, `insert`), or a bare program.
+        return None;
+    }
     let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
     let w = last.split_whitespace().next()?;
     Some(w.rsplit('/').next().unwrap_or(w))
