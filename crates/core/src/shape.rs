@@ -816,10 +816,8 @@ pub fn program(args: &Value) -> Option<&str> {
         .iter()
         .find_map(|k| args.get(*k).and_then(Value::as_str))?;
     let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
-    if line.split_whitespace().nth(1).is_none() {
-        // One word: an editor's sub-command (`view`, `insert`), or a bare program.
-        return None;
-    }
+    // One word is an editor's sub-command (`view`, `insert`), or a bare program.
+    line.split_whitespace().nth(1)?;
     let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
     let w = last.split_whitespace().next()?;
     Some(w.rsplit('/').next().unwrap_or(w))
