@@ -25,6 +25,7 @@ pub mod history;
 mod normalize;
 pub mod normalizers;
 mod registry;
+pub mod shape;
 
 pub use bus::{call_fingerprint, Bus, Lifecycle, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};
 pub use config::{line_of, merge_tables, parse_options, Config};

@@ -4,6 +4,7 @@
 
 use crate::sketch::Sketch;
 use crate::{ResultIdentity, Settings, WindowIdentity, NAME};
+use loopguard_core::shape::{self, Echo, TokenSet, Trend};
 use loopguard_core::{
     CallInfo, Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest, Level,
     ResultInfo, MAX_EVIDENCE,
@@ -21,6 +22,10 @@ const MAX_BATCH_CALLS: usize = 32;
 const MAX_BATCH_TOOLS: usize = 4;
 /// How many recent known poll call identities are remembered.
 const MAX_POLLS: usize = 16;
+/// How many issued calls the similar-calls rule remembers until their results arrive.
+const MAX_PENDING: usize = 32;
+/// How many of its newest calls a similar-calls streak compares a new call with.
+const SIMILAR_MEMORY: usize = 3;
 
 /// The `generic-repeat` detector (LG001).
 #[derive(Debug)]
@@ -51,6 +56,10 @@ struct Streak {
     sticky: Option<(Pair, u32)>,
     /// Attempts blocked since the block began.
     blocked: u32,
+    /// The call counter when the streak's first call was seen: the streak spans the calls
+    /// from there to the newest (calls whose results were transparent included).
+    #[serde(default)]
+    start_call: u64,
 }
 
 /// The near-duplicate streak: consecutive results of one call, each a near-duplicate of the
@@ -72,6 +81,44 @@ struct NearStreak {
     /// Attempts blocked since the block began.
     blocked: u32,
     /// Result sequence numbers of the streak (newest kept).
+    seqs: VecDeque<u64>,
+    /// The call counter at the streak's first call.
+    #[serde(default)]
+    start_call: u64,
+}
+
+/// What the similar-calls rule keeps of a call until its result arrives.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct PendingCall {
+    seq: u64,
+    tokens: TokenSet,
+    skeleton: Option<Fingerprint>,
+    echo: Echo,
+}
+
+/// One call of the similar-calls streak.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct SimilarCall {
+    tokens: TokenSet,
+    skeleton: Option<Fingerprint>,
+}
+
+/// The similar-calls streak: consecutive calls of one tool, each like one of the last few
+/// before it, whose results have the same shape and do not progress.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct SimilarStreak {
+    tool: String,
+    /// The newest calls of the streak (at most [`SIMILAR_MEMORY`]).
+    calls: VecDeque<SimilarCall>,
+    /// The shape of the streak's results.
+    shape: Option<Fingerprint>,
+    empty: bool,
+    /// The temp ids of the newest result.
+    ids: Option<u64>,
+    trend: Trend,
+    count: u32,
+    warned: bool,
+    start_call: u64,
     seqs: VecDeque<u64>,
 }
 
@@ -135,6 +182,13 @@ struct State {
     polls: VecDeque<Fingerprint>,
     window: Window,
     history: VecDeque<Record>,
+    /// Calls seen (not ignored), for the spans messages report.
+    #[serde(default)]
+    calls: u64,
+    #[serde(default)]
+    pending: VecDeque<PendingCall>,
+    #[serde(default)]
+    similar: SimilarStreak,
 }
 
 impl GenericRepeat {
@@ -166,6 +220,7 @@ impl GenericRepeat {
         self.state.streak = Streak::default();
         self.state.batch = BatchStreak::default();
         self.state.near = NearStreak::default();
+        self.state.similar = SimilarStreak::default();
         self.state.recent.clear();
         self.clear_window();
     }
@@ -181,6 +236,18 @@ impl GenericRepeat {
         };
         if self.ignored_tool(tool) {
             return;
+        }
+        self.state.calls = self.state.calls.saturating_add(1);
+        if self.settings.similar_calls.is_some() {
+            if self.state.pending.len() >= MAX_PENDING {
+                self.state.pending.pop_front();
+            }
+            self.state.pending.push_back(PendingCall {
+                seq: call.seq,
+                tokens: TokenSet::of_args(args),
+                skeleton: skeleton(args),
+                echo: Echo::of_args(args),
+            });
         }
         if self
             .state
@@ -285,6 +352,22 @@ impl GenericRepeat {
                 }
             }
         }
+        if self.settings.similar_calls.is_some() {
+            let pending = match self
+                .state
+                .pending
+                .iter()
+                .position(|p| p.seq == result.call.seq)
+            {
+                Some(i) => self.state.pending.remove(i),
+                None => None,
+            };
+            if known_poll || result.batch_size > 1 {
+                self.state.similar = SimilarStreak::default();
+            } else if let (Some(p), false) = (pending, ignored || skipped_error) {
+                self.similar_result(&result.call.tool, p, content, cx);
+            }
+        }
         if result.batch_size > 1 {
             self.batch_result(result, counted.then_some(pair), cx);
             return;
@@ -331,16 +414,19 @@ impl GenericRepeat {
             s.sticky = None;
             s.blocked = 0;
             s.last = Some(pair);
+            s.start_call = self.state.calls;
         }
         push_bounded(&mut s.seqs, cx.seq());
         if s.count >= warn_at && !s.warned {
             s.warned = true;
+            let span = self.state.calls.saturating_sub(s.start_call) + 1;
             if let Some(p) = &s.last {
                 let msg = format!(
-                    "Loop warning: you called `{}` with the same arguments {} times in a row and got the same \
+                    "Loop warning: you called `{}` with the same arguments {} and got the same \
                      result every time. Repeating it will not change the outcome: change the arguments, use a \
                      different tool, or give your final answer.",
-                    p.tool, s.count
+                    p.tool,
+                    times(s.count, span)
                 );
                 let f = Finding::new(NAME, Level::Warning, s.count, streak_key(p), msg)
                     .with_tool(p.tool.clone())
@@ -365,10 +451,13 @@ impl GenericRepeat {
         };
         s.blocked = s.blocked.saturating_add(1);
         let attempt = count.saturating_add(s.blocked);
+        let span = self.state.calls.saturating_sub(s.start_call);
         let msg = format!(
-            "Blocked: this exact `{}` call (same arguments) already returned the same result {} times in a \
-             row; identical attempt {} is refused. Make a different call or give your final answer.",
-            pair.tool, count, attempt
+            "Blocked: this exact `{}` call (same arguments) already returned the same result {}; \
+             identical attempt {} is refused. Make a different call or give your final answer.",
+            pair.tool,
+            times(count, span),
+            attempt
         );
         let mut evidence: Vec<u64> = s.seqs.iter().copied().collect();
         evidence.push(cx.seq());
@@ -400,6 +489,7 @@ impl GenericRepeat {
                 tool: pair.tool.clone(),
                 args: pair.args,
                 count: 1,
+                start_call: self.state.calls,
                 ..NearStreak::default()
             };
         }
@@ -476,12 +566,21 @@ impl GenericRepeat {
             if exact_warned {
                 return false;
             }
+            let span = self.state.calls.saturating_sub(n.start_call) + 1;
+            let which = if span == u64::from(next) {
+                format!("this is your call number {next} in a row to `{}`", n.tool)
+            } else {
+                format!(
+                    "this is your call number {next} to `{}` in the last {span} calls",
+                    n.tool
+                )
+            };
             let msg = format!(
-                "Loop warning: this is your call number {next} in a row to `{}` with the same arguments, and \
+                "Loop warning: {which} with the same arguments, and \
                  the last {} results barely changed (each at least {pct}% the same as the one before). \
                  Repeating it will not make progress: change the arguments, use a different tool, or give \
                  your final answer.",
-                n.tool, n.count
+                n.count
             );
             cx.report(
                 Finding::new(NAME, Level::Warning, next, key(n), msg)
@@ -490,6 +589,102 @@ impl GenericRepeat {
             );
         }
         false
+    }
+
+    // ---- similar calls -----------------------------------------------------------------
+
+    /// Extends the similar-calls streak when this call is of the streak's tool, like one of
+    /// its newest calls (token similarity, or the same command skeleton when both results are
+    /// empty), and its result has the streak's shape without progress; otherwise starts a new
+    /// streak at this call. Warns once the streak reaches `warn-threshold` calls.
+    fn similar_result(&mut self, tool: &str, p: PendingCall, content: &str, cx: &mut Cx<'_>) {
+        let Some(sc) = &self.settings.similar_calls else {
+            return;
+        };
+        let rs = shape::result_shape(&p.echo, content);
+        let call = SimilarCall {
+            tokens: p.tokens,
+            skeleton: p.skeleton,
+        };
+        let st = &mut self.state.similar;
+        // A new id in each result is a new object each time (an agent launched): progress.
+        let new_ids = rs.ids.is_some() && st.ids != rs.ids;
+        let like = st.tool == tool
+            && st.shape == Some(rs.fp)
+            && !new_ids
+            && st.calls.iter().any(|c| {
+                c.tokens.similarity_permille(&call.tokens) >= sc.similarity_permille
+                    || (rs.empty
+                        && st.empty
+                        && call.skeleton.is_some()
+                        && c.skeleton == call.skeleton)
+            });
+        let progress = like && st.trend.step(&rs.numbers);
+        if like && !progress {
+            st.count = st.count.saturating_add(1);
+        } else {
+            let mut trend = if like {
+                std::mem::take(&mut st.trend)
+            } else {
+                Trend::new()
+            };
+            if !like {
+                trend.step(&rs.numbers);
+            }
+            *st = SimilarStreak {
+                tool: tool.to_owned(),
+                shape: Some(rs.fp),
+                empty: rs.empty,
+                ids: rs.ids,
+                trend,
+                count: 1,
+                start_call: self.state.calls,
+                ..SimilarStreak::default()
+            };
+        }
+        if st.calls.len() >= SIMILAR_MEMORY {
+            st.calls.pop_front();
+        }
+        st.calls.push_back(call);
+        push_bounded(&mut st.seqs, cx.seq());
+        let warn_at = if st.empty {
+            sc.empty_warn_threshold
+        } else {
+            sc.warn_threshold
+        };
+        if st.count < warn_at || st.warned {
+            return;
+        }
+        st.warned = true;
+        // One steer per loop: the exact or near-duplicate streak may already speak for it.
+        let exact = self.state.streak.warned && self.state.streak.count >= 2;
+        let near = self.state.near.warned;
+        if exact || near {
+            return;
+        }
+        let st = &self.state.similar;
+        let span = self.state.calls.saturating_sub(st.start_call) + 1;
+        let what = if st.empty {
+            "each returned nothing".to_owned()
+        } else {
+            "each returned the same result up to its numbers, without progress".to_owned()
+        };
+        let msg = format!(
+            "Loop warning: you called `{}` {} with nearly the same arguments and {what}. Small variations \
+             of the same call will not change the outcome: step back, rethink the approach, or give your \
+             final answer.",
+            st.tool,
+            times(st.count, span)
+        );
+        let key = format!(
+            "similar:{}:{}",
+            st.tool,
+            st.shape.map(|f| short_hex(&f)).unwrap_or_default()
+        );
+        let f = Finding::new(NAME, Level::Warning, st.count, key, msg)
+            .with_tool(st.tool.clone())
+            .with_evidence(st.seqs.iter().copied().collect());
+        cx.report(f);
     }
 
     // ---- whole batches -----------------------------------------------------------------
@@ -866,6 +1061,40 @@ fn push_bounded(q: &mut VecDeque<u64>, seq: u64) {
         q.pop_front();
     }
     q.push_back(seq);
+}
+
+/// "4 times in a row" when the streak spans exactly its own calls, else "4 times in the last
+/// 9 calls".
+fn times(count: u32, span: u64) -> String {
+    if span <= u64::from(count) {
+        format!("{count} times in a row")
+    } else {
+        format!("{count} times in the last {span} calls")
+    }
+}
+
+/// A shell command's skeleton: its words with path arguments (`/usr/lib`, `./src`, `~/x`,
+/// `../y`) left out; `find /usr/lib -name X` and `find /opt -name X` share it. `None` when
+/// the call has no `command` / `cmd` string.
+fn skeleton(args: &Value) -> Option<Fingerprint> {
+    let cmd = ["command", "cmd"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))?;
+    let cmd = cmd.get(..cmd.len().min(2000)).unwrap_or(cmd);
+    let words: Vec<&str> = cmd
+        .split_whitespace()
+        .filter(|w| {
+            let w = w.trim_start_matches(['"', '\'']);
+            !(w.starts_with('/')
+                || w.starts_with("./")
+                || w.starts_with("../")
+                || w.starts_with("~/"))
+        })
+        .collect();
+    Some(Fingerprint::combine(&[
+        b"skeleton",
+        words.join(" ").as_bytes(),
+    ]))
 }
 
 fn short_hex(fp: &Fingerprint) -> String {

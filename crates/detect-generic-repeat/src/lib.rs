@@ -104,6 +104,37 @@ pub struct NearDuplicateOptions {
     pub skip_known_polls: Option<bool>,
 }
 
+/// The `similar-calls` sub-table: consecutive calls of one tool with nearly the same
+/// arguments whose results keep the same shape and do not progress.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SimilarCallsOptions {
+    /// Turns the rule on or off (writing the table turns it on unless this is `false`).
+    pub enabled: Option<bool>,
+    /// Two calls are alike when the Jaccard similarity of their argument token sets (digit
+    /// runs abstracted) is at least this (0 < x ≤ 1); a call is compared with the streak's
+    /// newest three. Two shell commands whose results are both empty are also alike when
+    /// they differ only in their path arguments (`find /usr -name X`, `find /opt -name X`).
+    pub similarity: Option<f64>,
+    /// Warn when this many consecutive alike calls returned results of the same shape (the
+    /// call's echoed arguments removed, numbers abstracted) without progress (numbers that
+    /// move steadily, such as a falling failure count, are progress and restart the count).
+    pub warn_threshold: Option<u32>,
+    /// The threshold when the results are empty (nothing found, again and again).
+    pub empty_warn_threshold: Option<u32>,
+}
+
+/// Resolved similar-calls rule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SimilarCallsSettings {
+    /// Similarity threshold in thousandths.
+    pub similarity_permille: u32,
+    /// Consecutive alike calls that warn.
+    pub warn_threshold: u32,
+    /// Consecutive alike calls with empty results that warn.
+    pub empty_warn_threshold: u32,
+}
+
 /// The `[detectors.generic-repeat]` table as written. Every key is optional; see
 /// [`Settings`] for the defaults.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
@@ -134,6 +165,8 @@ pub struct Options {
     pub openclaw: Option<OpenClawOptions>,
     /// loopguard's near-duplicate streak.
     pub near_duplicate: Option<NearDuplicateOptions>,
+    /// loopguard's similar-calls streak (near-duplicate arguments, same result shape).
+    pub similar_calls: Option<SimilarCallsOptions>,
     /// Thresholds of the streak for polling calls (known poll tools, and shell commands that
     /// wait, tail a log or ask for a status): waiting on something that has not changed yet is
     /// not a loop at the third look. Absent: polls count like any call (the seeds' rule).
@@ -228,6 +261,8 @@ pub struct Settings {
     pub openclaw: Option<OpenClawSettings>,
     /// Near-duplicate rule, when on.
     pub near_duplicate: Option<NearDuplicateSettings>,
+    /// Similar-calls rule, when on.
+    pub similar_calls: Option<SimilarCallsSettings>,
     /// Streak thresholds for polling calls, when set.
     pub polls: Option<PollSettings>,
 }
@@ -288,6 +323,14 @@ impl Settings {
     /// last 8 calls (pi-repetition-guard's window size: 4 occurrences in 8 calls, the last
     /// 3 back to back with near-duplicate results).
     pub const DEFAULT_NEAR_DUPLICATE_RECURRENCE_WINDOW: u32 = 8;
+    /// Calls whose argument token sets are at least 80% alike are similar (hermes-agent's
+    /// rule for shell commands).
+    pub const DEFAULT_SIMILAR_CALLS_SIMILARITY: f64 = 0.8;
+    /// Warn on the 6th similar call in a row with the same result shape (a corpus session
+    /// tries 5 variants of one input that all give the same answer, on purpose).
+    pub const DEFAULT_SIMILAR_CALLS_WARN_THRESHOLD: u32 = 6;
+    /// Warn on the 4th similar call in a row that found nothing.
+    pub const DEFAULT_SIMILAR_CALLS_EMPTY_WARN_THRESHOLD: u32 = 4;
     /// The largest `near-duplicate.recurrence-window` accepted.
     pub const MAX_RECURRENCE_WINDOW: u32 = 64;
     /// The largest window or history accepted (bounds memory and the per-call scan).
@@ -400,6 +443,7 @@ impl Settings {
         });
 
         let near_duplicate = near_duplicate_settings(o.near_duplicate.as_ref())?;
+        let similar_calls = similar_calls_settings(o.similar_calls.as_ref())?;
         let polls = match &o.polls {
             None => None,
             Some(p) => {
@@ -434,6 +478,7 @@ impl Settings {
             window,
             openclaw,
             near_duplicate,
+            similar_calls,
             polls,
         })
     }
@@ -460,6 +505,7 @@ impl Default for Settings {
             window: None,
             openclaw: None,
             near_duplicate: None,
+            similar_calls: None,
             polls: None,
         })
     }
@@ -525,6 +571,49 @@ fn near_duplicate_settings(
             .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_COUNT_EMPTY_RESULTS),
         recurrence_window: recurrence,
         skip_known_polls: n.skip_known_polls.unwrap_or(true),
+    }))
+}
+
+fn similar_calls_settings(
+    o: Option<&SimilarCallsOptions>,
+) -> Result<Option<SimilarCallsSettings>, ConfigError> {
+    let n = o.cloned().unwrap_or_default();
+    let on = n.enabled.unwrap_or(o.is_some());
+    let similarity = n
+        .similarity
+        .unwrap_or(Settings::DEFAULT_SIMILAR_CALLS_SIMILARITY);
+    if !(similarity > 0.0 && similarity <= 1.0) {
+        return Err(ConfigError::invalid(
+            format!("{SCOPE}.similar-calls.similarity"),
+            format!("must be greater than 0 and at most 1 (got {similarity})"),
+        ));
+    }
+    let warn = positive(
+        n.warn_threshold,
+        Settings::DEFAULT_SIMILAR_CALLS_WARN_THRESHOLD,
+        "similar-calls.warn-threshold",
+    )?;
+    let empty_warn = positive(
+        n.empty_warn_threshold,
+        Settings::DEFAULT_SIMILAR_CALLS_EMPTY_WARN_THRESHOLD,
+        "similar-calls.empty-warn-threshold",
+    )?;
+    for (key, v) in [
+        ("warn-threshold", warn),
+        ("empty-warn-threshold", empty_warn),
+    ] {
+        if v < 3 {
+            return Err(ConfigError::invalid(
+                format!("{SCOPE}.similar-calls.{key}"),
+                "must be at least 3 (two alike calls are no loop)",
+            ));
+        }
+    }
+    let permille = ((similarity * 1000.0).round() as u32).clamp(1, 1000);
+    Ok(on.then_some(SimilarCallsSettings {
+        similarity_permille: permille,
+        warn_threshold: warn,
+        empty_warn_threshold: empty_warn,
     }))
 }
 
@@ -616,6 +705,12 @@ pub const REGISTRATION: Registration = Registration {
             ty: "table {enabled, similarity, warn-threshold, block-threshold, count-empty-results, recurrence-window}",
             default: "{ enabled = false, similarity = 0.7, warn-threshold = 4, block-threshold = 8, count-empty-results = true, recurrence-window = 8 }",
             doc: "The same call again and again whose consecutive results barely change (shingle-sketch Jaccard at least `similarity`): warn on the N-th consecutive call (one earlier when the call also came before the streak within the last `recurrence-window` calls), block from the M-th (0: never).",
+        },
+        OptionDoc {
+            name: "similar-calls",
+            ty: "table {enabled, similarity, warn-threshold, empty-warn-threshold}",
+            default: "{ enabled = false, similarity = 0.8, warn-threshold = 6, empty-warn-threshold = 4 }",
+            doc: "Consecutive calls of one tool with nearly the same arguments (token-set Jaccard at least `similarity`; for empty results, shell commands differing only in path arguments) whose results keep the same shape (echoed arguments removed, numbers abstracted) without progress (steadily moving numbers, new ids): warn on the N-th (on the M-th when every result was empty).",
         },
     ],
     build,

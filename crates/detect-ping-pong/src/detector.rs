@@ -20,9 +20,10 @@
 //! when a call of a later batch arrives is resolved as "no result", which breaks evidence.
 
 use crate::window::{Cycles, Resolved};
-use crate::{Settings, NAME};
+use crate::{CycleIdentity, Settings, NAME};
+use loopguard_core::shape::{self, Echo, Trend};
 use loopguard_core::{
-    Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level, StateError,
+    Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest, Level, StateError,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -30,6 +31,8 @@ use std::collections::VecDeque;
 
 /// How many of its own blocked calls the detector remembers (to ignore their results).
 const MAX_BLOCKED: usize = 16;
+/// How many call shapes' result trends are remembered (all are forgotten beyond).
+const MAX_TRENDS: usize = 64;
 
 /// One recorded call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +44,19 @@ struct Record {
     seq: u64,
     /// `None` while pending; `Some(None)` when resolved without a result.
     result: Option<Option<Fingerprint>>,
+    /// With `cycle-identity = "shape"`: the call's shape, the pieces of its arguments a
+    /// result may echo (until the result arrives), and the result's shape (a unique value
+    /// when the result progressed).
+    #[serde(default)]
+    shape: Option<ShapeRec>,
+}
+
+/// The shapes of one record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct ShapeRec {
+    call: u64,
+    echo: Option<Echo>,
+    result: Option<u64>,
 }
 
 /// Everything that changes while the detector runs.
@@ -67,6 +83,9 @@ struct State {
     /// The batch of the last recorded call: pending calls of earlier batches were already
     /// resolved when its first call arrived.
     last_batch: Option<u64>,
+    /// Per call shape, the numbers of its results (progress between rounds).
+    #[serde(default)]
+    trends: FixedMap<u64, Trend>,
 }
 
 /// The `ping-pong` detector (LG003).
@@ -163,10 +182,17 @@ impl PingPong {
                     .checked_sub(2)
                     .and_then(|i| self.get(i))
                     .is_some_and(|old| old.call == rec.call && old.result == Some(result));
-            let resolved = Resolved {
-                call: rec.call.short(),
-                result: result.map(|r| r.short()),
-                seq: rec.seq,
+            let resolved = match &rec.shape {
+                Some(sh) => Resolved {
+                    call: sh.call,
+                    result: result.and(sh.result),
+                    seq: rec.seq,
+                },
+                None => Resolved {
+                    call: rec.call.short(),
+                    result: result.map(|r| r.short()),
+                    seq: rec.seq,
+                },
             };
             self.state.ev_run = if matches {
                 self.state.ev_run.saturating_add(1)
@@ -219,8 +245,17 @@ impl PingPong {
         Some((tail + 1, evidence, last))
     }
 
-    fn on_call(&mut self, cx: &mut Cx<'_>) {
+    fn shapes(&self) -> bool {
+        self.settings.detect_cycles && self.settings.cycle_identity == CycleIdentity::Shape
+    }
+
+    fn on_call(&mut self, args: &Value, cx: &mut Cx<'_>) {
         let Some(call) = cx.call() else { return };
+        let shape_rec = self.shapes().then(|| ShapeRec {
+            call: shape::args_shape(&call.tool, args).short(),
+            echo: Some(Echo::of_args(args)),
+            result: None,
+        });
         self.scope(cx);
         self.give_up_before(call.batch);
         let mut finding: Option<Finding> = None;
@@ -228,7 +263,8 @@ impl PingPong {
         if let Some((count, evidence, last)) = self.alternation(&call.call_fp) {
             let level = if count >= s.critical_threshold && evidence {
                 Some(Level::Critical)
-            } else if count >= s.warning_threshold {
+            } else if count >= s.warning_threshold && (s.alternation_warns_on_progress || evidence)
+            {
                 Some(Level::Warning)
             } else {
                 None
@@ -267,7 +303,9 @@ impl PingPong {
             }
         }
         if s.detect_cycles && finding.as_ref().is_none_or(|f| f.level < Level::Critical) {
-            let proposed = call.call_fp.short();
+            let proposed = shape_rec
+                .as_ref()
+                .map_or_else(|| call.call_fp.short(), |sh| sh.call);
             let crit = self.state.cycles.find(s.cycle_critical_repeats, proposed);
             let warn = self.state.cycles.find(s.cycle_warning_repeats, proposed);
             match (crit, warn) {
@@ -275,8 +313,9 @@ impl PingPong {
                     let key = cycle_key(&w.calls());
                     let count = u32::try_from(w.size + 1).unwrap_or(u32::MAX);
                     let message = format!(
-                        "CRITICAL: You are cycling through the same {} tool calls with identical results ({count} consecutive calls, {} times round). This is a stuck loop; the call is blocked. Stop and report what blocks you.",
+                        "CRITICAL: You are cycling through the same {} tool calls with {} ({count} consecutive calls, {} times round). This is a stuck loop; the call is blocked. Stop and report what blocks you.",
                         w.distinct_calls(),
+                        results_word(s.cycle_identity),
                         w.repeats
                     );
                     let seqs = self.state.cycles.seqs(w.size);
@@ -295,8 +334,9 @@ impl PingPong {
                     if self.state.warned.as_deref() != Some(key.as_str()) {
                         let count = u32::try_from(w.size + 1).unwrap_or(u32::MAX);
                         let message = format!(
-                            "WARNING: You are cycling through the same {} tool calls with identical results ({count} consecutive calls, {} times round). Nothing changes between rounds: try something different, or stop and report what blocks you.",
+                            "WARNING: You are cycling through the same {} tool calls with {} ({count} consecutive calls, {} times round). Nothing changes between rounds: try something different, or stop and report what blocks you.",
                             w.distinct_calls(),
+                            results_word(s.cycle_identity),
                             w.repeats
                         );
                         let seqs = self.state.cycles.seqs(w.size);
@@ -329,10 +369,33 @@ impl PingPong {
             batch: call.batch,
             seq: call.seq,
             result: None,
+            shape: shape_rec,
         });
     }
 
-    fn on_result(&mut self, cx: &mut Cx<'_>) {
+    /// The result shape of record `sh` for `content`: a unique value when the numbers of the
+    /// call shape's results moved steadily since its previous result (progress).
+    fn result_shape(&mut self, sh: &mut ShapeRec, content: &str, seq: u64) {
+        let echo = sh.echo.take().unwrap_or_default();
+        let rs = shape::result_shape(&echo, content);
+        if self.state.trends.len() >= MAX_TRENDS && !self.state.trends.contains_key(&sh.call) {
+            self.state.trends.clear();
+        }
+        let progress = self
+            .state
+            .trends
+            .entry(sh.call)
+            .or_default()
+            .step(&rs.numbers);
+        let fp = if progress {
+            Fingerprint::combine(&[rs.fp.as_bytes(), &seq.to_le_bytes()])
+        } else {
+            rs.fp
+        };
+        sh.result = Some(fp.short());
+    }
+
+    fn on_result(&mut self, content: &str, cx: &mut Cx<'_>) {
         let Some(r) = cx.result() else { return };
         self.scope(cx);
         if !r.orphan && self.state.blocked.contains(&r.call.seq) {
@@ -350,21 +413,47 @@ impl PingPong {
                 .position(|rec| rec.result.is_none() && rec.seq == r.call.seq)
                 .map(|p| p + start)
         };
+        let shapes = self.shapes();
         match found {
             Some(i) => {
-                if let Some(rec) = self.state.history.get_mut(i) {
+                let mut sh = self.state.history.get_mut(i).and_then(|rec| {
                     rec.result = Some(Some(r.norm_fp));
+                    rec.shape.take()
+                });
+                if let Some(sh) = sh.as_mut() {
+                    self.result_shape(sh, content, cx.seq());
+                }
+                if let Some(rec) = self.state.history.get_mut(i) {
+                    rec.shape = sh;
                 }
             }
-            None => self.append(Record {
-                call: r.call.call_fp,
-                tool: r.call.tool.clone(),
-                batch: r.call.batch,
-                seq: cx.seq(),
-                result: Some(Some(r.norm_fp)),
-            }),
+            None => {
+                let mut sh = shapes.then(|| ShapeRec {
+                    call: r.call.call_fp.short(),
+                    echo: None,
+                    result: None,
+                });
+                if let Some(sh) = sh.as_mut() {
+                    self.result_shape(sh, content, cx.seq());
+                }
+                self.append(Record {
+                    call: r.call.call_fp,
+                    tool: r.call.tool.clone(),
+                    batch: r.call.batch,
+                    seq: cx.seq(),
+                    result: Some(Some(r.norm_fp)),
+                    shape: sh,
+                });
+            }
         }
         self.fold();
+    }
+}
+
+fn results_word(identity: CycleIdentity) -> &'static str {
+    match identity {
+        CycleIdentity::Exact => "identical results",
+        CycleIdentity::Shape => "results that do not change (numbers aside)",
     }
 }
 
@@ -388,8 +477,8 @@ impl Detector for PingPong {
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
-            Event::ToolCall { .. } => self.on_call(cx),
-            Event::ToolResult { .. } => self.on_result(cx),
+            Event::ToolCall { args, .. } => self.on_call(args, cx),
+            Event::ToolResult { content, .. } => self.on_result(content, cx),
             _ => {}
         }
     }

@@ -42,6 +42,27 @@ pub struct Options {
     /// it is blocked (default [`Settings::DEFAULT_CYCLE_CRITICAL_REPEATS`]). Greater than
     /// `cycle-warning-repeats`.
     pub cycle_critical_repeats: Option<i64>,
+    /// Warn on a long A,B alternation whatever its results (OpenClaw's rule, default true).
+    /// With `false`, the alternation warns only when each side's results repeat identically,
+    /// as the critical tier requires: two polls whose outputs advance every round are work,
+    /// not a ping-pong.
+    pub alternation_warns_on_progress: Option<bool>,
+    /// What the cycle tier compares: `exact` calls and results (default), or `shape`s: calls
+    /// with numbers abstracted (`delete line 45`, `delete line 44`) and results with the
+    /// call's echoed arguments removed and numbers abstracted, where numbers that move
+    /// steadily between rounds are progress.
+    pub cycle_identity: Option<CycleIdentity>,
+}
+
+/// What the cycle tier compares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CycleIdentity {
+    /// Exact call and (normalised) result fingerprints.
+    #[default]
+    Exact,
+    /// Call and result shapes (`loopguard_core::shape`).
+    Shape,
 }
 
 /// The resolved settings of the detector.
@@ -61,6 +82,10 @@ pub struct Settings {
     pub cycle_warning_repeats: u32,
     /// Cycle repetitions that block.
     pub cycle_critical_repeats: u32,
+    /// The alternation warns whatever the results (OpenClaw).
+    pub alternation_warns_on_progress: bool,
+    /// What the cycle tier compares.
+    pub cycle_identity: CycleIdentity,
 }
 
 impl Settings {
@@ -92,6 +117,8 @@ impl Settings {
         max_period: 2,
         cycle_warning_repeats: Settings::DEFAULT_CYCLE_WARNING_REPEATS,
         cycle_critical_repeats: Settings::DEFAULT_CYCLE_CRITICAL_REPEATS,
+        alternation_warns_on_progress: true,
+        cycle_identity: CycleIdentity::Exact,
     };
 
     /// Resolves options into settings, validating as OpenClaw's schema does (positive
@@ -171,6 +198,8 @@ impl Settings {
             max_period,
             cycle_warning_repeats,
             cycle_critical_repeats,
+            alternation_warns_on_progress: o.alternation_warns_on_progress.unwrap_or(true),
+            cycle_identity: o.cycle_identity.unwrap_or_default(),
         })
     }
 }
@@ -211,6 +240,8 @@ impl Default for Settings {
             max_period: Settings::DEFAULT_MAX_PERIOD,
             cycle_warning_repeats: Settings::DEFAULT_CYCLE_WARNING_REPEATS,
             cycle_critical_repeats: Settings::DEFAULT_CYCLE_CRITICAL_REPEATS,
+            alternation_warns_on_progress: true,
+            cycle_identity: CycleIdentity::Exact,
         }
     }
 }
@@ -264,6 +295,18 @@ pub const REGISTRATION: Registration = Registration {
             ty: "integer >= 2",
             default: "5",
             doc: "Repetitions of a cycle with identical results after which the next call continuing it is blocked.",
+        },
+        OptionDoc {
+            name: "alternation-warns-on-progress",
+            ty: "bool",
+            default: "true",
+            doc: "Warn on a long A,B alternation whatever its results (OpenClaw); false: only when each side's results repeat.",
+        },
+        OptionDoc {
+            name: "cycle-identity",
+            ty: "\"exact\" | \"shape\"",
+            default: "\"exact\"",
+            doc: "What the cycle tier compares: exact calls and results, or their shapes (numbers abstracted, echoed arguments removed from results; numbers moving steadily are progress).",
         },
     ],
     build,

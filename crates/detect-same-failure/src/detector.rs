@@ -6,43 +6,44 @@
 //! call of another tool, or a new user turn ends the run. Every event costs O(1): a failure is
 //! recognised from the error flag or from the first [`SCAN_CHARS`] characters of the content.
 
+use crate::FailureIdentity;
 use crate::{Settings, NAME};
+use loopguard_core::shape::{self, Echo, Trend};
 use loopguard_core::{
-    truncate_chars, Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level,
-    ResultInfo, MAX_EVIDENCE,
+    truncate_chars, Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest,
+    Level, ResultInfo, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// How many characters of an unflagged result are inspected for a failure pattern.
-pub const SCAN_CHARS: usize = 300;
+pub const SCAN_CHARS: usize = shape::ERROR_SCAN_CHARS;
 /// The longest quoted error line, in characters.
 const SAMPLE_CHARS: usize = 200;
 /// The longest stored tool name, in characters (longer names are compared in full through
 /// their fingerprint).
 const TOOL_CHARS: usize = 120;
 
-/// Text that, at the start of a result, marks a usage complaint.
-const PREFIXES: [&str; 2] = ["Usage:", "usage:"];
-/// Text that, within the first [`SCAN_CHARS`] characters of a result, marks a failure.
-const MARKERS: [&str; 16] = [
-    "error:",
-    "Error:",
-    "ERROR",
-    "command not found",
-    "No such file or directory",
-    "not found",
-    "Traceback (most recent call last)",
-    "Exception",
-    "Invalid",
-    "invalid",
-    "failed",
-    "denied",
-    "cannot",
-    "Cannot",
-    "Unable to",
-    "unable to",
-];
+/// Whether a result without the error flag is an error message
+/// ([`loopguard_core::shape::looks_like_error`]): its first line starts like one (`Usage:`,
+/// `error:`, `ERROR`, a traceback, `SomeException: …`) or is a program's diagnostic
+/// (`bash: foo: command not found`), an editor or linter rejected the call, or a short result
+/// says `… not found`. Only the first [`SCAN_CHARS`] characters are read, so a long log that
+/// mentions an error somewhere in its middle is not a failure, and neither is a listing
+/// whose lines name an exception class.
+///
+/// ```
+/// use loopguard_detect_same_failure::looks_like_failure;
+/// assert!(looks_like_failure("Usage: edit <start_line>:<end_line>"));
+/// assert!(looks_like_failure("bash: line 1: foo: command not found"));
+/// assert!(!looks_like_failure("Found 3 matches for \"cause\""));
+/// assert!(!looks_like_failure("Found 1 matches for \"MismatchedInputException\" in /repo:\n/repo/src/main/java/MismatchedInputException.java"));
+/// let log = format!("{}\nerror: late", "test ok\n".repeat(60));
+/// assert!(!looks_like_failure(&log));
+/// ```
+pub fn looks_like_failure(content: &str) -> bool {
+    shape::looks_like_error(content)
+}
 
 /// The first `max` characters of `s` (a prefix on a character boundary).
 fn prefix_chars(s: &str, max: usize) -> &str {
@@ -50,27 +51,6 @@ fn prefix_chars(s: &str, max: usize) -> &str {
         Some((i, _)) => s.get(..i).unwrap_or(s),
         None => s,
     }
-}
-
-/// Whether a result without the error flag reads like a failure: its first [`SCAN_CHARS`]
-/// characters start with `Usage:` / `usage:` or contain a failure marker (`error:`, `Error:`,
-/// `ERROR`, `command not found`, `No such file or directory`, `not found`, a Python
-/// traceback, `Exception`, `invalid`, `failed`, `denied`, `cannot`, `unable to`). Anything
-/// beyond the first [`SCAN_CHARS`] characters is ignored, so a long log that mentions an error
-/// somewhere in its middle is not a failure.
-///
-/// ```
-/// use loopguard_detect_same_failure::looks_like_failure;
-/// assert!(looks_like_failure("Usage: edit <start_line>:<end_line>"));
-/// assert!(looks_like_failure("bash: line 1: foo: command not found"));
-/// assert!(!looks_like_failure("Found 3 matches for \"cause\""));
-/// let log = format!("{}\nerror: late", "test ok\n".repeat(60));
-/// assert!(!looks_like_failure(&log));
-/// ```
-pub fn looks_like_failure(content: &str) -> bool {
-    let head = prefix_chars(content, SCAN_CHARS);
-    let start = head.trim_start();
-    PREFIXES.iter().any(|p| start.starts_with(p)) || MARKERS.iter().any(|m| head.contains(m))
 }
 
 /// The first non-empty line of the error (within the scanned prefix), for the message.
@@ -109,10 +89,116 @@ struct Run {
     warned: bool,
 }
 
+/// How many issued calls are remembered until their results arrive.
+const MAX_PENDING: usize = 32;
+/// How many recurring-failure keys warned in this turn are remembered.
+const MAX_WARNED: usize = 64;
+
+/// What the detector keeps of a call until its result arrives.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Pending {
+    id: String,
+    /// The call reads a file's text (its content is never the call's error).
+    reads: bool,
+    /// The call is a search (`grep`): its exit status 1 only means nothing matched.
+    #[serde(default)]
+    search: bool,
+    /// The tool, and for a shell call the program it runs: a success of the same family
+    /// stops the recurring rule counting the family's earlier failures.
+    #[serde(default)]
+    family: u64,
+    /// The argument pieces a result may echo (only for the `shape` identity).
+    echo: Option<Echo>,
+}
+
+/// The recurring rule: the newest `recurring-window` tool results, each with its failure
+/// key (`None`: not a failure, or no longer counted), its tool, and a count per key. A
+/// success of a tool stops its earlier failures from counting.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Recurring {
+    window: VecDeque<(Option<u64>, u64, u64)>,
+    counts: FixedMap<u64, u32>,
+    /// The numbers of each key's failures: a failure whose numbers move steadily (a count
+    /// of errors falling) is progress, and its earlier occurrences stop counting.
+    trends: FixedMap<u64, Trend>,
+    warned: VecDeque<u64>,
+}
+
+impl Recurring {
+    fn clear(&mut self) {
+        *self = Recurring::default();
+    }
+
+    /// Stops counting the failures of a call family in the window (it just succeeded).
+    fn succeeded(&mut self, tool: u64) {
+        if self.counts.is_empty() {
+            return;
+        }
+        for e in self.window.iter_mut() {
+            if e.1 == tool {
+                if let Some(k) = e.0.take() {
+                    self.counts.remove(&k);
+                    self.trends.remove(&k);
+                }
+            }
+        }
+    }
+
+    /// Pushes one result (its failure key and tool), evicting beyond `cap`; returns the
+    /// key's count.
+    fn push(&mut self, key: Option<u64>, tool: u64, numbers: &[u64], seq: u64, cap: usize) -> u32 {
+        if let Some(k) = key {
+            let progress = self.trends.entry(k).or_default().step(numbers);
+            if progress {
+                for e in self.window.iter_mut() {
+                    if e.0 == Some(k) {
+                        e.0 = None;
+                    }
+                }
+                self.counts.remove(&k);
+            }
+        }
+        self.window.push_back((key, tool, seq));
+        if let Some(k) = key {
+            *self.counts.entry(k).or_insert(0) += 1;
+        }
+        while self.window.len() > cap.max(1) {
+            if let Some((Some(old), _, _)) = self.window.pop_front() {
+                if let Some(n) = self.counts.get_mut(&old) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        self.counts.remove(&old);
+                        self.trends.remove(&old);
+                    }
+                }
+            }
+        }
+        key.and_then(|k| self.counts.get(&k).copied()).unwrap_or(0)
+    }
+
+    /// (results spanned from the key's oldest occurrence to the newest result, evidence).
+    fn span(&self, key: u64) -> (usize, Vec<u64>) {
+        let first = self.window.iter().position(|e| e.0 == Some(key));
+        let span = first.map_or(0, |i| self.window.len() - i);
+        let seqs: Vec<u64> = self
+            .window
+            .iter()
+            .filter(|e| e.0 == Some(key))
+            .map(|e| e.2)
+            .collect();
+        let skip = seqs.len().saturating_sub(MAX_EVIDENCE);
+        (span, seqs.into_iter().skip(skip).collect())
+    }
+}
+
 /// Everything that changes while the detector runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct State {
     run: Option<Run>,
+    #[serde(default)]
+    pending: VecDeque<Pending>,
+    #[serde(default)]
+    recurring: Recurring,
 }
 
 /// The `same-failure` detector (LG010).
@@ -124,6 +210,14 @@ pub struct SameFailure {
 
 fn tool_fp(tool: &str) -> Fingerprint {
     Fingerprint::of_bytes(tool.as_bytes())
+}
+
+/// The tool and, for a shell call, the program it runs.
+fn family(tool: &str, args: &serde_json::Value) -> u64 {
+    match shape::program(args) {
+        Some(p) => Fingerprint::combine(&[tool.as_bytes(), p.as_bytes()]).short(),
+        None => tool_fp(tool).short(),
+    }
 }
 
 impl SameFailure {
@@ -140,8 +234,18 @@ impl SameFailure {
         self.settings
     }
 
-    fn is_failure(&self, content: &str, is_error: bool) -> bool {
-        is_error || (self.settings.count_unflagged_failures && looks_like_failure(content))
+    fn is_failure(&self, content: &str, is_error: bool, reads: bool) -> bool {
+        if is_error {
+            return true;
+        }
+        if !self.settings.count_unflagged_failures {
+            return false;
+        }
+        if reads {
+            // The text of a file being read is never the call's own error.
+            return shape::is_read_failure(content);
+        }
+        looks_like_failure(content)
     }
 
     /// Whether the run has reached the critical threshold (with varied arguments).
@@ -177,16 +281,89 @@ impl SameFailure {
             .with_sample(&run.error)
     }
 
-    fn on_result(&mut self, info: &ResultInfo, content: &str, is_error: bool, cx: &mut Cx<'_>) {
-        if !self.is_failure(content, is_error) {
-            self.state.run = None;
-            return;
-        }
+    fn on_result(
+        &mut self,
+        id: &str,
+        info: &ResultInfo,
+        content: &str,
+        is_error: bool,
+        cx: &mut Cx<'_>,
+    ) {
+        let pending = match self.state.pending.iter().position(|p| p.id == id) {
+            Some(i) => self.state.pending.remove(i),
+            None => None,
+        };
+        let reads = pending.as_ref().is_some_and(|p| p.reads);
+        let fam = pending
+            .as_ref()
+            .map_or_else(|| tool_fp(&info.call.tool).short(), |p| p.family);
+        let no_match = pending.as_ref().is_some_and(|p| p.search) && shape::is_no_match(content);
+        let seq = cx.seq();
+        let cap = self.settings.recurring_window as usize;
+        let recurring_on = self.settings.recurring_threshold > 0;
         let tool = info.call.tool.as_str();
         let tfp = tool_fp(tool);
-        let seq = cx.seq();
+        if no_match || !self.is_failure(content, is_error, reads) {
+            self.state.run = None;
+            if recurring_on {
+                // A success of the tool: its earlier failures no longer recur.
+                self.state.recurring.succeeded(fam);
+                self.state.recurring.push(None, fam, &[], seq, cap);
+            }
+            return;
+        }
+        let (error_fp, numbers) = match self.settings.failure_identity {
+            FailureIdentity::Exact => (info.norm_fp, Vec::new()),
+            FailureIdentity::Shape => {
+                let none = Echo::none();
+                let echo = pending
+                    .as_ref()
+                    .and_then(|p| p.echo.as_ref())
+                    .unwrap_or(&none);
+                let s = shape::result_shape(echo, content);
+                (s.fp, s.numbers)
+            }
+        };
+        if recurring_on {
+            let key = Fingerprint::combine(&[tfp.as_bytes(), error_fp.as_bytes()]).short();
+            let count = self
+                .state
+                .recurring
+                .push(Some(key), fam, &numbers, seq, cap);
+            if count >= self.settings.recurring_threshold
+                && !self.state.recurring.warned.contains(&key)
+            {
+                if self.state.recurring.warned.len() >= MAX_WARNED {
+                    self.state.recurring.warned.pop_front();
+                }
+                self.state.recurring.warned.push_back(key);
+                let (span, evidence) = self.state.recurring.span(key);
+                let error = error_line(content);
+                let quoted = if error.is_empty() {
+                    "(an empty error)".to_owned()
+                } else {
+                    format!("\"{error}\"")
+                };
+                let tool_name = truncate_chars(tool, TOOL_CHARS);
+                let message = format!(
+                    "WARNING: Tool `{tool_name}` failed {count} times in the last {span} tool results with the same error: {quoted}. Retrying will not help: stop, read the error message and fix the cause, or report the blocker."
+                );
+                cx.report(
+                    Finding::new(
+                        NAME,
+                        Level::Warning,
+                        count,
+                        format!("{NAME}:recurring:{tool_name}:{key:016x}"),
+                        message,
+                    )
+                    .with_evidence(evidence)
+                    .with_tool(tool_name)
+                    .with_sample(&error),
+                );
+            }
+        }
         match self.state.run.as_mut() {
-            Some(run) if run.tool_fp == tfp && run.error_fp == info.norm_fp => {
+            Some(run) if run.tool_fp == tfp && run.error_fp == error_fp => {
                 run.count = run.count.saturating_add(1);
                 if info.call.args_fp != run.first_args {
                     run.varied = true;
@@ -200,7 +377,7 @@ impl SameFailure {
                 self.state.run = Some(Run {
                     tool: truncate_chars(tool, TOOL_CHARS),
                     tool_fp: tfp,
-                    error_fp: info.norm_fp,
+                    error_fp,
                     first_args: info.call.args_fp,
                     varied: false,
                     count: 1,
@@ -217,6 +394,14 @@ impl SameFailure {
         if run.warned || !run.varied || run.count < self.settings.warning_threshold {
             return;
         }
+        let key = Fingerprint::combine(&[run.tool_fp.as_bytes(), run.error_fp.as_bytes()]).short();
+        if self.state.recurring.warned.contains(&key) {
+            // The recurring rule already warned about this very failure in this turn.
+            if let Some(run) = self.state.run.as_mut() {
+                run.warned = true;
+            }
+            return;
+        }
         cx.report(SameFailure::finding(
             run,
             Level::Warning,
@@ -226,6 +411,21 @@ impl SameFailure {
         if let Some(run) = self.state.run.as_mut() {
             run.warned = true;
         }
+    }
+
+    fn remember_call(&mut self, id: &str, tool: &str, args: &serde_json::Value) {
+        if self.state.pending.len() >= MAX_PENDING {
+            self.state.pending.pop_front();
+        }
+        let echo =
+            (self.settings.failure_identity == FailureIdentity::Shape).then(|| Echo::of_args(args));
+        self.state.pending.push_back(Pending {
+            id: id.to_owned(),
+            reads: shape::reads_file(tool, args),
+            search: shape::is_search(args),
+            family: family(tool, args),
+            echo,
+        });
     }
 
     fn on_call(&mut self, tool: &str, cx: &mut Cx<'_>) {
@@ -260,16 +460,23 @@ impl Detector for SameFailure {
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
-            Event::User { .. } if cx.is_new_turn() => self.state.run = None,
-            Event::ToolCall { tool, .. } => {
+            Event::User { .. } if cx.is_new_turn() => {
+                self.state.run = None;
+                self.state.recurring.clear();
+            }
+            Event::ToolCall { id, tool, args, .. } => {
+                self.remember_call(id, tool, args);
                 let tool = cx.call().map_or(*tool, |c| c.tool.as_str());
                 self.on_call(tool, cx);
             }
             Event::ToolResult {
-                content, is_error, ..
+                id,
+                content,
+                is_error,
+                ..
             } => {
                 if let Some(info) = cx.result() {
-                    self.on_result(info, content, *is_error, cx);
+                    self.on_result(id, info, content, *is_error, cx);
                 }
             }
             _ => {}

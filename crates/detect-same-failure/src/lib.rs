@@ -29,6 +29,28 @@ pub struct Options {
     /// (`Usage:`, `error:`, `command not found`, a traceback, ...). For sources that do not
     /// flag errors (default true).
     pub count_unflagged_failures: Option<bool>,
+    /// What makes two failures "the same": `exact` (the bus's normalised fingerprint of the
+    /// error) or `shape` (the error with the call's own arguments removed where it echoes
+    /// them, numbers and temp ids abstracted). Default `exact`.
+    pub failure_identity: Option<FailureIdentity>,
+    /// The same failure (tool and failure identity) this many times within the last
+    /// `recurring-window` tool results, whatever lies between, warns (0 = off, the default).
+    pub recurring_threshold: Option<i64>,
+    /// The tool results the recurring rule looks back over (default
+    /// [`Settings::DEFAULT_RECURRING_WINDOW`], at most [`Settings::MAX_RECURRING_WINDOW`]).
+    pub recurring_window: Option<i64>,
+}
+
+/// What makes two failures the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailureIdentity {
+    /// The bus's normalised fingerprint of the error.
+    #[default]
+    Exact,
+    /// The error's shape: the call's echoed arguments removed, numbers and temp ids
+    /// abstracted (`loopguard_core::shape::result_shape`).
+    Shape,
 }
 
 /// The resolved settings of the detector.
@@ -41,6 +63,12 @@ pub struct Settings {
     pub critical_threshold: u32,
     /// Whether unflagged results that look like failures count.
     pub count_unflagged_failures: bool,
+    /// What makes two failures the same.
+    pub failure_identity: FailureIdentity,
+    /// Same failures within the window that warn (0 = the recurring rule is off).
+    pub recurring_threshold: u32,
+    /// Tool results the recurring rule looks back over.
+    pub recurring_window: u32,
 }
 
 impl Settings {
@@ -50,6 +78,10 @@ impl Settings {
     pub const DEFAULT_CRITICAL_THRESHOLD: u32 = 16;
     /// The largest accepted threshold.
     pub const MAX_THRESHOLD: u32 = 1_000_000;
+    /// Default window of the recurring rule: the last 12 tool results.
+    pub const DEFAULT_RECURRING_WINDOW: u32 = 12;
+    /// The largest recurring window.
+    pub const MAX_RECURRING_WINDOW: u32 = 64;
 
     /// Resolves options into settings.
     ///
@@ -84,10 +116,37 @@ impl Settings {
                 ),
             ));
         }
+        let recurring_window = threshold(
+            "recurring-window",
+            o.recurring_window,
+            Settings::DEFAULT_RECURRING_WINDOW,
+            false,
+        )?;
+        if recurring_window > Settings::MAX_RECURRING_WINDOW {
+            return Err(ConfigError::invalid(
+                format!("detectors.{NAME}.recurring-window"),
+                format!(
+                    "must be at most {} (found {recurring_window})",
+                    Settings::MAX_RECURRING_WINDOW
+                ),
+            ));
+        }
+        let recurring_threshold = threshold("recurring-threshold", o.recurring_threshold, 0, true)?;
+        if recurring_threshold == 1 || recurring_threshold > recurring_window {
+            return Err(ConfigError::invalid(
+                format!("detectors.{NAME}.recurring-threshold"),
+                format!(
+                    "must be 0 (off) or between 2 and recurring-window ({recurring_window}) (found {recurring_threshold})"
+                ),
+            ));
+        }
         Ok(Settings {
             warning_threshold,
             critical_threshold,
             count_unflagged_failures: o.count_unflagged_failures.unwrap_or(true),
+            failure_identity: o.failure_identity.unwrap_or_default(),
+            recurring_threshold,
+            recurring_window,
         })
     }
 }
@@ -125,6 +184,9 @@ impl Default for Settings {
             warning_threshold: Settings::DEFAULT_WARNING_THRESHOLD,
             critical_threshold: Settings::DEFAULT_CRITICAL_THRESHOLD,
             count_unflagged_failures: true,
+            failure_identity: FailureIdentity::Exact,
+            recurring_threshold: 0,
+            recurring_window: Settings::DEFAULT_RECURRING_WINDOW,
         }
     }
 }
@@ -160,7 +222,25 @@ pub const REGISTRATION: Registration = Registration {
             name: "count-unflagged-failures",
             ty: "bool",
             default: "true",
-            doc: "Treat a result without the error flag as a failure when its first 300 characters look like one (Usage:, error:, command not found, a traceback, ...).",
+            doc: "Treat a result without the error flag as a failure when it is an error message (its first line starts like one: ERROR, error:, Usage:, a traceback, `bash: x: command not found`; an editor's rejection; a short `... not found`). A listing or a log that merely contains an error word is not one.",
+        },
+        OptionDoc {
+            name: "failure-identity",
+            ty: "\"exact\" | \"shape\"",
+            default: "\"exact\"",
+            doc: "What makes two failures the same: the normalised error, or its shape (the call's echoed arguments removed, numbers and temp ids abstracted).",
+        },
+        OptionDoc {
+            name: "recurring-threshold",
+            ty: "integer (0 = off)",
+            default: "0",
+            doc: "Warn when the same failure of one tool comes this many times within the last `recurring-window` tool results, whatever lies between.",
+        },
+        OptionDoc {
+            name: "recurring-window",
+            ty: "positive integer",
+            default: "12",
+            doc: "Tool results the recurring rule looks back over (at most 64).",
         },
     ],
     build,

@@ -20,6 +20,7 @@ fn det_with(warning: u32, critical: u32, unflagged: bool) -> Box<dyn Detector> {
         warning_threshold: warning,
         critical_threshold: critical,
         count_unflagged_failures: unflagged,
+        ..Settings::default()
     }))
 }
 
@@ -396,9 +397,16 @@ fn failure_patterns() {
     }
     // Multi-byte text around the 300-character boundary never panics, and the cut is by
     // characters.
+    // An error word inside other text is not an error message; an editor's rejection is,
+    // when it starts within the first 300 characters.
     let head = "é".repeat(299);
-    assert!(!looks_like_failure(&format!("{head}ERROR")));
-    assert!(looks_like_failure(&format!("{}ERROR", "é".repeat(295))));
+    assert!(!looks_like_failure(&format!("{}ERROR", "é".repeat(295))));
+    let rejection = "No replacement was performed";
+    assert!(!looks_like_failure(&format!("{head}{rejection}")));
+    assert!(looks_like_failure(&format!(
+        "{}{rejection}",
+        "é".repeat(300 - rejection.len())
+    )));
 }
 
 // ---- configuration ----------------------------------------------------------------------
@@ -427,7 +435,10 @@ fn config_defaults_and_registration() {
         vec![
             "warning-threshold",
             "critical-threshold",
-            "count-unflagged-failures"
+            "count-unflagged-failures",
+            "failure-identity",
+            "recurring-threshold",
+            "recurring-window"
         ]
     );
     assert_eq!(build("").unwrap().name(), NAME);
@@ -439,6 +450,7 @@ fn config_defaults_and_registration() {
         warning_threshold: Some(3),
         critical_threshold: Some(5),
         count_unflagged_failures: Some(false),
+        ..Options::default()
     };
     let s = Settings::from_options(&o).unwrap();
     assert_eq!(

@@ -16,6 +16,7 @@ fn with_warning(w: u32) -> Box<SameFailure> {
         warning_threshold: w,
         critical_threshold: 0,
         count_unflagged_failures: true,
+        ..Settings::default()
     }))
 }
 

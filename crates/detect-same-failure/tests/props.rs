@@ -16,6 +16,7 @@ fn det_low() -> Box<dyn Detector> {
         warning_threshold: 2,
         critical_threshold: 3,
         count_unflagged_failures: true,
+        ..Settings::default()
     }))
 }
 
@@ -88,6 +89,7 @@ proptest! {
             warning_threshold: u32::try_from(k).unwrap(),
             critical_threshold: 0,
             count_unflagged_failures: true,
+            ..Settings::default()
         }));
         prop_assert!(run(d, s.events()).is_empty());
     }

@@ -28,6 +28,9 @@ struct StreamHash {
     hash: u64,
     /// Non-whitespace characters seen.
     chars: u64,
+    /// The last character fed was a digit (with masking, a digit run hashes as one `#`).
+    #[serde(default)]
+    in_digits: bool,
 }
 
 impl Default for StreamHash {
@@ -35,13 +38,24 @@ impl Default for StreamHash {
         StreamHash {
             hash: FNV_OFFSET,
             chars: 0,
+            in_digits: false,
         }
     }
 }
 
 impl StreamHash {
-    fn feed(&mut self, text: &str) {
+    fn feed(&mut self, text: &str, mask: bool) {
         for c in text.chars().filter(|c| !c.is_whitespace()) {
+            let c = if mask && c.is_ascii_digit() {
+                if self.in_digits {
+                    continue;
+                }
+                self.in_digits = true;
+                '#'
+            } else {
+                self.in_digits = false;
+                c
+            };
             let mut buf = [0u8; 4];
             for b in c.encode_utf8(&mut buf).bytes() {
                 self.hash ^= u64::from(b);
@@ -96,8 +110,12 @@ impl Run {
 /// Everything that changes while the detector runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct State {
-    /// The last counted user-side message (fingerprint of its trimmed text).
+    /// The last counted user-side message (fingerprint of its trimmed text, or of its shape
+    /// with `mask-numbers`).
     last_nudge: Option<Fingerprint>,
+    /// The exact fingerprint of that message.
+    #[serde(default)]
+    last_nudge_exact: Option<Fingerprint>,
     /// The last user-side message of any kind, as the bus remembers it (to tell the guard's
     /// own steer, which the bus does not count as a new turn, from a harness repeat).
     last_user: Option<Fingerprint>,
@@ -145,6 +163,7 @@ impl StalledTurns {
             s.current_has_call = true;
         }
         s.last_nudge = None;
+        s.last_nudge_exact = None;
         s.nudges.reset();
         s.last_reply = None;
         s.replies.reset();
@@ -176,30 +195,37 @@ impl StalledTurns {
             return;
         }
         let fp = Fingerprint::of_bytes(text.trim().as_bytes());
-        let repeat = self.state.last_nudge == Some(fp);
+        let nudge_fp = if self.settings.mask_numbers {
+            loopguard_core::shape::text_shape(text.trim())
+        } else {
+            fp
+        };
+        let repeat = self.state.last_nudge == Some(nudge_fp);
         let same_as_last_user = self.state.last_user.replace(fp) == Some(fp);
         // The bus starts no turn for an own steer it recognised by its text: skip it too.
         if !cx.is_new_turn() && !same_as_last_user && origin != Origin::Human {
-            self.state.last_user = self.state.last_nudge;
+            self.state.last_user = self.state.last_nudge_exact;
             return;
         }
         let s = &mut self.state;
         if origin == Origin::Human {
             // A person spoke: whatever came before is not a harness loop.
             s.last_nudge = None;
+            s.last_nudge_exact = None;
             s.nudges.reset();
             s.last_reply = None;
             s.replies.reset();
             s.warned = false;
             return;
         }
+        s.last_nudge_exact = Some(fp);
         if repeat {
             if self.settings.count_nudges {
                 s.nudges.bump(cx.seq());
             }
         } else {
             // A different message: a new nudge candidate, and a fresh start for replies.
-            s.last_nudge = Some(fp);
+            s.last_nudge = Some(nudge_fp);
             s.nudge_sample = truncate_chars(text.trim(), SAMPLE_CHARS);
             s.nudges.reset();
             if self.settings.count_nudges {
@@ -231,8 +257,13 @@ impl StalledTurns {
         let (key, what, evidence, sample) = if by_nudges {
             let fp = s.last_nudge.map(|f| f.to_hex()).unwrap_or_default();
             let what = format!(
-                "The same message (\"{}\") came {count} times in a row with no tool call in between",
-                s.nudge_sample
+                "The same message (\"{}\"{}) came {count} times in a row with no tool call in between",
+                s.nudge_sample,
+                if self.settings.mask_numbers {
+                    ", numbers aside"
+                } else {
+                    ""
+                }
             );
             (
                 format!("stalled-turns:nudge:{fp}:{}", s.nudges.start),
@@ -300,8 +331,12 @@ impl Detector for StalledTurns {
             Event::TextDelta { stream, delta } => {
                 if let Some(r) = self.state.current.as_mut() {
                     match stream {
-                        loopguard_core::Stream::Text => r.text.feed(delta),
-                        loopguard_core::Stream::Thinking => r.thinking.feed(delta),
+                        loopguard_core::Stream::Text => {
+                            r.text.feed(delta, self.settings.mask_numbers);
+                        }
+                        loopguard_core::Stream::Thinking => {
+                            r.thinking.feed(delta, self.settings.mask_numbers);
+                        }
                     }
                 }
             }

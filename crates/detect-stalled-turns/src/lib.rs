@@ -31,6 +31,10 @@ pub struct Options {
     /// Count assistant replies that call no tool and are empty or repeat the previous reply
     /// (default true).
     pub count_replies: Option<bool>,
+    /// Compare nudges and replies with digit runs masked and whitespace collapsed, so a
+    /// harness message that differs only in a count ("found 3 actions", "found 5 actions")
+    /// is the same nudge again (default false: word for word).
+    pub mask_numbers: Option<bool>,
 }
 
 /// The resolved settings of the detector.
@@ -44,6 +48,8 @@ pub struct Settings {
     pub count_nudges: bool,
     /// Whether empty or repeated tool-less assistant replies count.
     pub count_replies: bool,
+    /// Whether nudges and replies are compared with numbers masked.
+    pub mask_numbers: bool,
 }
 
 impl Settings {
@@ -88,6 +94,7 @@ impl Settings {
             critical_threshold,
             count_nudges: o.count_nudges.unwrap_or(true),
             count_replies: o.count_replies.unwrap_or(true),
+            mask_numbers: o.mask_numbers.unwrap_or(false),
         })
     }
 }
@@ -115,6 +122,7 @@ impl Default for Settings {
             critical_threshold: Settings::DEFAULT_CRITICAL_THRESHOLD,
             count_nudges: true,
             count_replies: true,
+            mask_numbers: false,
         }
     }
 }
@@ -157,6 +165,12 @@ pub const REGISTRATION: Registration = Registration {
             ty: "bool",
             default: "true",
             doc: "Count tool-less assistant replies that are empty or repeat the previous reply.",
+        },
+        OptionDoc {
+            name: "mask-numbers",
+            ty: "bool",
+            default: "false",
+            doc: "Compare nudges and replies with digit runs masked (\"found 3 actions\" and \"found 5 actions\" are the same nudge).",
         },
     ],
     build,

@@ -21,7 +21,7 @@
 //! every fingerprint.
 
 mod json;
-mod text;
+pub(crate) mod text;
 
 use crate::fingerprint::{args_fingerprint, Fingerprint, ResultHasher};
 use crate::normalize::{Normalizer, Normalizers, ResultInput};

@@ -1,0 +1,1062 @@
+//! Shapes: what stays the same between near copies of a call or a result.
+//!
+//! Exact fingerprints ([`crate::args_fingerprint`], [`crate::result_fingerprint`]) tell "the
+//! same call, the same result". A loop whose copies differ a little defeats them: an error
+//! that echoes the edit it rejected, a line number that drops by one each round, a count in
+//! a harness nudge. The functions here compute *shapes* for detectors that ask for them:
+//!
+//! - [`Echo`]: the pieces of a call's own arguments, so that a result echoing them is compared
+//!   with the echo removed ([`result_shape`]);
+//! - [`mask_numbers`] / [`text_shape`]: digit runs become `#`, and hexadecimal temp ids become
+//!   `#`, whitespace runs one space;
+//! - [`args_shape`]: a call identity with the numbers of its arguments abstracted;
+//! - [`TokenSet`]: arguments as a bounded set of token hashes, compared by Jaccard similarity;
+//! - [`Trend`]: whether the numbers of consecutive results move steadily (a poll's progress, a
+//!   falling test count) or drift back and forth (noise);
+//! - [`looks_like_error`] / [`is_failure`]: a result that *is* an error message, whatever the
+//!   host's error flag says — never a listing or a log that merely contains an error word.
+//!
+//! Every function is pure and bounded: at most [`HEAD_BYTES`] + [`TAIL_BYTES`] bytes of a
+//! result and [`MAX_ARGS_BYTES`] bytes of arguments are read.
+
+use crate::fingerprint::Fingerprint;
+use crate::FixedState;
+use serde_json::Value;
+use std::collections::HashSet;
+use std::hash::BuildHasher;
+
+/// Bytes of a result read from its start.
+pub const HEAD_BYTES: usize = 4096;
+/// Bytes of a result read from its end (when it is longer than both cuts together).
+pub const TAIL_BYTES: usize = 1024;
+/// Bytes of string arguments read for echoes and tokens.
+pub const MAX_ARGS_BYTES: usize = 16 * 1024;
+/// Numbers of a result kept for [`Trend`].
+pub const MAX_NUMBERS: usize = 8;
+/// Numbers of six digits or more are ids, ports, epochs: never trend numbers.
+const MAX_TREND_NUMBER: u64 = 100_000;
+/// Tokens kept in a [`TokenSet`].
+pub const MAX_TOKENS: usize = 128;
+/// Echoed lines shorter than this (trimmed, in characters) are not removed: a `}` or an
+/// empty line is not evidence of an echo.
+pub const MIN_ECHO_LINE: usize = 6;
+/// Single-line argument strings shorter than this are not removed inline.
+pub const MIN_ECHO_INLINE: usize = 4;
+const MAX_ECHO_INLINE: usize = 16;
+const MAX_ECHO_INLINE_CHARS: usize = 200;
+const MAX_ECHO_NUMBERS: usize = 32;
+/// How far from an argument's number a result's number still counts as its echo.
+pub const ECHO_NEAR: u64 = 3;
+/// Argument numbers below this are only echoed exactly (small counts are too common).
+pub const ECHO_NEAR_MIN: u64 = 50;
+/// Characters of a result inspected by [`looks_like_error`].
+pub const ERROR_SCAN_CHARS: usize = 300;
+
+fn hash_str(s: &str) -> u64 {
+    FixedState.hash_one(s)
+}
+
+/// The parts of a call's arguments that a result may echo back: the trimmed lines of its
+/// string values (line-number prefixes removed), its short single-line strings and its
+/// numbers (in strings or as JSON numbers).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Echo {
+    lines: HashSet<u64, FixedState>,
+    /// Short lines (`}`, `end`), removed only where the result prints them with a line
+    /// number, as editors echo code.
+    #[serde(default)]
+    short: HashSet<u64, FixedState>,
+    inline: Vec<String>,
+    numbers: Vec<u64>,
+}
+
+impl Echo {
+    /// Nothing to remove.
+    pub fn none() -> Echo {
+        Echo::default()
+    }
+
+    /// The echo of `args` (every string and number leaf, up to [`MAX_ARGS_BYTES`]).
+    pub fn of_args(args: &Value) -> Echo {
+        let mut e = Echo::default();
+        let mut budget = MAX_ARGS_BYTES;
+        e.walk(args, &mut budget);
+        e
+    }
+
+    fn walk(&mut self, v: &Value, budget: &mut usize) {
+        match v {
+            Value::String(s) => {
+                let s = prefix_bytes(s, *budget);
+                *budget = budget.saturating_sub(s.len());
+                self.add_text(s);
+            }
+            Value::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    self.add_number(u);
+                } else if let Some(i) = n.as_i64() {
+                    self.add_number(i.unsigned_abs());
+                }
+            }
+            Value::Array(a) => {
+                for x in a {
+                    if *budget == 0 {
+                        break;
+                    }
+                    self.walk(x, budget);
+                }
+            }
+            Value::Object(m) => {
+                for x in m.values() {
+                    if *budget == 0 {
+                        break;
+                    }
+                    self.walk(x, budget);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn add_number(&mut self, n: u64) {
+        if self.numbers.len() < MAX_ECHO_NUMBERS && !self.numbers.contains(&n) {
+            self.numbers.push(n);
+        }
+    }
+
+    fn add_text(&mut self, s: &str) {
+        let mut lines = 0;
+        for line in s.lines() {
+            lines += 1;
+            let t = strip_line_number(line.trim()).trim();
+            if t.chars().count() >= MIN_ECHO_LINE {
+                self.lines.insert(hash_str(&collapse(t)));
+            } else if !t.is_empty() {
+                self.short.insert(hash_str(t));
+            }
+        }
+        let t = s.trim();
+        if lines <= 1
+            && t.chars().count() >= MIN_ECHO_INLINE
+            && t.chars().count() <= MAX_ECHO_INLINE_CHARS
+            && self.inline.len() < MAX_ECHO_INLINE
+        {
+            self.inline.push(t.to_owned());
+        }
+        let mut digits = DigitRuns::new(s);
+        while let Some(n) = digits.next_number() {
+            self.add_number(n);
+        }
+    }
+
+    /// Whether the trimmed `line` (line-number prefix removed) is a line of the arguments; a
+    /// short line counts only when the result numbers it (`1233:        }`).
+    pub fn has_line(&self, line: &str) -> bool {
+        let trimmed = line.trim();
+        let stripped = strip_line_number(trimmed);
+        let t = stripped.trim();
+        if t.chars().count() >= MIN_ECHO_LINE {
+            return self.lines.contains(&hash_str(&collapse(t)));
+        }
+        let numbered = stripped.len() != trimmed.len();
+        numbered && !t.is_empty() && self.short.contains(&hash_str(t))
+    }
+
+    /// Whether `n` comes from the arguments: one of their numbers, or within
+    /// [`ECHO_NEAR`] of one of at least [`ECHO_NEAR_MIN`] (a result reporting positions
+    /// around the call's own line numbers: `(1410 more lines above)` for `edit 1411:1413`).
+    pub fn has_number(&self, n: u64) -> bool {
+        self.numbers
+            .iter()
+            .any(|a| *a == n || (*a >= ECHO_NEAR_MIN && a.abs_diff(n) <= ECHO_NEAR))
+    }
+}
+
+/// `  42:    foo()` → `    foo()`; `42 | foo` → ` foo`: the line-number prefixes editors and
+/// linters print before echoed code.
+fn strip_line_number(line: &str) -> &str {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 7 {
+        return line;
+    }
+    let rest = line.get(digits..).unwrap_or("");
+    let rest_trim = rest.trim_start_matches(' ');
+    for sep in [":", "|", "\t"] {
+        if let Some(r) = rest_trim.strip_prefix(sep) {
+            return r;
+        }
+    }
+    if rest.starts_with('\t') {
+        return rest;
+    }
+    line
+}
+
+/// Whitespace runs become one space.
+fn collapse(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for c in s.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The longest prefix of `s` of at most `max` bytes, on a char boundary.
+fn prefix_bytes(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut i = max;
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    s.get(..i).unwrap_or("")
+}
+
+/// The longest suffix of `s` of at most `max` bytes, on a char boundary.
+fn suffix_bytes(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut i = s.len() - max;
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    s.get(i..).unwrap_or("")
+}
+
+/// The bounded view of a result: its head, and its tail when it is long.
+fn bounded(content: &str) -> (&str, Option<&str>) {
+    if content.len() <= HEAD_BYTES + TAIL_BYTES {
+        (content, None)
+    } else {
+        (
+            prefix_bytes(content, HEAD_BYTES),
+            Some(suffix_bytes(content, TAIL_BYTES)),
+        )
+    }
+}
+
+/// Iterates the maximal ASCII digit runs of a text, as numbers (saturating).
+struct DigitRuns<'a> {
+    bytes: &'a [u8],
+    i: usize,
+}
+
+impl<'a> DigitRuns<'a> {
+    fn new(s: &'a str) -> DigitRuns<'a> {
+        DigitRuns {
+            bytes: s.as_bytes(),
+            i: 0,
+        }
+    }
+
+    fn next_number(&mut self) -> Option<u64> {
+        while self.i < self.bytes.len() && !self.bytes[self.i].is_ascii_digit() {
+            self.i += 1;
+        }
+        if self.i >= self.bytes.len() {
+            return None;
+        }
+        let mut n: u64 = 0;
+        while self.i < self.bytes.len() && self.bytes[self.i].is_ascii_digit() {
+            n = n
+                .saturating_mul(10)
+                .saturating_add(u64::from(self.bytes[self.i] - b'0'));
+            self.i += 1;
+        }
+        Some(n)
+    }
+}
+
+/// Whether a word is a temp id: at least 8 characters, all hexadecimal, with a digit and a
+/// letter (`3f9a2c1b`, a commit or container id), or `tmp`/`temp` followed by at least 4
+/// alphanumerics with a digit among them (`tmpk3j9x2`).
+fn is_temp_id(word: &str) -> bool {
+    let hexy = word.len() >= 8
+        && word.bytes().all(|b| b.is_ascii_hexdigit())
+        && word.bytes().any(|b| b.is_ascii_digit())
+        && word.bytes().any(|b| b.is_ascii_alphabetic());
+    let tmp = ["tmp", "temp"].iter().any(|p| {
+        word.strip_prefix(p)
+            .is_some_and(|r| r.len() >= 4 && r.bytes().any(|b| b.is_ascii_digit()))
+    });
+    hexy || tmp
+}
+
+/// Writes `line` masked into `out`: digit runs become `#` (each number is passed to
+/// `number`), temp ids become `#`, whitespace runs one space.
+fn mask_into(line: &str, out: &mut String, number: &mut dyn FnMut(u64)) {
+    mask_ids_into(line, out, number, &mut |_| {});
+}
+
+/// [`mask_into`], passing each temp id to `id`.
+fn mask_ids_into(
+    line: &str,
+    out: &mut String,
+    number: &mut dyn FnMut(u64),
+    id: &mut dyn FnMut(&str),
+) {
+    let mut space = false;
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            rest = rest.get(c.len_utf8()..).unwrap_or("");
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        if c.is_ascii_alphanumeric() || c == '_' {
+            let len = rest
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            let word = rest.get(..len).unwrap_or("");
+            if is_temp_id(word) {
+                id(word);
+                out.push('#');
+            } else {
+                let mut digits = false;
+                let mut n: u64 = 0;
+                for b in word.bytes() {
+                    if b.is_ascii_digit() {
+                        n = n.saturating_mul(10).saturating_add(u64::from(b - b'0'));
+                        digits = true;
+                    } else {
+                        if digits {
+                            out.push('#');
+                            number(n);
+                            digits = false;
+                            n = 0;
+                        }
+                        out.push(char::from(b));
+                    }
+                }
+                if digits {
+                    out.push('#');
+                    number(n);
+                }
+            }
+            rest = rest.get(len..).unwrap_or("");
+        } else {
+            out.push(c);
+            rest = rest.get(c.len_utf8()..).unwrap_or("");
+        }
+    }
+}
+
+/// `text` with digit runs and temp ids replaced by `#` and whitespace runs collapsed.
+///
+/// ```
+/// use loopguard_core::shape::mask_numbers;
+/// assert_eq!(mask_numbers("found 3 actions,  line 12"), "found # actions, line #");
+/// assert_eq!(mask_numbers("/tmp/tmpk3j9x2/out 3f9a2c1b7e"), "/tmp/#/out #");
+/// ```
+pub fn mask_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(HEAD_BYTES + TAIL_BYTES));
+    let (head, tail) = bounded(text);
+    mask_into(head, &mut out, &mut |_| {});
+    if let Some(t) = tail {
+        out.push_str(" … ");
+        mask_into(t, &mut out, &mut |_| {});
+    }
+    out
+}
+
+/// The fingerprint of [`mask_numbers`] of `text`: texts that differ only in numbers, temp
+/// ids or whitespace share it.
+pub fn text_shape(text: &str) -> Fingerprint {
+    Fingerprint::combine(&[b"text-shape", mask_numbers(text).as_bytes()])
+}
+
+/// The shape of a call: the tool and its arguments' canonical JSON with every number (JSON
+/// numbers and digit runs inside strings) and temp id abstracted. `delete line 45` and
+/// `delete line 44` share it.
+pub fn args_shape(tool: &str, args: &Value) -> Fingerprint {
+    let json = crate::canonical_json(args);
+    let json = prefix_bytes(&json, MAX_ARGS_BYTES);
+    let mut out = String::with_capacity(json.len());
+    mask_into(json, &mut out, &mut |_| {});
+    Fingerprint::combine(&[b"args-shape", tool.as_bytes(), out.as_bytes()])
+}
+
+/// The shape of one result: its fingerprint with the call's echo removed and numbers
+/// abstracted, and the numbers that were abstracted (not echoed ones, not ids of six digits
+/// or more), for [`Trend`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultShape {
+    /// The fingerprint of the shape.
+    pub fp: Fingerprint,
+    /// The first [`MAX_NUMBERS`] numbers of the result that are not in the call's arguments.
+    pub numbers: Vec<u64>,
+    /// Whether the result had no text but whitespace (after the echo was removed).
+    pub empty: bool,
+    /// A hash of the temp ids the result holds, in order (`None`: it holds none). A new id
+    /// in each result is a new object each time (an agent launched, a job created).
+    pub ids: Option<u64>,
+}
+
+/// The shape of `content` as a result of a call whose arguments echo as `echo`: lines of the
+/// arguments (line-number prefixes ignored) are dropped, short argument strings cut out of
+/// the remaining lines, the bus's volatile fields masked (durations, pids, uuids,
+/// date-times), numbers and temp ids abstracted (numbers of the arguments are not kept for
+/// [`Trend`]), whitespace collapsed.
+///
+/// ```
+/// use loopguard_core::shape::{result_shape, Echo};
+/// let a = serde_json::json!({"new_str": "    if (x) {\n        return y;\n"});
+/// let b = serde_json::json!({"new_str": "    if (x) {\n        return z;\n"});
+/// let err = |args: &serde_json::Value| {
+///     let edit = args["new_str"].as_str().unwrap();
+///     let echoed: String = edit.lines().enumerate().map(|(i, l)| format!("{}:{l}\n", 40 + i)).collect();
+///     format!("ERRORS:\n- E999 IndentationError\n{echoed}Your changes have NOT been applied.")
+/// };
+/// let sa = result_shape(&Echo::of_args(&a), &err(&a));
+/// let sb = result_shape(&Echo::of_args(&b), &err(&b));
+/// assert_eq!(sa.fp, sb.fp);
+/// ```
+pub fn result_shape(echo: &Echo, content: &str) -> ResultShape {
+    let mut out = String::with_capacity(content.len().min(HEAD_BYTES + TAIL_BYTES));
+    let mut numbers: Vec<u64> = Vec::new();
+    let mut ids: Option<u64> = None;
+    let (head, tail) = bounded(content);
+    for part in std::iter::once(head).chain(tail) {
+        // Durations, pids, uuids, date-times and the like first (the bus's text pass).
+        let part = crate::normalizers::text::normalize_text(part);
+        for line in part.lines() {
+            if echo.has_line(line) {
+                continue;
+            }
+            let mut owned: Option<String> = None;
+            for piece in &echo.inline {
+                let cur = owned.as_deref().unwrap_or(line);
+                if cur.contains(piece.as_str()) {
+                    owned = Some(cur.replace(piece.as_str(), "\u{1}"));
+                }
+            }
+            let line = owned.as_deref().unwrap_or(line);
+            if line.trim().is_empty() {
+                continue;
+            }
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            mask_ids_into(
+                line.trim(),
+                &mut out,
+                &mut |n| {
+                    if numbers.len() < MAX_NUMBERS && n < MAX_TREND_NUMBER && !echo.has_number(n) {
+                        numbers.push(n);
+                    }
+                },
+                &mut |w| {
+                    let h = hash_str(w);
+                    ids = Some(ids.map_or(h, |x| x.rotate_left(5) ^ h));
+                },
+            );
+        }
+    }
+    ResultShape {
+        fp: Fingerprint::combine(&[b"result-shape", out.as_bytes()]),
+        empty: out.is_empty(),
+        numbers,
+        ids,
+    }
+}
+
+/// Whether the numbers of consecutive results of one call move steadily. A position whose
+/// number moved the same way at every step that changed it, and moved at the last step, is
+/// progress (a percentage rising, a failure count falling); a number that went back and
+/// forth (`47/47`, `45/45`, `47/47`) or stood still is not.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Trend {
+    /// The previous result's numbers.
+    last: Vec<u64>,
+    /// Per position: 0 not moved yet, 1 rising, -1 falling, 2 went both ways.
+    dirs: Vec<i8>,
+    seen: bool,
+}
+
+impl Trend {
+    /// A trend with no result yet.
+    pub fn new() -> Trend {
+        Trend::default()
+    }
+
+    /// Adds the next result's numbers; returns whether this step is progress.
+    pub fn step(&mut self, numbers: &[u64]) -> bool {
+        if !self.seen || numbers.len() != self.last.len() {
+            self.seen = true;
+            self.last = numbers.to_vec();
+            self.dirs = vec![0; numbers.len()];
+            return false;
+        }
+        let mut progress = false;
+        for ((old, new), dir) in self.last.iter().zip(numbers).zip(self.dirs.iter_mut()) {
+            let d: i8 = match new.cmp(old) {
+                std::cmp::Ordering::Greater => 1,
+                std::cmp::Ordering::Less => -1,
+                std::cmp::Ordering::Equal => 0,
+            };
+            if d == 0 {
+                continue;
+            }
+            match *dir {
+                0 => {
+                    *dir = d;
+                    progress = true;
+                }
+                x if x == d => progress = true,
+                _ => *dir = 2,
+            }
+        }
+        self.last = numbers.to_vec();
+        progress
+    }
+}
+
+/// A bounded set of token hashes of a call's arguments (object keys and string/number
+/// leaves; strings split on non-alphanumeric characters; digit runs abstracted), for the
+/// Jaccard similarity of two calls.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TokenSet {
+    /// Distinct token hashes, ascending, at most [`MAX_TOKENS`].
+    hashes: Vec<u32>,
+}
+
+impl TokenSet {
+    /// The token set of `args`.
+    ///
+    /// ```
+    /// use loopguard_core::shape::TokenSet;
+    /// let a = TokenSet::of_args(&serde_json::json!({"command": "grep -rn parseValue src/main/java --include=*.java | head -20"}));
+    /// let b = TokenSet::of_args(&serde_json::json!({"command": "grep -rn parseValue src/main/java --include=*.java | head -30"}));
+    /// assert_eq!(a.similarity_permille(&b), 1000);
+    /// let c = TokenSet::of_args(&serde_json::json!({"command": "ls -la"}));
+    /// assert!(a.similarity_permille(&c) < 200);
+    /// ```
+    pub fn of_args(args: &Value) -> TokenSet {
+        let mut hashes: Vec<u32> = Vec::new();
+        let mut budget = MAX_ARGS_BYTES;
+        tokens(args, &mut hashes, &mut budget);
+        hashes.sort_unstable();
+        hashes.dedup();
+        hashes.truncate(MAX_TOKENS);
+        TokenSet { hashes }
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+
+    /// The Jaccard similarity of the two sets, in thousandths (two empty sets: 1000).
+    pub fn similarity_permille(&self, other: &TokenSet) -> u32 {
+        let (a, b) = (&self.hashes, &other.hashes);
+        if a.is_empty() && b.is_empty() {
+            return 1000;
+        }
+        let (mut i, mut j, mut shared) = (0, 0, 0u32);
+        while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+            match x.cmp(y) {
+                std::cmp::Ordering::Equal => {
+                    shared += 1;
+                    i += 1;
+                    j += 1;
+                }
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+            }
+        }
+        let union = (a.len() + b.len()) as u64 - u64::from(shared);
+        if union == 0 {
+            return 1000;
+        }
+        u32::try_from(u64::from(shared) * 1000 / union).unwrap_or(1000)
+    }
+}
+
+fn push_token(t: &str, out: &mut Vec<u32>) {
+    if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
+        return;
+    }
+    let mut masked = String::with_capacity(t.len());
+    mask_into(t, &mut masked, &mut |_| {});
+    out.push((hash_str(&masked) >> 32) as u32);
+}
+
+fn tokens(v: &Value, out: &mut Vec<u32>, budget: &mut usize) {
+    match v {
+        Value::String(s) => {
+            let s = prefix_bytes(s, *budget);
+            *budget = budget.saturating_sub(s.len());
+            for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                push_token(t, out);
+            }
+        }
+        Value::Number(_) => push_token("0", out),
+        Value::Bool(b) => push_token(if *b { "true" } else { "false" }, out),
+        Value::Array(a) => {
+            for x in a {
+                tokens(x, out, budget);
+            }
+        }
+        Value::Object(m) => {
+            for (k, x) in m {
+                push_token(k, out);
+                tokens(x, out, budget);
+            }
+        }
+        Value::Null => {}
+    }
+}
+
+/// Prefixes that, at the start of a result's first line, make it an error message.
+const ERROR_PREFIXES: &[&str] = &[
+    "ERROR",
+    "Error:",
+    "error:",
+    "error[",
+    "fatal:",
+    "FATAL",
+    "E: ",
+    "Traceback (most recent call last)",
+    "Usage:",
+    "usage:",
+    "Exception in thread",
+    "panic:",
+];
+
+/// Phrases that, within a result's first [`ERROR_SCAN_CHARS`] characters, are an editor's or
+/// a linter's rejection of the call (the whole result is the error message).
+const REJECTIONS: &[&str] = &[
+    "No replacement was performed",
+    "Your proposed edit has introduced new syntax error",
+    "Your changes have NOT been applied",
+    "Your edit was not applied",
+    "did not appear verbatim",
+    "is not recognized as an internal or external command",
+];
+
+/// Diagnostic phrases of a `program: …: message` first line, or of a short result.
+const DIAGNOSTICS: &[&str] = &[
+    "command not found",
+    "No such file or directory",
+    "not found",
+    "does not exist",
+    "Permission denied",
+    "permission denied",
+    "cannot ",
+    "Cannot ",
+    "can't ",
+    "Unable to",
+    "unable to",
+    "Is a directory",
+    "Not a directory",
+    "failed",
+    "Invalid",
+    "invalid",
+];
+
+/// Diagnostics that say reading a file failed (for calls that read a file: the content of
+/// the file itself is never the error).
+const READ_FAILURES: &[&str] = &[
+    "No such file or directory",
+    "not found",
+    "does not exist",
+    "Permission denied",
+    "Is a directory",
+    "Not a directory",
+    "command not found",
+];
+
+/// A result of at most this many non-empty lines may be an error by a diagnostic phrase on
+/// its first line alone.
+const SHORT_LINES: usize = 3;
+const SHORT_FIRST_LINE: usize = 200;
+
+fn first_line(head: &str) -> &str {
+    head.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+}
+
+/// `java.lang.IllegalStateException: …`, `ValueError: …`: an exception named as the first
+/// word of the line.
+fn starts_with_exception(line: &str) -> bool {
+    let name_len = line
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'.' || *b == b'_' || *b == b'$')
+        .count();
+    let name = line.get(..name_len).unwrap_or("");
+    let rest = line.get(name_len..).unwrap_or("");
+    let ends = rest.is_empty() || rest.starts_with(':') || rest.starts_with(' ');
+    ends && (name.ends_with("Exception") || name.ends_with("Error"))
+}
+
+/// `bash: line 1: foo: command not found`, `ls: cannot access 'x': No such file or directory`:
+/// a program's name (no spaces) before the first `: `, and a diagnostic after it.
+fn program_diagnostic(line: &str, phrases: &[&str]) -> bool {
+    let Some((prog, rest)) = line.split_once(": ") else {
+        return false;
+    };
+    !prog.is_empty() && !prog.contains(' ') && phrases.iter().any(|p| rest.contains(p))
+}
+
+/// Whether a result *is* an error message, from its content alone: its first non-empty line
+/// starts like one (`ERROR`, `error:`, `fatal:`, `Usage:`, a traceback, `SomeException: …`),
+/// or is a program's diagnostic (`bash: foo: command not found`); or its first
+/// [`ERROR_SCAN_CHARS`] characters hold an editor's or linter's rejection ("No replacement
+/// was performed", "Your proposed edit has introduced new syntax error(s)"); or it is short
+/// (at most 3 non-empty lines) and its first line carries a diagnostic (`File Foo.java not
+/// found`). A listing or a log whose lines merely contain an error word is not an error.
+///
+/// ```
+/// use loopguard_core::shape::looks_like_error;
+/// assert!(looks_like_error("bash: line 1: mvn: command not found"));
+/// assert!(looks_like_error("ERROR: Could not find artifact com.fasterxml:jackson"));
+/// assert!(looks_like_error("File src/main/java/Foo.java not found"));
+/// assert!(looks_like_error("No replacement was performed, old_str `foo()` did not appear verbatim."));
+/// assert!(!looks_like_error("Found 2 matches for \"MismatchedInputException\" in /repo:\n/repo/src/main/java/com/fasterxml/jackson/databind/exc/MismatchedInputException.java\n/repo/src/test/java/MismatchedInputExceptionTest.java"));
+/// assert!(!looks_like_error("[INFO] Building jackson-databind\n[INFO] 2 errors were fixed\n[INFO] BUILD SUCCESS"));
+/// ```
+pub fn looks_like_error(content: &str) -> bool {
+    let head = prefix_chars(content, ERROR_SCAN_CHARS);
+    let first = first_line(head);
+    if first.is_empty() {
+        return false;
+    }
+    if ERROR_PREFIXES.iter().any(|p| first.starts_with(p)) || starts_with_exception(first) {
+        return true;
+    }
+    if program_diagnostic(first, DIAGNOSTICS) {
+        return true;
+    }
+    if REJECTIONS.iter().any(|p| head.contains(p)) {
+        return true;
+    }
+    short(content) && DIAGNOSTICS.iter().any(|p| first.contains(p))
+}
+
+fn short(content: &str) -> bool {
+    let head = prefix_chars(content, ERROR_SCAN_CHARS);
+    let first = first_line(head);
+    first.chars().count() <= SHORT_FIRST_LINE
+        && content
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .take(SHORT_LINES + 1)
+            .count()
+            <= SHORT_LINES
+}
+
+fn prefix_chars(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => s.get(..i).unwrap_or(s),
+        None => s,
+    }
+}
+
+/// Programs whose output is a file's (or a log's) own text.
+const READERS: &[&str] = &[
+    "cat", "head", "tail", "less", "more", "sed", "awk", "grep", "rg", "nl", "bat", "view", "open",
+    "read", "type",
+];
+
+/// Whether a call reads a file's text: a tool named like a reader (`read`, `view`, `open`,
+/// `read_file`, `cat`), an editor `view` command, or a shell command whose first word is a
+/// reader (`cat build.log`, `tail -50 x.log`, `grep -n ERROR x.log`).
+pub fn reads_file(tool: &str, args: &Value) -> bool {
+    let t = tool.to_ascii_lowercase();
+    if READERS.iter().any(|r| t == *r)
+        || t.starts_with("read")
+        || t.ends_with("_read")
+        || t.starts_with("view")
+        || t == "open_file"
+    {
+        return true;
+    }
+    if args.get("command").and_then(Value::as_str) == Some("view") {
+        return true;
+    }
+    let cmd = ["command", "cmd"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))
+        .unwrap_or("");
+    let line = cmd.lines().next().unwrap_or("");
+    let line = prefix_bytes(line, 500);
+    let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
+    let mut words = last.split_whitespace();
+    let first = match words.next() {
+        Some("cd") => None,
+        w => w,
+    };
+    first.is_some_and(|w| READERS.contains(&w.rsplit('/').next().unwrap_or(w)))
+}
+
+/// The program a shell call runs: the first word of its command's last pipeline segment
+/// (`cd /repo && mvn -q test` → `mvn`), without its directory; `None` for a call without a
+/// `command` / `cmd` string of at least two words (an editor's `"command": "insert"` names a
+/// sub-command, not a program).
+pub fn program(args: &Value) -> Option<&str> {
+    let cmd = ["command", "cmd"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))?;
+    let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
+    // One word is an editor's sub-command (`view`, `insert`), or a bare program.
+    line.split_whitespace().nth(1)?;
+    let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
+    let w = last.split_whitespace().next()?;
+    Some(w.rsplit('/').next().unwrap_or(w))
+}
+
+/// Programs whose exit status 1 means "no match", not an error.
+const SEARCHERS: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"];
+
+/// Whether a call is a search whose exit status 1 only means it found nothing: a shell
+/// command whose last pipeline segment runs `grep`, `rg`, `ag`, `ack` (or `git grep`).
+pub fn is_search(args: &Value) -> bool {
+    let Some(cmd) = ["command", "cmd"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))
+    else {
+        return false;
+    };
+    let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
+    let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
+    let mut words = last.split_whitespace();
+    match words.next() {
+        Some("git") => words.next() == Some("grep"),
+        Some(w) => SEARCHERS.contains(&w.rsplit('/').next().unwrap_or(w)),
+        None => false,
+    }
+}
+
+/// Whether the result of a search ([`is_search`]) says only that nothing matched: no output,
+/// or only the exit status 1 (`Command exited with code 1`, `<returncode>1</returncode>`).
+pub fn is_no_match(content: &str) -> bool {
+    let t = content.trim();
+    if t.is_empty() {
+        return true;
+    }
+    if t.len() > 200 {
+        return false;
+    }
+    let squeezed: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    let lower = squeezed.to_ascii_lowercase();
+    [
+        "exitedwithcode1",
+        "exitcode1",
+        "exitstatus1",
+        "<returncode>1</returncode>",
+    ]
+    .iter()
+    .any(|p| lower.ends_with(p) || lower.starts_with(p))
+        && !lower.contains("error:")
+}
+
+/// Whether a tool result is a failure: the host flagged it, or its content is an error
+/// message ([`looks_like_error`]). For a call that reads a file ([`reads_file`]) only a
+/// failure to read counts (`No such file or directory`, `not found` on a short first line):
+/// the text of a log being read is never the call's error.
+///
+/// A search that found nothing (`grep` exiting with status 1, [`is_no_match`]) is no
+/// failure, flagged or not.
+pub fn is_failure(tool: &str, args: Option<&Value>, content: &str, is_error: bool) -> bool {
+    if args.is_some_and(is_search) && is_no_match(content) {
+        return false;
+    }
+    if is_error {
+        return true;
+    }
+    match args {
+        Some(a) if reads_file(tool, a) => is_read_failure(content),
+        _ => looks_like_error(content),
+    }
+}
+
+/// Whether the result of a call that reads a file says the read itself failed: a program's
+/// diagnostic (`cat: x: No such file or directory`) or a short result whose first line says
+/// `not found`, `does not exist`, `Permission denied`, `Is a directory`. The file's own text
+/// (a log full of `ERROR` lines) never is.
+pub fn is_read_failure(content: &str) -> bool {
+    let head = prefix_chars(content, ERROR_SCAN_CHARS);
+    let first = first_line(head);
+    program_diagnostic(first, READ_FAILURES)
+        || (short(content) && READ_FAILURES.iter().any(|p| first.contains(p)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    #[test]
+    fn echo_lines_are_removed_whatever_their_line_numbers() {
+        let rejection = |new_str: &str, at: usize| {
+            let args = json!({"command": "str_replace", "path": "/repo/A.java",
+                "old_str": "int a = 1;", "new_str": new_str});
+            let echoed: String = new_str
+                .lines()
+                .enumerate()
+                .map(|(i, l)| format!("{}:{l}\n", at + i))
+                .collect();
+            let content =
+                format!("ERRORS:\n- E999\n{echoed}[File: /repo/A.java (120 lines total)]");
+            result_shape(&Echo::of_args(&args), &content)
+        };
+        let a = rejection("    int a = 2;\n    return a;", 40);
+        let b = rejection("    int a = 3;\n    return a + 1;", 39);
+        assert_eq!(a.fp, b.fp);
+        // Numbers of the arguments are not trend numbers; the line count is.
+        assert_eq!(a.numbers, vec![999, 120]);
+        let other = result_shape(
+            &Echo::none(),
+            "ERRORS:\n- E302\n[File: /repo/B.java (9 lines total)]",
+        );
+        assert_ne!(a.fp, other.fp);
+    }
+
+    #[test]
+    fn numbers_of_the_arguments_are_not_trend_numbers() {
+        let e = Echo::of_args(&json!({"command": "sed -i '45d' A.java"}));
+        let s = result_shape(&e, "deleted line 45; file has 300 lines");
+        assert_eq!(s.numbers, vec![300]);
+    }
+
+    #[test]
+    fn trend_tells_progress_from_drift() {
+        let mut t = Trend::new();
+        assert!(!t.step(&[5]));
+        assert!(t.step(&[3]));
+        assert!(t.step(&[1]));
+        assert!(!t.step(&[1]));
+        let mut d = Trend::new();
+        assert!(!d.step(&[47, 47]));
+        assert!(d.step(&[45, 45]));
+        assert!(!d.step(&[47, 47]));
+        assert!(!d.step(&[46, 46]));
+        assert!(!d.step(&[47, 47]));
+    }
+
+    #[test]
+    fn classifier_rejects_listings_and_logs() {
+        assert!(!looks_like_error(
+            "src/main/java/A.java\nsrc/main/java/MismatchedInputException.java\nsrc/main/java/C.java"
+        ));
+        assert!(!looks_like_error(
+            "Found 1 matches for \"Exception\" in /repo/README.md:\nLine 3: throws Exception"
+        ));
+        assert!(looks_like_error(
+            "java.lang.IllegalStateException: boom\n\tat A.b(A.java:3)"
+        ));
+        assert!(looks_like_error(
+            "Traceback (most recent call last):\n  File \"x.py\""
+        ));
+        let log = json!({"command": "cat build.log"});
+        assert!(!is_failure(
+            "bash",
+            Some(&log),
+            "ERROR: tests failed\nmore",
+            false
+        ));
+        assert!(is_failure(
+            "bash",
+            Some(&log),
+            "cat: build.log: No such file or directory",
+            false
+        ));
+        assert!(is_failure("bash", Some(&log), "anything", true));
+        assert!(reads_file(
+            "str_replace_editor",
+            &json!({"command": "view", "path": "/a"})
+        ));
+        let grep = json!({"command": "grep -n \"console\" src/theme.ts"});
+        assert!(!is_failure(
+            "bash",
+            Some(&grep),
+            "Command exited with code 1",
+            true
+        ));
+        assert!(is_failure(
+            "bash",
+            Some(&grep),
+            "grep: src/theme.ts: No such file or directory",
+            true
+        ));
+        assert!(is_failure(
+            "bash",
+            Some(&log),
+            "Command exited with code 1",
+            true
+        ));
+        assert!(!reads_file("bash", &json!({"command": "mvn -q test"})));
+    }
+
+    #[test]
+    fn temp_ids_and_numbers_are_masked() {
+        assert_eq!(
+            mask_numbers("job 12 at /tmp/tmpa1b2c3d4"),
+            "job # at /tmp/#"
+        );
+        assert_eq!(mask_numbers("file2.py"), "file#.py");
+        assert_eq!(text_shape("a 1  b"), text_shape("a 22 b"));
+        assert_ne!(text_shape("a 1 b"), text_shape("a 1 c"));
+        assert_eq!(
+            args_shape("edit", &json!({"line": 45, "text": "x"})),
+            args_shape("edit", &json!({"line": 44, "text": "x"}))
+        );
+    }
+
+    proptest! {
+        /// Echo removal: whatever edit is echoed (with any line numbers), the shape of the
+        /// rejection is the shape of the rejection without the echo.
+        #[test]
+        fn prop_echo_never_changes_the_shape(
+            lines in proptest::collection::vec("[a-z][a-z (){};=]{4,28}[a-z;]", 1..6),
+            start in 1u32..5000,
+        ) {
+            let edit = lines.join("\n");
+            let args = json!({"new_str": edit});
+            let echoed: String = lines.iter().enumerate()
+                .map(|(i, l)| format!("{}:{l}\n", start + i as u32)).collect();
+            let content = format!("Your proposed edit has introduced new syntax error(s).\n{echoed}Your changes have NOT been applied.");
+            let bare = "Your proposed edit has introduced new syntax error(s).\nYour changes have NOT been applied.";
+            prop_assert_eq!(result_shape(&Echo::of_args(&args), &content).fp, result_shape(&Echo::none(), bare).fp);
+        }
+
+        /// Shapes never panic and stay bounded on arbitrary text.
+        #[test]
+        fn prop_shapes_are_total(s in ".{0,3000}") {
+            let _ = looks_like_error(&s);
+            let r = result_shape(&Echo::of_args(&json!({"a": s.clone()})), &s);
+            prop_assert!(r.numbers.len() <= MAX_NUMBERS);
+            prop_assert!(mask_numbers(&s).len() <= s.len() + 8);
+        }
+
+        /// A strictly monotone sequence is progress at every step after the first.
+        #[test]
+        fn prop_monotone_numbers_progress(start in 0u64..1000, steps in 2usize..10, up in any::<bool>()) {
+            let mut t = Trend::new();
+            prop_assert!(!t.step(&[start + 100]));
+            for i in 1..steps as u64 {
+                let n = if up { start + 100 + i } else { start + 100 - i };
+                prop_assert!(t.step(&[n]));
+            }
+        }
+    }
+}

@@ -1,0 +1,713 @@
+//! Loops whose copies differ a little, through the `default` preset over the real detectors:
+//! an error that echoes the rejected edit, a line number that drops each round, a count in a
+//! harness nudge, a failing call with other calls between, sweeps that find nothing, a
+//! three-call cycle; and three false alarms that must stay silent. Each loop must be caught at
+//! or before its fifth copy. The trajectories are written for these tests in the style of
+//! SWE-agent and mini-swe-agent sessions.
+#![allow(clippy::unwrap_used)]
+
+use loopguard_core::{Finding, Level, Origin, OwnedEvent};
+use loopguard_orchestrator::Guard;
+use loopguard_testkit::Script;
+use proptest::prelude::*;
+use serde_json::json;
+
+use loopguard_detect_circuit_breaker as _;
+use loopguard_detect_generic_repeat as _;
+use loopguard_detect_known_poll as _;
+use loopguard_detect_ping_pong as _;
+use loopguard_detect_post_compaction as _;
+use loopguard_detect_same_failure as _;
+use loopguard_detect_stalled_turns as _;
+use loopguard_detect_tail_periodicity as _;
+use loopguard_detect_unknown_tool as _;
+use loopguard_detect_variation_loop as _;
+
+/// Every finding of preset `preset` over `events`, with the index of its event.
+fn findings(preset: &str, events: &[OwnedEvent]) -> Vec<(usize, Finding)> {
+    let mut g = Guard::builder().preset(preset).build().unwrap();
+    let mut out = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        let v = g.observe(&e.as_event());
+        for f in v.findings() {
+            out.push((i, f.clone()));
+        }
+    }
+    out
+}
+
+/// Index of the last event so far (the one just pushed).
+fn last(s: &Script) -> usize {
+    s.events().len() - 1
+}
+
+/// The first finding of `detector` at or before event `by`; panics with every finding.
+fn caught_by<'a>(found: &'a [(usize, Finding)], detector: &str, by: usize) -> &'a Finding {
+    match found
+        .iter()
+        .find(|(i, f)| f.detector == detector && f.level >= Level::Warning && *i <= by)
+    {
+        Some((_, f)) => f,
+        None => panic!(
+            "no {detector} finding at or before event {by}; findings: {:#?}",
+            found
+                .iter()
+                .map(|(i, f)| (i, f.detector, f.level, f.message.as_str()))
+                .collect::<Vec<_>>()
+        ),
+    }
+}
+
+fn silent(found: &[(usize, Finding)], detector: &str) {
+    let of: Vec<_> = found
+        .iter()
+        .filter(|(_, f)| f.detector == detector)
+        .map(|(i, f)| (i, f.message.as_str()))
+        .collect();
+    assert!(of.is_empty(), "unexpected {detector} findings: {of:#?}");
+}
+
+fn task(s: &mut Script) {
+    s.user_from(
+        "<uploaded_files>\n/repo\n</uploaded_files>\nFix the issue described below so that the failing test passes.",
+        Origin::Human,
+    );
+}
+
+// ---- 1. a linter rejects the same edit, echoing it ------------------------------------------
+
+const PY_FILE: &str = "/repo/astropy/io/fits/card.py";
+
+fn py_rejection(new_str: &str, at: usize) -> String {
+    let echoed: String = new_str
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("{}:{l}\n", at + i))
+        .collect();
+    format!(
+        "Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\n\
+         ERRORS:\n- E999 IndentationError: unexpected indent\n\n\
+         This is how your edit would have looked if applied\n------------------------------------------------\n\
+         [File: {PY_FILE} (1346 lines total)]\n({} more lines above)\n{}:    def _format_float(value):\n{echoed}{}:        return value_str\n({} more lines below)\n\
+         ------------------------------------------------\n\n\
+         This is the original code before your edit\n------------------------------------------------\n\
+         [File: {PY_FILE} (1346 lines total)]\n({} more lines above)\n{}:    def _format_float(value):\n{}:        value_str = f\"{{value:.16G}}\"\n{}:        return value_str\n\
+         ------------------------------------------------\n\
+         Your changes have NOT been applied. Please fix your edit command and try again.\n\
+         DO NOT re-run the same failed edit command. Running it again will lead to the same error.",
+        at - 2,
+        at - 1,
+        at + new_str.lines().count(),
+        1346 - at - 3,
+        at - 2,
+        at - 1,
+        at,
+        at + 1,
+    )
+}
+
+/// The edit the model keeps resubmitting, with the small changes it makes between attempts.
+fn py_edit(k: usize) -> String {
+    let repr = ["str(value)", "repr(value)", "f\"{value}\"", "str(value) "][k % 4];
+    let pad = " ".repeat(10 + k % 3);
+    format!("{pad}value_str = {repr}\n{pad}if len(value_str) > 20:\n{pad}    value_str = f\"{{value:.16G}}\"")
+}
+
+fn linter_loop(copies: usize) -> (Vec<OwnedEvent>, Vec<usize>) {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for k in 0..copies {
+        s.message("The float formatting should use the shortest representation. Let me edit the function.");
+        let new_str = py_edit(k);
+        let args = json!({"command": "str_replace", "path": PY_FILE,
+            "old_str": "        value_str = f\"{value:.16G}\"", "new_str": new_str});
+        let id = s.tool_call("str_replace_editor", args);
+        s.tool_result(
+            &id,
+            "str_replace_editor",
+            &py_rejection(&new_str, 1300),
+            false,
+        );
+        at.push(last(&s));
+    }
+    (s.into_events(), at)
+}
+
+#[test]
+fn linter_rejections_echoing_the_edit_are_one_failure() {
+    let (events, at) = linter_loop(21);
+    let found = findings("default", &events);
+    let f = caught_by(&found, "same-failure", at[4]);
+    assert!(f.message.contains("str_replace_editor"), "{}", f.message);
+    assert!(
+        f.message.contains("in the last"),
+        "the message says what was counted: {}",
+        f.message
+    );
+}
+
+// ---- 2. 46 rejected edits cycling among six variants ------------------------------------------
+
+const JAVA_FILE: &str =
+    "src/main/java/com/fasterxml/jackson/databind/deser/std/StdDeserializer.java";
+
+fn java_variant(v: usize) -> String {
+    let bodies = [
+        "        if (p.hasToken(JsonToken.VALUE_NULL)) {\n            return null;\n        }",
+        "        if (p.hasToken(JsonToken.VALUE_NULL))\n            return null;",
+        "        if (p.currentToken() == JsonToken.VALUE_NULL) {\n            return null;\n        }",
+        "        if (p.hasToken(JsonToken.VALUE_NULL)) {\n            return (T) null;\n        }",
+        "        if (p.hasToken(JsonToken.VALUE_NULL)) {\n            return getNullValue(ctxt);\n        }",
+        "        if (p.hasToken(JsonToken.VALUE_NULL)) { return null; }",
+    ];
+    bodies[v % bodies.len()].to_owned()
+}
+
+fn java_rejection(start: usize, body: &str) -> String {
+    let echoed: String = body
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("{}:{l}\n", start + i))
+        .collect();
+    format!(
+        "Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\n\
+         ERRORS:\n- E999 SyntaxError: invalid syntax\n\n\
+         This is how your edit would have looked if applied\n-------------------------------------------------\n\
+         [File: /fasterxml__jackson-databind/{JAVA_FILE} (2187 lines total)]\n({} more lines above)\n{echoed}\
+         -------------------------------------------------\n\n\
+         This is the original code before your edit\n-------------------------------------------------\n\
+         [File: /fasterxml__jackson-databind/{JAVA_FILE} (2187 lines total)]\n({} more lines above)\n{}:        JsonToken t = p.currentToken();\n\
+         -------------------------------------------------\n\
+         Your changes have NOT been applied. Please fix your edit command and try again.",
+        start - 1,
+        start - 1,
+        start
+    )
+}
+
+#[test]
+fn rejected_edits_cycling_among_variants_are_one_failure() {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for k in 0..46 {
+        let start = 1410 + (k % 3);
+        let body = java_variant(k);
+        let cmd = format!("edit {start}:{}\n{body}\nend_of_edit", start + 2);
+        let id = s.tool_call("edit", json!({ "command": cmd }));
+        s.tool_result(&id, "edit", &java_rejection(start, &body), false);
+        at.push(last(&s));
+    }
+    let found = findings("default", &s.into_events());
+    let f = caught_by(&found, "same-failure", at[4]);
+    assert!(f.message.contains("`edit`"), "{}", f.message);
+}
+
+// ---- 3. delete line N, re-insert at N, N dropping ------------------------------------------
+
+const THOUGHT: &str = "THOUGHT: The duplicate closing brace is still there. I'll delete the line and re-insert the block at the right place.";
+
+fn delete_insert_cycle(rounds: usize, first: usize) -> (Vec<OwnedEvent>, Vec<usize>) {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut round_starts = Vec::new();
+    let file = "sympy/printing/latex.py";
+    for r in 0..rounds {
+        let n = first - r;
+        s.message(THOUGHT);
+        round_starts.push(s.events().len());
+        let id = s.tool_call("bash", json!({"command": format!("sed -i '{n}d' {file}")}));
+        s.tool_result(&id, "bash", "", false);
+        s.message(THOUGHT);
+        let cmd = format!(
+            "sed -i '{n}i\\        if expr.is_Mul:\\n            return self._print_Mul(expr)' {file}"
+        );
+        let id = s.tool_call("bash", json!({ "command": cmd }));
+        s.tool_result(&id, "bash", "", false);
+    }
+    (s.into_events(), round_starts)
+}
+
+#[test]
+fn delete_and_reinsert_with_a_dropping_line_number_is_a_cycle() {
+    let (events, rounds) = delete_insert_cycle(12, 412);
+    let found = findings("default", &events);
+    // Round 5's first call at the latest (the fifth copy of the cycle).
+    let f = caught_by(&found, "ping-pong", rounds[4]);
+    assert!(f.message.contains("numbers aside"), "{}", f.message);
+}
+
+// ---- 4. harness nudges that differ only in a count ------------------------------------------
+
+fn nudge(n: usize) -> String {
+    format!(
+        "Please always provide EXACTLY ONE action in triple backticks, found {n} actions.\n\n\
+         Please format your action in triple backticks as shown in <response_example>.\n\n\
+         If you have completed your assignment, please consult the first message about how to submit your solution."
+    )
+}
+
+fn nudge_loop(counts: &[usize]) -> (Vec<OwnedEvent>, Vec<usize>) {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for (k, n) in counts.iter().enumerate() {
+        let blocks: String = (0..*n)
+            .map(|i| format!("```bash\ngrep -n \"def _eval_is_{k}_{i}\" sympy/core/mul.py\n```\n"))
+            .collect();
+        s.message(&format!(
+            "THOUGHT: Let me look at several places at once.\n\n{blocks}"
+        ));
+        s.user_from(&nudge(*n), Origin::Unknown);
+        at.push(last(&s));
+    }
+    (s.into_events(), at)
+}
+
+#[test]
+fn harness_nudges_differing_in_a_count_are_one_stall() {
+    let (events, at) = nudge_loop(&[3, 5, 7, 3, 5, 4, 6, 2]);
+    let found = findings("default", &events);
+    let f = caught_by(&found, "stalled-turns", at[4]);
+    assert!(f.message.contains("numbers aside"), "{}", f.message);
+}
+
+// ---- 5. a failing open with ls / cd between ------------------------------------------
+
+const MISSING: &str = "src/main/java/com/fasterxml/jackson/core/json/ReaderBasedJsonParser.java";
+
+fn open_loop(copies: usize, fillers: &[&[(&str, &str)]]) -> (Vec<OwnedEvent>, Vec<usize>) {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for k in 0..copies {
+        s.call(
+            "open",
+            json!({ "path": MISSING }),
+            &format!("File {MISSING} not found"),
+        );
+        at.push(last(&s));
+        for (cmd, out) in fillers[k % fillers.len()] {
+            s.call("bash", json!({ "command": cmd }), out);
+        }
+    }
+    (s.into_events(), at)
+}
+
+const LS_OUT: &str = "JsonGenerator.java\nJsonParser.java\nJsonToken.java\njson\nsym\nutil";
+
+#[test]
+fn the_same_failing_open_with_other_calls_between_is_caught() {
+    let (events, at) = open_loop(
+        6,
+        &[
+            &[("ls src/main/java/com/fasterxml/jackson/core/", LS_OUT)],
+            &[
+                ("cd /fasterxml__jackson-core", ""),
+                ("ls", "pom.xml\nsrc\ntarget"),
+            ],
+        ],
+    );
+    let found = findings("default", &events);
+    let f = caught_by(&found, "same-failure", at[4]);
+    assert!(f.message.contains("`open`"), "{}", f.message);
+    assert!(f.message.contains("in the last"), "{}", f.message);
+}
+
+// ---- 6. empty find sweeps over sibling directories ------------------------------------------
+
+const DIRS: &[&str] = &[
+    "/",
+    "/usr",
+    "/usr/lib",
+    "/usr/local",
+    "/usr/share",
+    "/usr/src",
+    "/opt",
+    "/home",
+    "/root",
+    "/var",
+    "/srv",
+    "/tmp",
+    "/usr/lib/jvm",
+    "/usr/local/lib",
+    "/usr/share/java",
+    "/opt/conda",
+    "/home/user",
+    "/var/lib",
+    "/etc",
+    "/mnt",
+];
+
+#[test]
+fn empty_find_sweeps_over_sibling_directories_are_caught() {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for k in 0..40 {
+        let dir = DIRS[k % DIRS.len()];
+        let cmd =
+            format!("find {dir} -name \"ObjectMapper.java\" -path \"*databind*\" 2>/dev/null");
+        s.call("bash", json!({ "command": cmd }), "");
+        at.push(last(&s));
+    }
+    let found = findings("default", &s.into_events());
+    let f = caught_by(&found, "generic-repeat", at[4]);
+    assert!(f.message.contains("returned nothing"), "{}", f.message);
+}
+
+// ---- 7. an edit / clean-up / run cycle with the same output ------------------------------------------
+
+const TEST_OUT: &str = "[INFO] Running com.fasterxml.jackson.databind.deser.TestNullHandling\n\
+    [ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.412 s <<< FAILURE!\n\
+    [ERROR] testNullForPrimitives(com.fasterxml.jackson.databind.deser.TestNullHandling)  Time elapsed: 0.031 s  <<< FAILURE!\n\
+    junit.framework.AssertionFailedError: Expected an exception\n\
+    \tat com.fasterxml.jackson.databind.deser.TestNullHandling.testNullForPrimitives(TestNullHandling.java:88)\n\
+    [INFO] BUILD FAILURE";
+
+fn edit_result(at: usize) -> String {
+    format!(
+        "[File: /fasterxml__jackson-databind/{JAVA_FILE} (2188 lines total)]\n({} more lines above)\n{at}:        if (p.hasToken(JsonToken.VALUE_NULL)) {{\n{}:            return getNullValue(ctxt);\n{}:        }}\n\
+         File updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.",
+        at - 1,
+        at + 1,
+        at + 2
+    )
+}
+
+#[test]
+fn an_edit_cleanup_run_cycle_with_the_same_output_is_caught() {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut rounds = Vec::new();
+    for r in 0..4 {
+        let at = 1411 + r;
+        rounds.push(s.events().len());
+        let cmd = format!(
+            "edit {at}:{}\n        if (p.hasToken(JsonToken.VALUE_NULL)) {{\n            return getNullValue(ctxt);\n        }}\nend_of_edit",
+            at + 2
+        );
+        s.call("edit", json!({ "command": cmd }), &edit_result(at));
+        s.call(
+            "bash",
+            json!({"command": "rm -rf target/surefire-reports target/test-classes"}),
+            "",
+        );
+        s.call(
+            "bash",
+            json!({"command": "mvn -q test -Dtest=TestNullHandling 2>&1 | tail -20"}),
+            &TEST_OUT.replace("0.412", &format!("0.4{}", 10 + r)),
+        );
+    }
+    // The fifth round would start here: it must have been warned by then.
+    rounds.push(s.events().len());
+    let found = findings("default", &s.into_events());
+    let f = caught_by(&found, "ping-pong", rounds[4]);
+    assert!(f.message.contains("3 tool calls"), "{}", f.message);
+}
+
+// ---- real-world shapes from peers ------------------------------------------
+
+/// hermes-agent: one shell command in three phrasings, cycled, its output drifting back and
+/// forth, never two identical consecutive calls.
+fn hermes(rounds: usize, drift: impl Fn(usize) -> usize) -> Vec<OwnedEvent> {
+    let phrasings = [
+        "cd /workspace && python3 scripts/sync_check.py --verify",
+        "python3 /workspace/scripts/sync_check.py --verify",
+        "cd /workspace; python3 scripts/sync_check.py --verify 2>&1",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    for k in 0..rounds {
+        let n = drift(k);
+        let out = format!(
+            "checking 47 targets\nCHANGED:{n}/{n}\nsync incomplete: {n} targets differ from the manifest"
+        );
+        s.call("terminal", json!({ "command": phrasings[k % 3] }), &out);
+    }
+    s.into_events()
+}
+
+#[test]
+fn hermes_agent_shape_drifting_output_is_caught() {
+    // 47, 45, 46, 47, 45, 46, ...: the output changes every time but goes nowhere.
+    let events = hermes(209, |k| [47, 45, 46][k % 3]);
+    let found = findings("default", &events);
+    let first = found
+        .iter()
+        .find(|(_, f)| f.level >= Level::Warning)
+        .map(|(i, f)| (*i, f.detector));
+    let (i, _) = first.expect("the drifting loop is caught");
+    // Caught within the first 20 of the 209 calls (each call is 4 events after the task).
+    assert!(i < 1 + 4 * 20, "caught late: {first:?}");
+}
+
+#[test]
+fn hermes_agent_shape_with_steady_progress_is_not_a_loop() {
+    // The same command phrasings, but the number of differing targets falls every call.
+    let events = hermes(40, |k| 47 - k);
+    let found = findings("default", &events);
+    for det in ["generic-repeat", "ping-pong", "same-failure"] {
+        silent(&found, det);
+    }
+}
+
+/// dmtools-agents: one throwaway word changed in every call, the same answer every time.
+#[test]
+fn dmtools_shape_throwaway_word_is_caught() {
+    let words = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+        "juliet", "kilo", "lima",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for w in words {
+        let q = format!(
+            "find the ticket describing the login timeout regression in the auth service {w}"
+        );
+        s.call(
+            "jira_search",
+            json!({ "jql": q, "max_results": 20 }),
+            "{\"total\": 0, \"issues\": []}",
+        );
+        at.push(last(&s));
+    }
+    let found = findings("default", &s.into_events());
+    // Results that are not empty warn on the 6th alike call.
+    caught_by(&found, "generic-repeat", at[5]);
+}
+
+// ---- the three false alarms ------------------------------------------
+
+/// Two jobs polled in parallel, each round, their progress advancing.
+fn parallel_polls(rounds: usize) -> Vec<OwnedEvent> {
+    let mut s = Script::new();
+    task(&mut s);
+    for r in 0..rounds {
+        let a = format!(
+            "job build-linux: running, {}% complete, {} of 212 steps",
+            4 * r + 3,
+            8 * r + 5
+        );
+        let b = format!(
+            "job build-macos: running, {}% complete, {} of 198 steps",
+            3 * r + 2,
+            6 * r + 4
+        );
+        s.batch(&[
+            ("job_status", json!({"job": "build-linux"}), a.as_str()),
+            ("job_status", json!({"job": "build-macos"}), b.as_str()),
+        ]);
+    }
+    s.into_events()
+}
+
+#[test]
+fn parallel_polls_whose_results_progress_are_no_ping_pong() {
+    let events = parallel_polls(20);
+    silent(&findings("default", &events), "ping-pong");
+    // The openclaw preset keeps OpenClaw's results-blind warning.
+    let oc = findings("openclaw", &events);
+    assert!(
+        oc.iter()
+            .any(|(_, f)| f.detector == "ping-pong" && f.message.contains("alternating")),
+        "openclaw keeps its alternation warning"
+    );
+}
+
+#[test]
+fn a_listing_naming_an_exception_class_is_not_a_failure() {
+    let mut s = Script::new();
+    task(&mut s);
+    let listing = "Found 4 matches for \"MismatchedInputException\" in /fasterxml__jackson-databind:\n\
+        /fasterxml__jackson-databind/src/main/java/com/fasterxml/jackson/databind/exc/MismatchedInputException.java (3 matches)\n\
+        /fasterxml__jackson-databind/src/test/java/com/fasterxml/jackson/databind/exc/TestExceptionHandling.java (1 matches)\n\
+        End of matches for \"MismatchedInputException\" in /fasterxml__jackson-databind";
+    for k in 0..10 {
+        s.call(
+            "search_dir",
+            json!({"search_term": "MismatchedInputException", "dir": format!("src/{}", ["main", "test"][k % 2])}),
+            listing,
+        );
+        s.call(
+            "goto",
+            json!({ "line_number": 120 + 40 * k }),
+            &format!("[File: MismatchedInputException.java (212 lines total)]\n({} more lines above)\n{}:    public static MismatchedInputException from(JsonParser p, JavaType targetType, String msg) {{", 119 + 40 * k, 120 + 40 * k),
+        );
+    }
+    silent(&findings("default", &s.into_events()), "same-failure");
+}
+
+#[test]
+fn a_javac_retried_between_path_changes_is_counted_in_the_last_calls() {
+    let mut s = Script::new();
+    task(&mut s);
+    let err = "bash: javac: command not found";
+    for path in [
+        "/usr/lib/jvm/java-11/bin",
+        "/opt/jdk/bin",
+        "/usr/local/java/bin",
+    ] {
+        s.call(
+            "bash",
+            json!({"command": "javac -d out src/Main.java"}),
+            err,
+        );
+        s.call(
+            "bash",
+            json!({ "command": format!("export PATH={path}:$PATH") }),
+            "",
+        );
+    }
+    let found = findings("default", &s.into_events());
+    let f = caught_by(&found, "generic-repeat", usize::MAX);
+    assert!(
+        f.message.contains("3 times in the last 5 calls"),
+        "{}",
+        f.message
+    );
+    assert!(!f.message.contains("in a row"), "{}", f.message);
+}
+
+#[test]
+fn searches_that_find_nothing_are_no_failures() {
+    let mut s = Script::new();
+    task(&mut s);
+    for pat in [
+        "console.error",
+        "console\\.",
+        "console",
+        "Detected truecolor",
+    ] {
+        s.call_with(
+            "bash",
+            json!({ "command": format!("grep -n \"{pat}\" packages/coding-agent/src/theme/theme.ts") }),
+            "Command exited with code 1",
+            true,
+        );
+    }
+    silent(&findings("default", &s.into_events()), "same-failure");
+}
+
+#[test]
+fn a_tool_that_succeeds_between_its_failures_is_getting_somewhere() {
+    let mut s = Script::new();
+    task(&mut s);
+    let file = "/workspace/ponyc/src/libponyc/expr/match.c";
+    let ambiguous = "ERROR:\nNo replacement was performed. Multiple occurrences of old_str `return pattern_type;` in lines [317, 449]. Please ensure it is unique.";
+    for k in 0..4 {
+        s.call(
+            "str_replace_editor",
+            json!({"command": "str_replace", "path": file, "old_str": "return pattern_type;",
+                   "new_str": format!("if(ast_id(pattern_type) == TK_ISO) {k}\nreturn pattern_type;")}),
+            ambiguous,
+        );
+        s.call(
+            "str_replace_editor",
+            json!({"command": "insert", "path": file, "insert_line": 317 + k, "new_str": "  // checked"}),
+            &format!("The file {file} has been edited. Here's the result of running `cat -n` on a snippet of the edited file:\n   {}\t  // checked", 318 + k),
+        );
+    }
+    silent(&findings("default", &s.into_events()), "same-failure");
+}
+
+// ---- properties ------------------------------------------
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Shape 1: whichever variants of the edit are resubmitted, the 5th rejection is caught.
+    #[test]
+    fn prop_echoed_rejections_are_caught(seed in 0usize..1000, at in 40usize..1300) {
+        let mut s = Script::new();
+        task(&mut s);
+        let mut last_at = 0;
+        for k in 0..5 {
+            let new_str = py_edit(seed + k * 7);
+            let args = json!({"command": "str_replace", "path": PY_FILE,
+                "old_str": "        value_str = f\"{value:.16G}\"", "new_str": new_str});
+            let id = s.tool_call("str_replace_editor", args);
+            s.tool_result(&id, "str_replace_editor", &py_rejection(&new_str, at + k % 2), false);
+            last_at = last(&s);
+        }
+        let found = findings("default", &s.into_events());
+        prop_assert!(found.iter().any(|(i, f)| f.detector == "same-failure" && *i <= last_at));
+    }
+
+    /// Shape 2 (progress): similar calls whose failure count falls steadily never warn.
+    #[test]
+    fn prop_falling_counts_are_progress(start in 30usize..200, step in 1usize..5, n in 4usize..12) {
+        let mut s = Script::new();
+        task(&mut s);
+        for k in 0..n {
+            let left = start - k * step;
+            s.call(
+                "bash",
+                json!({"command": format!("python -m pytest tests/test_io.py -x -q -k case{k}")}),
+                &format!("{left} failed, {} passed in 1.2s", 300 - left),
+            );
+        }
+        let found = findings("default", &s.into_events());
+        prop_assert!(!found.iter().any(|(_, f)| f.key.starts_with("similar:")));
+    }
+
+    /// Shape 3 (gaps): any other calls between (up to 3, any of them) do not hide the 4th
+    /// identical failure.
+    #[test]
+    fn prop_failures_across_gaps(gaps in proptest::collection::vec(0usize..3, 4)) {
+        let mut s = Script::new();
+        task(&mut s);
+        let mut fourth = 0;
+        for (k, g) in gaps.iter().enumerate() {
+            s.call("open", json!({ "path": MISSING }), &format!("File {MISSING} not found"));
+            if k == 3 {
+                fourth = last(&s);
+            }
+            for j in 0..*g {
+                s.call("bash", json!({"command": format!("ls src/main/java/{j}")}), LS_OUT);
+            }
+        }
+        let found = findings("default", &s.into_events());
+        prop_assert!(found.iter().any(|(i, f)| f.detector == "same-failure" && *i <= fourth));
+    }
+
+    /// Shape 4: whatever line the cycle starts at, it is caught by its fifth round.
+    #[test]
+    fn prop_drifting_cycles_are_caught(first in 50usize..5000) {
+        let (events, rounds) = delete_insert_cycle(6, first);
+        let found = findings("default", &events);
+        prop_assert!(found.iter().any(|(i, f)| f.detector == "ping-pong" && *i <= rounds[4]));
+    }
+
+    /// Shape 5: whatever the counts in the nudge, the stall is caught by the 5th nudge.
+    #[test]
+    fn prop_nudges_with_any_counts(counts in proptest::collection::vec(2usize..12, 5)) {
+        let (events, at) = nudge_loop(&counts);
+        let found = findings("default", &events);
+        prop_assert!(found.iter().any(|(i, f)| f.detector == "stalled-turns" && *i <= at[4]));
+    }
+
+    /// False alarm 1: parallel polls that progress never get a ping-pong finding, for any
+    /// number of rounds.
+    #[test]
+    fn prop_progressing_polls_are_silent(rounds in 2usize..25) {
+        let found = findings("default", &parallel_polls(rounds));
+        prop_assert!(!found.iter().any(|(_, f)| f.detector == "ping-pong"));
+    }
+
+    /// False alarm 2: a search listing whose lines name any exception class is no failure.
+    #[test]
+    fn prop_listings_are_not_failures(name in "[A-Z][a-z]{3,10}(Exception|Error)", n in 4usize..10) {
+        let mut s = Script::new();
+        task(&mut s);
+        for k in 0..n {
+            let out = format!("Found {} matches for \"{name}\" in /repo:\n/repo/src/main/java/{name}.java\n/repo/src/test/java/{name}Test.java", k + 2);
+            s.call("search_dir", json!({"search_term": name, "dir": format!("src{k}")}), &out);
+            s.call("bash", json!({"command": "git status --short"}), " M pom.xml");
+        }
+        let found = findings("default", &s.into_events());
+        prop_assert!(!found.iter().any(|(_, f)| f.detector == "same-failure"));
+    }
+}
