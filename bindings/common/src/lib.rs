@@ -241,9 +241,10 @@ mod tests {
         assert_eq!(events, vec![OwnedEvent::RunStart { run_id: None }]);
         let events = events_from_object(obj(json!({"type": "agent_end"}))).unwrap();
         assert_eq!(events, vec![OwnedEvent::RunEnd]);
-        let events =
-            events_from_object(obj(json!({"type": "assistant", "thinking": "hm", "text": ""})))
-                .unwrap();
+        let events = events_from_object(obj(
+            json!({"type": "assistant", "thinking": "hm", "text": ""}),
+        ))
+        .unwrap();
         assert_eq!(
             events,
             vec![

@@ -3,8 +3,7 @@
 //! typed description.
 
 use loopguard_bindings::{
-    self as lb, Action, BindingError, Finding, Guard, OwnedEvent, Source, Stream, Verdict,
-    PRESETS,
+    self as lb, Action, BindingError, Finding, Guard, OwnedEvent, Source, Stream, Verdict, PRESETS,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -53,7 +52,15 @@ fn py_err(e: BindingError) -> PyErr {
 }
 
 /// What the host should do.
-#[pyclass(eq, eq_int, ord, hash, frozen, module = "agent_loopguard", name = "Action")]
+#[pyclass(
+    eq,
+    eq_int,
+    ord,
+    hash,
+    frozen,
+    module = "agent_loopguard",
+    name = "Action"
+)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum PyAction {
     #[pyo3(name = "CONTINUE")]
@@ -196,7 +203,10 @@ impl PyVerdict {
     }
 
     fn __repr__(&self) -> String {
-        let mut s = format!("Verdict(action=Action.{}", self.action.as_str().to_uppercase());
+        let mut s = format!(
+            "Verdict(action=Action.{}",
+            self.action.as_str().to_uppercase()
+        );
         if let Some(code) = &self.code {
             s.push_str(&format!(", code={code:?}"));
         }
@@ -391,7 +401,12 @@ impl PyGuard {
 
     /// A whole assistant message at once (start, thinking, text, end): the strongest verdict.
     #[pyo3(signature = (text = None, thinking = None))]
-    fn assistant(&self, py: Python<'_>, text: Option<String>, thinking: Option<String>) -> PyVerdict {
+    fn assistant(
+        &self,
+        py: Python<'_>,
+        text: Option<String>,
+        thinking: Option<String>,
+    ) -> PyVerdict {
         let mut events = vec![OwnedEvent::MessageStart];
         for (s, stream) in [(thinking, Stream::Thinking), (text, Stream::Text)] {
             if let Some(delta) = s.filter(|d| !d.is_empty()) {
