@@ -48,19 +48,23 @@ export interface Finding {
   /** Sequence numbers of the events that form the loop, oldest first. */
   evidence: number[];
   abort: boolean;
-  code: string | null;
-  offset: number | null;
-  sample: string | null;
-  tool: string | null;
+  /** A stable abort code, when the detector gives one. */
+  code?: string;
+  /** For text findings: the character offset where the detector fired. */
+  offset?: number;
+  /** For text findings: a sample of the repeated text. */
+  sample?: string;
+  /** The tool involved, when there is one. */
+  tool?: string;
 }
 
-/** The guard's answer to one event. */
+/** The guard's answer to one event (a plain object; absent fields are left out). */
 export interface Verdict {
   action: ActionName;
-  /** Steer text, block reason (the error the model sees) or abort message. */
-  message: string | null;
+  /** Steer text, block reason (the error the model sees) or abort message; absent on a pass. */
+  message?: string;
   /** `tool_loop:<detector>` for a block, `loop_aborted:<detector>` for an abort. */
-  code: string | null;
+  code?: string;
   /** For a block: also end the agent loop. */
   terminate: boolean;
   /** For a block: refuse every call of the current batch. */

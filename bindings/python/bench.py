@@ -104,19 +104,6 @@ def main() -> int:
     if not binary.exists():
         print(f"no sidecar binary at {binary}: `cargo build --release -p loopguard-cli`", file=sys.stderr)
         return 2
-    run_no = [0]
-
-    def sidecar() -> None:
-        run_no[0] += 1
-        session = f"bench-{run_no[0]}"
-        lines = [dict(e, session=session) for e in events]
-        for line in lines:
-            proc.stdin.write(json.dumps(line) + "\n")
-            proc.stdin.flush()
-            answer = json.loads(proc.stdout.readline())
-            if "error" in answer:
-                raise RuntimeError(answer)
-
     proc = subprocess.Popen(
         [str(binary), "serve", "--stdio"],
         stdin=subprocess.PIPE,
@@ -124,14 +111,26 @@ def main() -> int:
         text=True,
         bufsize=1,
     )
+    stdin, stdout = proc.stdin, proc.stdout
+    assert stdin is not None and stdout is not None
+    run_no = [0]
+
+    def sidecar() -> None:
+        run_no[0] += 1
+        session = f"bench-{run_no[0]}"
+        for e in events:
+            stdin.write(json.dumps(dict(e, session=session)) + "\n")
+            stdin.flush()
+            answer = json.loads(stdout.readline())
+            if "error" in answer:
+                raise RuntimeError(answer)
+
     try:
-        assert proc.stdin and proc.stdout
         native_rate = best_rate(native, n, a.repeats)
         helper_rate = best_rate(helpers, n, a.repeats)
         sidecar_rate = best_rate(sidecar, n, a.repeats)
     finally:
-        if proc.stdin:
-            proc.stdin.close()
+        stdin.close()
         proc.wait(timeout=10)
     ratio = native_rate / sidecar_rate
     print(f"python {sys.version.split()[0]}, {n} events, best of {a.repeats}")

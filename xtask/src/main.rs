@@ -5,6 +5,7 @@
 //!   the Python and Node packages in `bindings/` (built with maturin and @napi-rs/cli, then
 //!   pytest and `node --test`; `.ci/run` installs their tools).
 //! - `cargo xtask eval [--preset P] [--check]`: corpus evaluation (see docs/evaluation.md).
+//! - `cargo xtask bindings`: only the `bindings/` part of `ci`.
 //! - `cargo xtask fuzz-smoke [SECONDS]`: runs every fuzz target briefly (needs nightly and cargo-fuzz).
 
 use std::env;
@@ -16,10 +17,11 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("eval") => eval(&args[1..]),
+        Some("bindings") => bindings(),
         Some("fuzz-smoke") => fuzz_smoke(args.get(1).map(String::as_str)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | eval [--preset P] [--check] | fuzz-smoke [SECONDS]>"
+                "usage: cargo xtask <ci | eval [--preset P] [--check] | bindings | fuzz-smoke [SECONDS]>"
             );
             return ExitCode::from(2);
         }

@@ -77,7 +77,7 @@ export function runAgent(
     }
     if (v.action === Action.ABORT) {
       out.stopped = 'aborted';
-      out.abortCode = v.code;
+      out.abortCode = v.code ?? null;
       return true;
     }
     return false;

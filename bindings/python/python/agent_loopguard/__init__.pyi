@@ -4,6 +4,17 @@ from os import PathLike
 from typing import Any, Dict, List, Literal, Mapping, Optional, Union
 
 __version__: str
+__all__ = [
+    "Action",
+    "ConfigError",
+    "EventError",
+    "Guard",
+    "LoopguardError",
+    "StateError",
+    "Verdict",
+    "presets",
+    "__version__",
+]
 
 JSON = Union[None, bool, int, float, str, List["JSON"], Dict[str, "JSON"]]
 Origin = Literal["unknown", "human", "harness", "guard"]
@@ -39,10 +50,6 @@ class Action:
     def __gt__(self, other: "Action") -> bool: ...
     def __ge__(self, other: "Action") -> bool: ...
     def __hash__(self) -> int: ...
-
-class Finding(Dict[str, Any]):
-    """A finding as a dict: detector, level ("warning"/"critical"), count, key, message,
-    evidence (event sequence numbers), abort, code, offset, sample, tool."""
 
 class Verdict:
     """The guard's answer to one event."""
