@@ -99,8 +99,13 @@ export declare class Guard {
   static fromConfigFile(path: string): Guard;
   /** A guard carrying `state` (from `snapshot()`), built from the same configuration. */
   static restore(state: Uint8Array, options?: RestoreOptions): Guard;
-  /** Observes one event given as an object shaped like a sidecar line. */
+  /**
+   * Observes one event given as an object shaped like a sidecar line. The object crosses
+   * into Rust as `JSON.stringify(event)`.
+   */
   observe(event: Event): Verdict;
+  /** Observes one event given as JSON text (a sidecar line as it is). */
+  observeJson(line: string): Verdict;
   /** The model asks to run `tool` with `args`: call it before the tool runs. */
   toolCall(id: string, tool: string, args?: Json, batch?: number): Verdict;
   /** A tool's result: call it after the tool ran. */

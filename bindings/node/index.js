@@ -34,6 +34,14 @@ function load() {
 
 const native = load();
 
+// Events cross into Rust as one JSON string (JSON.stringify is much cheaper than reading a
+// JS object property by property through N-API); values JSON cannot carry are dropped or
+// refused as JSON.stringify does.
+const { observeJson } = native.Guard.prototype;
+native.Guard.prototype.observe = function observe(event) {
+  return observeJson.call(this, JSON.stringify(event));
+};
+
 exports.Guard = native.Guard;
 exports.presets = native.presets;
 exports.Action = Object.freeze({

@@ -201,6 +201,19 @@ impl Guard {
         Ok(verdict(&v))
     }
 
+    /// `observe` with the event as JSON text. `index.js` routes `observe` here through
+    /// `JSON.stringify`: one string crossing into Rust costs less than walking a JS object.
+    #[napi]
+    pub fn observe_json(&mut self, line: String) -> Result<JsVerdict> {
+        let value: Value = serde_json::from_str(&line).map_err(|e| {
+            napi::Error::new(
+                ErrorCode("LOOPGUARD_EVENT"),
+                format!("an event must be JSON: {e}"),
+            )
+        })?;
+        self.observe(value)
+    }
+
     /// The model asks to run `tool` with `args`: call it before the tool runs.
     #[napi]
     pub fn tool_call(

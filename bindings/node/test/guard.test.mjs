@@ -111,7 +111,7 @@ test('sidecar-shaped objects and typed helpers agree', () => {
     lines.push({ type: 'tool_result', id: `c${i}`, tool: 'grep', content: 'none' });
     helpers.push(() => b.toolCall(`c${i}`, 'grep', args), () => b.toolResult(`c${i}`, 'grep', 'none'));
   }
-  const got = lines.map((l) => a.observe(l));
+  const got = lines.map((l, i) => (i % 2 ? a.observe(l) : a.observeJson(JSON.stringify(l))));
   assert.deepEqual(got, helpers.map((h) => h()));
   assert.ok(got.some((v) => v.action !== Action.CONTINUE), 'eight identical greps draw a verdict');
 });
@@ -138,6 +138,7 @@ test('errors carry the Rust message and a code', () => {
   throwsWith(() => g.observe({ type: 'teleport' }), 'LOOPGUARD_EVENT', /unknown variant `teleport`/);
   throwsWith(() => g.observe({ type: 'control', command: 'reset' }), 'LOOPGUARD_EVENT', /sidecar commands/);
   throwsWith(() => g.observe([1, 2]), 'LOOPGUARD_EVENT', /must be an object/);
+  throwsWith(() => g.observeJson('{oops'), 'LOOPGUARD_EVENT', /must be JSON/);
   throwsWith(() => g.textDelta('x', 'audio'), 'LOOPGUARD_EVENT', /unknown stream/);
   throwsWith(() => g.user('x', 'robot'), 'LOOPGUARD_EVENT', /unknown origin/);
   assert.throws(() => g.toolCall('c', 'read', { f: () => 1 }));
