@@ -59,8 +59,8 @@ async function bestRate(run, n, repeats) {
   return n / best;
 }
 
-const n = Number(arg('events', '20000'));
-const repeats = Number(arg('repeats', '3'));
+const n = Number(arg('events', '40000'));
+const repeats = Number(arg('repeats', '5'));
 const minRatio = arg('min-ratio', null);
 const targetDir = process.env.CARGO_TARGET_DIR ?? join(root, 'target');
 const binary = arg('loopguard', process.env.LOOPGUARD_BIN ?? join(targetDir, 'release', 'loopguard'));

@@ -81,8 +81,8 @@ def sidecar_loopguard(explicit: str | None) -> Path:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--events", type=int, default=20000)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--events", type=int, default=40000)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--loopguard", help="the loopguard binary (default: target/release/loopguard)")
     ap.add_argument("--min-ratio", type=float)
     a = ap.parse_args()
