@@ -1,9 +1,12 @@
 //! `cargo xtask`: the project's own automation, with no dependencies.
 //!
 //! - `cargo xtask ci`: fmt --check, clippy -D warnings on all targets, every test and doc test,
-//!   the evaluation gate in check mode, and the Pi package's checks when node is present
-//!   (`npm ci`, `tsc` against Pi's types, `node --test`, which loads it in Pi's own CLI).
+//!   the evaluation gate in check mode, the Pi package's checks when node is present
+//!   (`npm ci`, `tsc` against Pi's types, `node --test`, which loads it in Pi's own CLI), and
+//!   the Python and Node packages in `bindings/` (built with maturin and @napi-rs/cli, then
+//!   pytest and `node --test`; `.ci/run` installs their tools).
 //! - `cargo xtask eval [--preset P] [--check]`: corpus evaluation (see docs/evaluation.md).
+//! - `cargo xtask bindings`: only the `bindings/` part of `ci`.
 //! - `cargo xtask fuzz-smoke [SECONDS]`: runs every fuzz target briefly (needs nightly and cargo-fuzz).
 //! - `cargo xtask bench [FILTER]`: short criterion runs: the scan benchmark (100,000 tool
 //!   call/result pairs, one core) beside a serde_json parse-only baseline of the same stream,
@@ -19,12 +22,13 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("eval") => eval(&args[1..]),
+        Some("bindings") => bindings(),
         Some("fuzz-smoke") => fuzz_smoke(args.get(1).map(String::as_str)),
         Some("bench") => bench(&args[1..]),
         Some("gen-stream") => gen_stream(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | eval [--preset P] [--check] | fuzz-smoke [SECONDS] | bench [FILTER] | gen-stream N OUT>"
+                "usage: cargo xtask <ci | eval [--preset P] [--check] | bindings | fuzz-smoke [SECONDS] | bench [FILTER] | gen-stream N OUT>"
             );
             return ExitCode::from(2);
         }
@@ -122,7 +126,125 @@ fn ci() -> Result<(), String> {
             eprintln!("==> node not found: skipping integrations/pi tests");
         }
     }
+    bindings()?;
     eprintln!("==> ci: all green");
+    Ok(())
+}
+
+/// Builds and tests the language packages in `bindings/` (their own Cargo workspace): fmt,
+/// clippy and unit tests of the binding crates; the Python package installed with pip into
+/// the virtual environment `LOOPGUARD_PYTHON` belongs to (maturin and pytest in it), then
+/// pytest; the Node addon built with `@napi-rs/cli` from `bindings/node/node_modules`, the
+/// TypeScript example compiled with `tsc`, then `node --test`. Missing tools skip a part,
+/// except under `CI=true`, where they fail.
+fn bindings() -> Result<(), String> {
+    let dir = root().join("bindings");
+    if !dir.join("Cargo.toml").exists() {
+        return Ok(());
+    }
+    let ci = env::var("CI").as_deref() == Ok("true");
+    let missing = |what: &str| -> Result<(), String> {
+        if ci {
+            Err(format!("{what} is required under CI (.ci/run installs it)"))
+        } else {
+            eprintln!("==> {what} not found: skipping it");
+            Ok(())
+        }
+    };
+    let manifest = dir.join("Cargo.toml");
+    let manifest = manifest.to_string_lossy().into_owned();
+
+    let python = env::var_os("LOOPGUARD_PYTHON").map(PathBuf::from);
+    let venv_bin = python
+        .as_deref()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf);
+    let has_python_tools = venv_bin
+        .as_deref()
+        .is_some_and(|b| b.join("maturin").exists() && b.join("pytest").exists());
+
+    let mut fmt = cargo();
+    fmt.args([
+        "fmt",
+        "--manifest-path",
+        &manifest,
+        "--all",
+        "--",
+        "--check",
+    ]);
+    run("cargo fmt --check (bindings)", fmt)?;
+    let mut clippy = cargo();
+    clippy.args([
+        "clippy",
+        "--manifest-path",
+        &manifest,
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    if let Some(py) = &python {
+        clippy.env("PYO3_PYTHON", py);
+    }
+    run("cargo clippy -D warnings (bindings)", clippy)?;
+    let mut unit = cargo();
+    unit.args([
+        "test",
+        "--manifest-path",
+        &manifest,
+        "-p",
+        "loopguard-bindings",
+    ]);
+    run("cargo test (bindings/common)", unit)?;
+
+    match (&python, &venv_bin) {
+        (Some(py), Some(bin)) if has_python_tools => {
+            let path = env::var_os("PATH").unwrap_or_default();
+            let mut paths = vec![bin.clone()];
+            paths.extend(env::split_paths(&path));
+            let path = env::join_paths(paths).map_err(|e| format!("PATH: {e}"))?;
+            let mut install = Command::new(py);
+            install
+                .current_dir(root())
+                .env("PATH", &path)
+                .args(["-m", "pip", "install", "--quiet", "--no-build-isolation"])
+                .args(["--force-reinstall", "--no-deps", "bindings/python"]);
+            run("pip install bindings/python (maturin)", install)?;
+            let mut pytest = Command::new(py);
+            pytest
+                .current_dir(root().join("bindings/python"))
+                .args(["-m", "pytest", "-q"]);
+            run("pytest bindings/python", pytest)?;
+        }
+        _ => missing("LOOPGUARD_PYTHON (a virtual environment with maturin and pytest)")?,
+    }
+
+    let node_dir = dir.join("node");
+    let tools = node_dir.join("node_modules/.bin");
+    if Command::new("node").arg("--version").output().is_ok()
+        && tools.join("napi").exists()
+        && tools.join("tsc").exists()
+    {
+        let mut napi = Command::new(tools.join("napi"));
+        napi.current_dir(&node_dir).args([
+            "build",
+            "--platform",
+            "--release",
+            "--no-js",
+            "--dts",
+            "native.d.ts",
+        ]);
+        run("napi build bindings/node", napi)?;
+        let mut tsc = Command::new(tools.join("tsc"));
+        tsc.current_dir(&node_dir).args(["-p", "."]);
+        run("tsc -p bindings/node (the TypeScript example)", tsc)?;
+        let mut test = Command::new("node");
+        test.current_dir(&node_dir).args(["--test", "test/"]);
+        run("node --test bindings/node", test)?;
+    } else {
+        missing("node with bindings/node/node_modules (npm ci)")?;
+    }
     Ok(())
 }
 
