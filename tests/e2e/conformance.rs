@@ -146,6 +146,26 @@ fn summary(v: &Verdict) -> (Action, Option<String>, Option<String>, bool) {
     )
 }
 
+/// The `n`-th distinct file the model reads: its own name and its own text (not a numbered
+/// copy of the others).
+fn distinct_file(n: usize) -> (String, String) {
+    const A: [&str; 8] = [
+        "parse", "render", "config", "cache", "index", "query", "token", "stream",
+    ];
+    const B: [&str; 7] = [
+        "reader", "writer", "table", "buffer", "client", "server", "router",
+    ];
+    let a = A[n % A.len()];
+    let b = B[(n / A.len()) % B.len()];
+    let c = A[(n / (A.len() * B.len())) % A.len()];
+    (
+        format!("src/{c}/{a}_{b}.rs"),
+        format!(
+            "pub struct {a}{b};\nimpl {a}{b} {{ pub fn {c}(&self) -> bool {{ self.{b}_ok() }} }}\n"
+        ),
+    )
+}
+
 /// What one simulated session did.
 #[derive(Debug, Default)]
 struct Outcome {
@@ -188,10 +208,7 @@ fn simulate(
             let (path, content) = if looping && j == 0 {
                 ("a.rs".to_owned(), "fn main() {}".to_owned())
             } else {
-                (
-                    format!("src/f{step}_{j}.rs"),
-                    format!("pub fn f{step}_{j}() {{}}"),
-                )
+                distinct_file(step * 3 + j)
             };
             let id = format!("call-{ids}");
             let v = h.send(OwnedEvent::ToolCall {
