@@ -115,6 +115,9 @@ struct SimilarStreak {
     empty: bool,
     /// The temp ids of the newest result.
     ids: Option<u64>,
+    /// The exact text of the newest result.
+    #[serde(default)]
+    last_raw: Option<Fingerprint>,
     trend: Trend,
     count: u32,
     warned: bool,
@@ -606,9 +609,18 @@ impl GenericRepeat {
             tokens: p.tokens,
             skeleton: p.skeleton,
         };
+        let raw = Fingerprint::of_bytes(content.as_bytes());
         let st = &mut self.state.similar;
         // A new id in each result is a new object each time (an agent launched): progress.
         let new_ids = rs.ids.is_some() && st.ids != rs.ids;
+        // A call that differs from the previous one only in its numbers (`ls dir7` after
+        // `ls dir6`) and gets a different answer addressed another object: progress.
+        let renumbered = !rs.empty
+            && st.last_raw.is_some_and(|r| r != raw)
+            && st
+                .calls
+                .back()
+                .is_some_and(|c| c.tokens.similarity_permille(&call.tokens) >= 1000);
         let like = st.tool == tool
             && st.shape == Some(rs.fp)
             && !new_ids
@@ -619,9 +631,10 @@ impl GenericRepeat {
                         && call.skeleton.is_some()
                         && c.skeleton == call.skeleton)
             });
-        let progress = like && st.trend.step(&rs.numbers);
+        let progress = like && (st.trend.step(&rs.numbers) || renumbered);
         if like && !progress {
             st.count = st.count.saturating_add(1);
+            st.last_raw = Some(raw);
         } else {
             let mut trend = if like {
                 std::mem::take(&mut st.trend)
@@ -636,6 +649,7 @@ impl GenericRepeat {
                 shape: Some(rs.fp),
                 empty: rs.empty,
                 ids: rs.ids,
+                last_raw: Some(raw),
                 trend,
                 count: 1,
                 start_call: self.state.calls,

@@ -711,3 +711,22 @@ proptest! {
         prop_assert!(!found.iter().any(|(_, f)| f.detector == "same-failure"));
     }
 }
+
+// ---- false alarm: numbered objects visited one by one ------------------------------------
+
+/// Listing `shard00` … `shard29` one after another, each answering with its own files, is
+/// work, not a loop, although the calls and the answers differ only in their numbers.
+#[test]
+fn visiting_numbered_directories_one_by_one_is_no_loop() {
+    let mut s = Script::new();
+    task(&mut s);
+    for i in 0..30 {
+        s.call(
+            "bash",
+            json!({ "command": format!("ls data/shard{i:02}") }),
+            &format!("part-{i:02}-0000.parquet\npart-{i:02}-0001.parquet\n_SUCCESS\n"),
+        );
+    }
+    let found = findings("default", s.events());
+    assert!(found.is_empty(), "{found:#?}");
+}
