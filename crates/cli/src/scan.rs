@@ -1,5 +1,5 @@
 //! `loopguard scan`: the command line over the scan engine ([`loopguard_scan`], re-exported
-//! here); the report contract is `docs/scan-report.md`.
+//! here); the report contract is `docs/contracts/scan-report.md`.
 
 pub use loopguard_scan::*;
 

@@ -7,7 +7,7 @@
 //! - [`scan_file`] / [`scan_reader`] read a transcript as a stream (one line in memory at a
 //!   time, see [`loopguard_transcript::Records`]) and judge each event as it is read;
 //!   [`scan_paths`] scans many files in parallel (rayon) and collects them in path order.
-//! - [`Report`] is the JSON report (`version` 1; the contract is `docs/scan-report.md`);
+//! - [`Report`] is the JSON report (`version` 1; the contract is `docs/contracts/scan-report.md`);
 //!   [`write_text`] and [`html::write_html`] render it for people.
 //! - [`discover`] finds the agents' session folders on this machine.
 //!
@@ -35,7 +35,7 @@ use serde::Serialize;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-/// The report of a whole scan (`version` 1; see `docs/scan-report.md`).
+/// The report of a whole scan (`version` 1; see `docs/contracts/scan-report.md`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     /// Report format version.
