@@ -41,13 +41,13 @@ export type Event = { session?: string } & (
 /** One finding behind a verdict. */
 export interface Finding {
   detector: string;
-  level: 'warning' | 'critical';
+  /** `fatal` ends the request at once (the loop survived a compaction, the turn stalled). */
+  level: 'warning' | 'critical' | 'fatal';
   count: number;
   key: string;
   message: string;
   /** Sequence numbers of the events that form the loop, oldest first. */
   evidence: number[];
-  abort: boolean;
   /** A stable abort code, when the detector gives one. */
   code?: string;
   /** For text findings: the character offset where the detector fired. */

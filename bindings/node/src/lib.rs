@@ -38,7 +38,7 @@ fn js_err(e: BindingError) -> napi::Error<ErrorCode> {
 pub struct JsFinding {
     /// The reporting detector's name (e.g. `generic-repeat`).
     pub detector: String,
-    /// `warning` or `critical`.
+    /// `warning`, `critical` or `fatal`.
     pub level: String,
     /// How many repetitions the detector counted.
     pub count: u32,
@@ -48,8 +48,6 @@ pub struct JsFinding {
     pub message: String,
     /// Sequence numbers of the events that form the loop, oldest first.
     pub evidence: Vec<i64>,
-    /// The detector asks to end the run now.
-    pub abort: bool,
     /// A stable abort code, when the detector gives one.
     pub code: Option<String>,
     /// For text findings: the character offset where the detector fired.
@@ -72,7 +70,6 @@ fn finding(f: &Finding) -> JsFinding {
             .iter()
             .map(|&s| i64::try_from(s).unwrap_or(i64::MAX))
             .collect(),
-        abort: f.abort,
         code: f.code.clone(),
         offset: f.offset.map(|o| i64::try_from(o).unwrap_or(i64::MAX)),
         sample: f.sample.clone(),
