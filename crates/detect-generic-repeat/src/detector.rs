@@ -115,7 +115,7 @@ struct SimilarStreak {
     empty: bool,
     /// The temp ids of the newest result.
     ids: Option<u64>,
-    /// The exact text of the newest result.
+    /// The raw fingerprint (the bus's `raw_fp`) of the newest result.
     #[serde(default)]
     last_raw: Option<Fingerprint>,
     trend: Trend,
@@ -368,7 +368,7 @@ impl GenericRepeat {
             if known_poll || result.batch_size > 1 {
                 self.state.similar = SimilarStreak::default();
             } else if let (Some(p), false) = (pending, ignored || skipped_error) {
-                self.similar_result(&result.call.tool, p, content, cx);
+                self.similar_result(&result.call.tool, p, content, result.raw_fp, cx);
             }
         }
         if result.batch_size > 1 {
@@ -600,7 +600,14 @@ impl GenericRepeat {
     /// its newest calls (token similarity, or the same command skeleton when both results are
     /// empty), and its result has the streak's shape without progress; otherwise starts a new
     /// streak at this call. Warns once the streak reaches `warn-threshold` calls.
-    fn similar_result(&mut self, tool: &str, p: PendingCall, content: &str, cx: &mut Cx<'_>) {
+    fn similar_result(
+        &mut self,
+        tool: &str,
+        p: PendingCall,
+        content: &str,
+        raw: Fingerprint,
+        cx: &mut Cx<'_>,
+    ) {
         let Some(sc) = &self.settings.similar_calls else {
             return;
         };
@@ -609,7 +616,6 @@ impl GenericRepeat {
             tokens: p.tokens,
             skeleton: p.skeleton,
         };
-        let raw = Fingerprint::of_bytes(content.as_bytes());
         let st = &mut self.state.similar;
         // A new id in each result is a new object each time (an agent launched): progress.
         let new_ids = rs.ids.is_some() && st.ids != rs.ids;
