@@ -96,6 +96,9 @@ pub struct Lifecycle {
     pub message: u64,
     /// For a tool call: its batch.
     pub batch: Option<u64>,
+    /// For a tool call shown to the detectors: its identity ([`call_fingerprint`]).
+    #[serde(default)]
+    pub call: Option<Fingerprint>,
     /// The event started a new user turn.
     pub new_turn: bool,
     /// The event started a new run.
@@ -302,7 +305,7 @@ impl Bus {
                 batch_of_call = Some(batch);
                 let pos = self.bump_batch(batch);
                 if !dispatch {
-                    self.finish(seq, new_turn, new_run, batch_of_call);
+                    self.finish(seq, new_turn, new_run, batch_of_call, None);
                     return findings;
                 }
                 let args_fp = args_fingerprint(args);
@@ -350,7 +353,7 @@ impl Bus {
                     if let Some(i) = found {
                         self.state.pending.remove(i);
                     }
-                    self.finish(seq, new_turn, new_run, None);
+                    self.finish(seq, new_turn, new_run, None, None);
                     return findings;
                 }
                 let (call, args, orphan) = match found.and_then(|i| self.state.pending.remove(i)) {
@@ -401,7 +404,8 @@ impl Bus {
             _ => {}
         }
 
-        self.finish(seq, new_turn, new_run, batch_of_call);
+        let call_fp = call_info.as_ref().map(|c| c.call_fp);
+        self.finish(seq, new_turn, new_run, batch_of_call, call_fp);
         if !dispatch {
             return findings;
         }
@@ -426,13 +430,21 @@ impl Bus {
         findings
     }
 
-    fn finish(&mut self, seq: u64, new_turn: bool, new_run: bool, batch: Option<u64>) {
+    fn finish(
+        &mut self,
+        seq: u64,
+        new_turn: bool,
+        new_run: bool,
+        batch: Option<u64>,
+        call: Option<Fingerprint>,
+    ) {
         self.state.last = Lifecycle {
             seq,
             turn: self.state.turn,
             run: self.state.run,
             message: self.state.message,
             batch,
+            call,
             new_turn,
             new_run,
         };

@@ -472,9 +472,9 @@ impl Guard {
         if let Some(id) = call.filter(|_| matches!(v.action(), Action::Block | Action::Abort)) {
             self.state.remember_blocked(id);
             self.bus.note_refused();
-            if let (Event::ToolCall { tool, args, .. }, true) = (event, v.whole_batch()) {
-                self.state.batch.blocked_call =
-                    Some(call_fingerprint(tool, &args_fingerprint(args)));
+            if v.whole_batch() {
+                // The call's identity, as the bus computed it.
+                self.state.batch.blocked_call = life.call;
             }
         }
         if let Verdict::Steer { message, .. } | Verdict::Compact { message, .. } = &v {
