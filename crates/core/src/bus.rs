@@ -1,7 +1,7 @@
 //! The event bus: hands each event to the detectors interested in its kind, with the facts
 //! every detector needs computed once, and collects their findings.
 
-use crate::detector::{CallInfo, Cx, Detector, ResultInfo, StateError};
+use crate::detector::{CallInfo, Cx, Detector, ResultInfo, RunScope, StateError};
 use crate::event::{Event, EventKind, Origin};
 use crate::finding::Finding;
 use crate::fingerprint::{args_fingerprint, result_fingerprint, Fingerprint};
@@ -403,6 +403,18 @@ impl Bus {
             }
             _ => {}
         }
+        if new_turn || new_run {
+            let scope = RunScope {
+                turn: self.state.turn,
+                run: self.state.run,
+                run_id: self.state.run_id.as_deref(),
+                new_turn,
+                new_run,
+            };
+            for d in &mut self.detectors {
+                d.reset_run(&scope);
+            }
+        }
 
         let call_fp = call_info.as_ref().map(|c| c.call_fp);
         self.finish(seq, new_turn, new_run, batch_of_call, call_fp);
@@ -713,6 +725,62 @@ mod tests {
         }
         assert!(bus.state.pending.len() <= MAX_PENDING_CALLS);
         assert!(bus.state.batches.len() <= MAX_BATCHES);
+    }
+
+    /// Records every `reset_run` it is told of, as (turn, run, run id, new turn, new run).
+    struct ResetProbe(
+        std::sync::Arc<std::sync::Mutex<Vec<(u64, u64, Option<String>, bool, bool)>>>,
+    );
+
+    impl Detector for ResetProbe {
+        fn name(&self) -> &'static str {
+            "reset-probe"
+        }
+        fn interest(&self) -> Interest {
+            Interest::NONE
+        }
+        fn reset_run(&mut self, s: &RunScope<'_>) {
+            let rec = (
+                s.turn,
+                s.run,
+                s.run_id.map(str::to_owned),
+                s.new_turn,
+                s.new_run,
+            );
+            self.0.lock().unwrap().push(rec);
+        }
+        fn observe(&mut self, _: &Event<'_>, _: &mut Cx<'_>) {}
+    }
+
+    #[test]
+    fn every_detector_is_reset_at_each_new_turn_and_run_even_vetoed_ones() {
+        let seen = std::sync::Arc::default();
+        let mut bus = Bus::new(vec![Box::new(ResetProbe(std::sync::Arc::clone(&seen)))]);
+        let human = |text| Event::User {
+            text,
+            origin: Origin::Human,
+        };
+        bus.observe(&human("a"));
+        bus.observe(&Event::RunStart { run_id: Some("r1") });
+        bus.observe(&Event::MessageStart);
+        // The guard's own steer coming back is no new turn.
+        bus.note_own_message("steer");
+        bus.observe(&Event::User {
+            text: "steer",
+            origin: Origin::Harness,
+        });
+        bus.observe_vetoed(&human("b"));
+        bus.observe_vetoed(&Event::RunStart { run_id: None });
+        let got = seen.lock().unwrap().clone();
+        assert_eq!(
+            got,
+            vec![
+                (1, 0, None, true, false),
+                (1, 1, Some("r1".to_owned()), false, true),
+                (2, 1, Some("r1".to_owned()), true, false),
+                (2, 2, None, false, true),
+            ]
+        );
     }
 
     /// Records each result's normalised fingerprint.

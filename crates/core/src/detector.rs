@@ -42,6 +42,22 @@ pub struct ResultInfo {
     pub images: u32,
 }
 
+/// Where the session stands when a user turn or a run begins: what the bus tells every
+/// detector through [`Detector::reset_run`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunScope<'a> {
+    /// The user-turn index (after the event).
+    pub turn: u64,
+    /// The run index (after the event).
+    pub run: u64,
+    /// The host's run id of the current run, if it gave one.
+    pub run_id: Option<&'a str>,
+    /// A new user turn began.
+    pub new_turn: bool,
+    /// A new run began (`RunStart`).
+    pub new_run: bool,
+}
+
 /// What the bus hands a detector with each event: logical time, precomputed facts about
 /// tool events, and the place to report findings.
 #[derive(Debug)]
@@ -199,6 +215,16 @@ pub trait Detector: Send + 'static {
 
     /// Observes one event. Must do bounded work and keep bounded state.
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>);
+
+    /// Drops the state that belonged to the user turn or the run that just ended: the one
+    /// per-run reset every detector uses. The bus calls it on every detector, whatever its
+    /// interest, when an event begins a new user turn (`scope.new_turn`) or a new run
+    /// (`scope.new_run`), before that event reaches any detector, and also when the guard
+    /// records the event without showing it ([`crate::Bus::observe_vetoed`]): run-scoped
+    /// state follows the bus's lifecycle. Default: nothing to reset.
+    fn reset_run(&mut self, scope: &RunScope<'_>) {
+        let _ = scope;
+    }
 
     /// Serialises the detector's whole state.
     fn snapshot(&self) -> Result<Value, StateError> {

@@ -33,20 +33,17 @@ pub struct Streak {
     pub seqs: Vec<u64>,
 }
 
-/// The bounded history of one scope (run and user turn).
+/// The bounded history of one scope (run and user turn): a detector clears it in its
+/// [`crate::Detector::reset_run`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
-    scope: (u64, u64),
     records: VecDeque<Record>,
 }
 
 impl History {
-    /// Starts a fresh history when the run or the user turn changed.
-    pub fn sync_scope(&mut self, run: u64, turn: u64) {
-        if self.scope != (run, turn) {
-            self.scope = (run, turn);
-            self.records.clear();
-        }
+    /// Forgets every record (a new run or user turn began).
+    pub fn clear(&mut self) {
+        self.records.clear();
     }
 
     /// Records a call whose outcome is not known yet.
@@ -207,10 +204,10 @@ mod tests {
     }
 
     #[test]
-    fn a_new_scope_clears() {
+    fn clear_forgets_every_record() {
         let mut h = History::default();
         h.push_call(rec("c1", "a", Some("x"), 0), 30);
-        h.sync_scope(1, 0);
+        h.clear();
         assert!(h.records().is_empty());
     }
 }

@@ -105,6 +105,7 @@ fn script(calls: &[(usize, Value, usize, bool)], reverse: bool) -> Vec<OwnedEven
 
 fn through_bus_with_snapshot(s: &Settings, events: &[OwnedEvent], cut: usize) -> Vec<Finding> {
     let mut bus = Bus::new(vec![boxed(s)]);
+    let mut veto = loopguard_testkit::Veto::default();
     let mut out = Vec::new();
     for (i, e) in events.iter().enumerate() {
         if i == cut {
@@ -115,7 +116,7 @@ fn through_bus_with_snapshot(s: &Settings, events: &[OwnedEvent], cut: usize) ->
                 .expect("restore");
             bus = fresh;
         }
-        out.extend(bus.observe(&e.as_event()));
+        out.extend(veto.observe(&mut bus, &e.as_event()));
     }
     out
 }

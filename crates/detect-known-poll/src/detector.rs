@@ -2,7 +2,7 @@
 
 use crate::{Settings, NAME};
 use loopguard_core::history::History;
-use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level};
+use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level, RunScope};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,8 +52,12 @@ impl Detector for KnownPoll {
         Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
     }
 
+    fn reset_run(&mut self, _: &RunScope<'_>) {
+        // OpenClaw's history is scoped to the run and the user turn.
+        self.state.history.clear();
+    }
+
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
-        self.state.history.sync_scope(cx.run(), cx.turn());
         match event {
             Event::ToolCall { id, tool, args, .. } => {
                 let Some(call) = cx.call() else { return };

@@ -23,14 +23,13 @@ use crate::window::{Cycles, Resolved};
 use crate::{CycleIdentity, Settings, NAME};
 use loopguard_core::shape::{self, Echo, Trend};
 use loopguard_core::{
-    Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest, Level, StateError,
+    Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest, Level, RunScope,
+    StateError,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
 
-/// How many of its own blocked calls the detector remembers (to ignore their results).
-const MAX_BLOCKED: usize = 16;
 /// How many call shapes' result trends are remembered (all are forgotten beyond).
 const MAX_TRENDS: usize = 64;
 
@@ -78,8 +77,6 @@ struct State {
     cycles: Cycles,
     /// The key of the cycle warned about in the current episode.
     warned: Option<String>,
-    /// Seqs of calls this detector blocked (never recorded; their results are ignored).
-    blocked: VecDeque<u64>,
     /// The batch of the last recorded call: pending calls of earlier batches were already
     /// resolved when its first call arrived.
     last_batch: Option<u64>,
@@ -127,18 +124,6 @@ impl PingPong {
     fn get(&self, abs: u64) -> Option<&Record> {
         let i = abs.checked_sub(self.state.base)?;
         self.state.history.get(usize::try_from(i).ok()?)
-    }
-
-    fn scope(&mut self, cx: &Cx<'_>) {
-        if self.state.scope.as_deref() != cx.run_id() {
-            let blocked = std::mem::take(&mut self.state.blocked);
-            self.state = State {
-                scope: cx.run_id().map(str::to_owned),
-                blocked,
-                ..State::default()
-            };
-            self.rebuild();
-        }
     }
 
     /// Appends a record (updating the alternation run) and trims the history.
@@ -256,7 +241,6 @@ impl PingPong {
             echo: Some(Echo::of_args(args)),
             result: None,
         });
-        self.scope(cx);
         self.give_up_before(call.batch);
         let mut finding: Option<Finding> = None;
         let s = self.settings;
@@ -356,11 +340,8 @@ impl PingPong {
             cx.report(f);
         }
         if blocked {
-            // A blocked call never runs: it is not recorded, and its result is ignored.
-            if self.state.blocked.len() >= MAX_BLOCKED {
-                self.state.blocked.pop_front();
-            }
-            self.state.blocked.push_back(call.seq);
+            // A blocked call never runs: it is not recorded (the guard's veto swallows its
+            // result, so no detector sees it).
             return;
         }
         self.append(Record {
@@ -397,10 +378,6 @@ impl PingPong {
 
     fn on_result(&mut self, content: &str, cx: &mut Cx<'_>) {
         let Some(r) = cx.result() else { return };
-        self.scope(cx);
-        if !r.orphan && self.state.blocked.contains(&r.call.seq) {
-            return;
-        }
         let start = usize::try_from(self.state.frontier.saturating_sub(self.state.base))
             .unwrap_or(usize::MAX);
         let found = if r.orphan {
@@ -473,6 +450,18 @@ impl Detector for PingPong {
 
     fn interest(&self) -> Interest {
         Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
+    }
+
+    fn reset_run(&mut self, scope: &RunScope<'_>) {
+        // OpenClaw's history is scoped to the host's run id: a new run under the same id (or
+        // again without one) keeps it.
+        if scope.new_run && self.state.scope.as_deref() != scope.run_id {
+            self.state = State {
+                scope: scope.run_id.map(str::to_owned),
+                ..State::default()
+            };
+            self.rebuild();
+        }
     }
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {

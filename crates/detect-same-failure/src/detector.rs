@@ -11,7 +11,7 @@ use crate::{Settings, NAME};
 use loopguard_core::shape::{self, Echo, Trend};
 use loopguard_core::{
     truncate_chars, Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest,
-    Level, ResultInfo, MAX_EVIDENCE,
+    Level, ResultInfo, RunScope, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -458,12 +458,15 @@ impl Detector for SameFailure {
         Interest::of(&[EventKind::User, EventKind::ToolCall, EventKind::ToolResult])
     }
 
+    fn reset_run(&mut self, scope: &RunScope<'_>) {
+        if scope.new_turn {
+            self.state.run = None;
+            self.state.recurring.clear();
+        }
+    }
+
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
-            Event::User { .. } if cx.is_new_turn() => {
-                self.state.run = None;
-                self.state.recurring.clear();
-            }
             Event::ToolCall { id, tool, args, .. } => {
                 self.remember_call(id, tool, args);
                 let tool = cx.call().map_or(*tool, |c| c.tool.as_str());

@@ -79,7 +79,8 @@ fn usage_error_loop_warns_at_eight_and_blocks_the_next_call_after_sixteen() {
     assert!(c.level != Level::Fatal);
     assert_eq!(c.key, f[0].1.key, "one run, one key");
 
-    // Still the same error: every further call stays critical.
+    // Every further call stays critical: the blocked call never ran, and the guard's veto
+    // keeps the result the host sends for it from the detector.
     s.tool_result(&id, "edit", USAGE, false);
     s.tool_call("edit", json!({"command": "edit reproduce.py 98:100\nx"}));
     let f = run(det(), s.events());
@@ -88,7 +89,7 @@ fn usage_error_loop_warns_at_eight_and_blocks_the_next_call_after_sixteen() {
         vec![
             (Level::Warning, 8),
             (Level::Critical, 16),
-            (Level::Critical, 17)
+            (Level::Critical, 16)
         ]
     );
 }
@@ -124,8 +125,15 @@ fn evidence_is_capped() {
     let mut s = Script::new();
     usage_failures(&mut s, 0, 100);
     s.tool_call("edit", json!({"command": "edit 1:2"}));
-    let f = run(det(), s.events());
+    // The first block comes after the hundredth failure (a blocked call's result never
+    // counts).
+    let blocks_at_100 = Settings {
+        critical_threshold: 100,
+        ..Settings::default()
+    };
+    let f = run(Box::new(SameFailure::new(blocks_at_100)), s.events());
     let (_, last) = f.last().unwrap();
+    assert_eq!(last.level, Level::Critical);
     assert_eq!(last.count, 100);
     assert_eq!(last.evidence.len(), MAX_EVIDENCE);
 }

@@ -2,7 +2,7 @@
 
 use crate::shapes::{basename, command_words, is_shell_syntax_error, openclaw_name, shell_name};
 use crate::{Settings, NAME};
-use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level};
+use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level, RunScope};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -22,7 +22,6 @@ struct Record {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct State {
-    scope: (u64, u64),
     records: VecDeque<Record>,
 }
 
@@ -177,12 +176,12 @@ impl Detector for UnknownTool {
         Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
     }
 
+    fn reset_run(&mut self, _: &RunScope<'_>) {
+        // The records are scoped to the run and the user turn.
+        self.state.records.clear();
+    }
+
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
-        let scope = (cx.run(), cx.turn());
-        if self.state.scope != scope {
-            self.state.scope = scope;
-            self.state.records.clear();
-        }
         match event {
             Event::ToolCall { id, tool, args, .. } => match self.judge(tool) {
                 // A blocked call does not run and is not recorded; if it runs anyway, its

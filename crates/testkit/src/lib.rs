@@ -9,9 +9,10 @@
 pub mod corpus;
 pub mod texts;
 
-use loopguard_core::{Bus, Detector, Finding, Origin, OwnedEvent, Stream};
+use loopguard_core::{Bus, Detector, Event, Finding, Level, Origin, OwnedEvent, Stream};
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use std::collections::VecDeque;
 
 /// Builds an event sequence the way an agent runtime would emit it.
 ///
@@ -168,8 +169,49 @@ impl Script {
     }
 }
 
-/// Feeds `events` through a bus holding only `detector` and returns every finding with the
-/// index of the event that produced it.
+/// How many refused call ids a [`Veto`] remembers (as many as the guard does).
+pub const MAX_REFUSED: usize = 64;
+
+/// The guard's veto, for a run through a bare [`Bus`]: a tool call on which a finding is
+/// critical or fatal is refused (the bus is told with [`Bus::note_refused`]), and the result
+/// of a refused call, which never ran, is recorded with [`Bus::observe_vetoed`] and shown to
+/// no detector. Detectors keep no list of the calls they blocked; this is what a host
+/// running the guard does for them.
+#[derive(Clone, Debug, Default)]
+pub struct Veto {
+    refused: VecDeque<String>,
+}
+
+impl Veto {
+    /// Feeds `event` to `bus` under the veto and returns the findings.
+    pub fn observe(&mut self, bus: &mut Bus, event: &Event<'_>) -> Vec<Finding> {
+        match event {
+            Event::ToolResult { id, .. } => {
+                if let Some(i) = self.refused.iter().position(|r| r == id) {
+                    self.refused.remove(i);
+                    bus.observe_vetoed(event);
+                    return Vec::new();
+                }
+                bus.observe(event)
+            }
+            Event::ToolCall { id, .. } => {
+                let findings = bus.observe(event);
+                if findings.iter().any(|f| f.level >= Level::Critical) {
+                    if self.refused.len() >= MAX_REFUSED {
+                        self.refused.pop_front();
+                    }
+                    self.refused.push_back((*id).to_owned());
+                    bus.note_refused();
+                }
+                findings
+            }
+            _ => bus.observe(event),
+        }
+    }
+}
+
+/// Feeds `events` through a bus holding only `detector`, under the guard's [`Veto`], and
+/// returns every finding with the index of the event that produced it.
 pub fn run(detector: Box<dyn Detector>, events: &[OwnedEvent]) -> Vec<(usize, Finding)> {
     run_indexed(detector, events.iter().enumerate())
 }
@@ -181,9 +223,14 @@ pub(crate) fn run_indexed<'a>(
     events: impl IntoIterator<Item = (usize, &'a OwnedEvent)>,
 ) -> Vec<(usize, Finding)> {
     let mut bus = Bus::new(vec![detector]);
+    let mut veto = Veto::default();
     let mut out = Vec::new();
     for (i, e) in events {
-        out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        out.extend(
+            veto.observe(&mut bus, &e.as_event())
+                .into_iter()
+                .map(|f| (i, f)),
+        );
     }
     out
 }
@@ -199,15 +246,24 @@ pub fn run_with_snapshot(
 ) -> Result<Vec<(usize, Finding)>, loopguard_core::StateError> {
     let cut = cut.min(events.len());
     let mut bus = Bus::new(vec![make()]);
+    let mut veto = Veto::default();
     let mut out = Vec::new();
     for (i, e) in events[..cut].iter().enumerate() {
-        out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        out.extend(
+            veto.observe(&mut bus, &e.as_event())
+                .into_iter()
+                .map(|f| (i, f)),
+        );
     }
     let snap = bus.snapshot()?;
     let mut restored = Bus::new(vec![make()]);
     restored.restore(&snap)?;
     for (i, e) in events.iter().enumerate().skip(cut) {
-        out.extend(restored.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        out.extend(
+            veto.observe(&mut restored, &e.as_event())
+                .into_iter()
+                .map(|f| (i, f)),
+        );
     }
     Ok(out)
 }
@@ -359,5 +415,42 @@ mod tests {
         let mut s = Script::new();
         s.message_chunked(Stream::Text, "abcdef", 4);
         assert_eq!(s.events().len(), 4);
+    }
+
+    /// Blocks every call of `rm`; reports each result it sees as a warning keyed by its tool.
+    struct BlocksRm;
+
+    impl Detector for BlocksRm {
+        fn name(&self) -> &'static str {
+            "blocks-rm"
+        }
+        fn observe(&mut self, event: &Event<'_>, cx: &mut loopguard_core::Cx<'_>) {
+            match event {
+                Event::ToolCall { tool: "rm", .. } => {
+                    cx.report(Finding::new("blocks-rm", Level::Critical, 1, "rm", "no"));
+                }
+                Event::ToolResult { tool, .. } => {
+                    cx.report(Finding::new("blocks-rm", Level::Warning, 1, *tool, "seen"));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn the_veto_keeps_a_refused_calls_result_from_every_detector() {
+        let mut s = Script::new();
+        s.call("rm", json!({"path": "a"}), "refused by the guard");
+        s.call("ls", json!({}), "b");
+        s.call("rm", json!({"path": "a"}), "refused again");
+        let keys: Vec<(usize, String)> = run(Box::new(BlocksRm), s.events())
+            .into_iter()
+            .map(|(i, f)| (i, f.key))
+            .collect();
+        // Calls at 2, 6 and 10, results at 3, 7 and 11: only the `ls` result is shown.
+        assert_eq!(
+            keys,
+            vec![(2, "rm".into()), (7, "ls".into()), (10, "rm".into())]
+        );
     }
 }

@@ -5,7 +5,8 @@
 use crate::{ResultIdentity, Settings, NAME};
 use loopguard_core::shape::{Echo, TokenSet};
 use loopguard_core::{
-    CallInfo, Cx, Detector, Event, EventKind, Fingerprint, Interest, ResultInfo, MAX_EVIDENCE,
+    CallInfo, Cx, Detector, Event, EventKind, Fingerprint, Interest, ResultInfo, RunScope,
+    MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -28,9 +29,6 @@ mod streak;
 mod tests;
 mod window;
 
-/// How many calls blocked by this detector are remembered, so that their results (an error
-/// carrying the block reason, or a replayed original) never count.
-const MAX_BLOCKED: usize = 64;
 /// How many recent known poll call identities are remembered.
 const MAX_POLLS: usize = 16;
 
@@ -58,8 +56,6 @@ struct State {
     near: NearStreak,
     /// The most recent calls (`near-duplicate.recurrence-window` of them).
     recent: VecDeque<Fingerprint>,
-    /// Sequence numbers of calls this detector reported as critical (blocked).
-    blocked: VecDeque<u64>,
     /// Recent known poll calls (their results are left out of the near-duplicate streak).
     #[serde(default)]
     polls: VecDeque<Fingerprint>,
@@ -164,7 +160,8 @@ impl GenericRepeat {
             critical |= self.window_call(tool, args, call, cx);
         }
         if self.settings.openclaw.is_some() {
-            critical |= self.openclaw_call(tool, args, call, cx, critical);
+            // Not recorded in OpenClaw's history when an earlier rule blocks the call.
+            self.openclaw_call(tool, args, call, cx, critical);
         }
         if let Some(nd) = &self.settings.near_duplicate {
             let cap = nd.recurrence_window as usize;
@@ -176,12 +173,6 @@ impl GenericRepeat {
                 recent.push_back(call.call_fp);
             }
         }
-        if critical {
-            if self.state.blocked.len() >= MAX_BLOCKED {
-                self.state.blocked.pop_front();
-            }
-            self.state.blocked.push_back(call.seq);
-        }
     }
 
     fn on_result(&mut self, result: &ResultInfo, content: &str, empty: bool, cx: &mut Cx<'_>) {
@@ -189,17 +180,9 @@ impl GenericRepeat {
             // The call was never seen, so its arguments are unknown: not a usable identity.
             return;
         }
-        let blocked = match self
-            .state
-            .blocked
-            .iter()
-            .position(|s| *s == result.call.seq)
-        {
-            // Our own block (or the recorded original of a blocked call): never an outcome.
-            Some(pos) => self.state.blocked.remove(pos).is_some(),
-            None => false,
-        };
-        let ignored = blocked || self.ignored_tool(&result.call.tool);
+        // The result of a call the guard refused never reaches a detector (the guard's veto
+        // records it with `Bus::observe_vetoed`), so every result seen here is an outcome.
+        let ignored = self.ignored_tool(&result.call.tool);
         let skipped_error = self.settings.ignore_errors && result.is_error;
         let skipped_empty = self.settings.ignore_empty_results && empty;
         let counted = !(ignored || skipped_error || skipped_empty);
@@ -251,8 +234,8 @@ impl GenericRepeat {
             return;
         }
         if !counted {
-            // Transparent: an ignored tool, an ignored error or a blocked call's result
-            // neither advances nor breaks anything.
+            // Transparent: an ignored tool or an ignored error neither advances nor breaks
+            // anything.
             return;
         }
         self.finish_batch(cx);
@@ -276,20 +259,25 @@ impl Detector for GenericRepeat {
 
     fn interest(&self) -> Interest {
         Interest::of(&[
-            EventKind::User,
             EventKind::RunStart,
             EventKind::ToolCall,
             EventKind::ToolResult,
         ])
     }
 
+    fn reset_run(&mut self, scope: &RunScope<'_>) {
+        if scope.new_turn {
+            self.reset_turn();
+        }
+        if scope.new_run {
+            self.clear_window();
+        }
+    }
+
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
-            Event::User { .. } if cx.is_new_turn() => self.reset_turn(),
-            Event::RunStart { .. } => {
-                self.finish_batch(cx);
-                self.clear_window();
-            }
+            // The open batch ends with the run; its state was reset in `reset_run`.
+            Event::RunStart { .. } => self.finish_batch(cx),
             Event::ToolCall { .. } => {
                 if let Some(call) = cx.call() {
                     self.on_call(event, call, cx);

@@ -478,6 +478,7 @@ fn near_duplicate_snapshot_round_trips_mid_streak() {
     // Cut right before the 4th call: the streak (sketch included) must survive.
     let cut = calls[3];
     let mut bus = loopguard_core::Bus::new(vec![Box::new(GenericRepeat::new(settings.clone()))]);
+    let mut veto = loopguard_testkit::Veto::default();
     let mut out = Vec::new();
     for (i, e) in events.iter().enumerate() {
         if i == cut {
@@ -489,7 +490,11 @@ fn near_duplicate_snapshot_round_trips_mid_streak() {
                 .unwrap();
             bus = fresh;
         }
-        out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+        out.extend(
+            veto.observe(&mut bus, &e.as_event())
+                .into_iter()
+                .map(|f| (i, f)),
+        );
     }
     assert_eq!(plain, out);
     assert!(!near_keys(&plain).is_empty());
