@@ -4,31 +4,18 @@
 use crate::support::corpus_dir;
 use loopguard::orchestrator::{preset, resolve};
 use loopguard_cli::scan::scan_transcript;
+use loopguard_testkit::labels::{read_labels, Label, LoopLabel};
 use loopguard_transcript::{read_file, DEFAULT_CHUNK};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-struct Label {
-    events: usize,
-    looping: toml::Value,
-}
-
+/// The labels by file name.
 fn labels(dir: &Path) -> BTreeMap<String, Label> {
-    let text = std::fs::read_to_string(dir.join("labels.toml")).unwrap();
-    let table: toml::Table = text.parse().unwrap();
-    let mut out = BTreeMap::new();
-    for s in table["session"].as_array().unwrap() {
-        let path = s["path"].as_str().unwrap().to_owned();
-        let events = usize::try_from(s["events"].as_integer().unwrap()).unwrap();
-        out.insert(
-            path,
-            Label {
-                events,
-                looping: s["loop"].clone(),
-            },
-        );
-    }
-    out
+    read_labels(&dir.join("labels.toml"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|l| (l.path.clone(), l))
+        .collect()
 }
 
 fn corpus_files(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -80,8 +67,8 @@ fn default_preset_gives_no_finding_on_sessions_labelled_loop_false() {
         let Some(label) = labels.get(&name) else {
             continue;
         };
-        match label.looping {
-            toml::Value::Boolean(false) => {
+        match label.is_loop {
+            LoopLabel::Bool(false) => {
                 clean_sessions += 1;
                 if let Some(f) = report.findings.first() {
                     false_positives.push(format!(
@@ -94,7 +81,7 @@ fn default_preset_gives_no_finding_on_sessions_labelled_loop_false() {
                     ));
                 }
             }
-            toml::Value::Boolean(true) => {
+            LoopLabel::Bool(true) => {
                 loops += 1;
                 if !report.findings.is_empty() {
                     caught += 1;

@@ -50,75 +50,19 @@ pub enum EvalError {
     Report(String),
 }
 
-/// Whether a session loops, per its label.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(untagged)]
-pub enum LoopLabel {
-    /// `true` or `false`.
-    Bool(bool),
-    /// `"unsure"`.
-    Other(String),
-}
+pub use loopguard_testkit::labels::{Label, LoopLabel};
 
-/// One `[[session]]` of labels.toml.
-#[derive(Clone, Debug, Deserialize)]
-pub struct Label {
-    /// File name in the corpus folder.
-    pub path: String,
-    /// Agent kind.
-    #[serde(default)]
-    pub agent: String,
-    /// Number of lines.
-    #[serde(default)]
-    pub events: usize,
-    /// Loop or not.
-    #[serde(rename = "loop")]
-    pub is_loop: LoopLabel,
-    /// The loop kind.
-    #[serde(default)]
-    pub kind: Option<String>,
-    /// Line of the third occurrence of the repeated unit.
-    #[serde(default)]
-    pub first_event: Option<usize>,
-    /// Line of the first occurrence.
-    #[serde(default)]
-    pub loop_start: Option<usize>,
-    /// For text kinds: character offset of the third occurrence.
-    #[serde(default)]
-    pub first_char: Option<u64>,
-    /// The labeller's note.
-    #[serde(default)]
-    pub note: String,
-}
-
-impl Label {
-    /// `loop = true`.
-    pub fn loops(&self) -> bool {
-        self.is_loop == LoopLabel::Bool(true)
-    }
-    /// `loop = false`.
-    pub fn clean(&self) -> bool {
-        self.is_loop == LoopLabel::Bool(false)
-    }
-}
-
-#[derive(Deserialize)]
-struct LabelsFile {
-    session: Vec<Label>,
-}
-
-/// Reads labels.toml.
+/// Reads labels.toml ([`loopguard_testkit::labels::read_labels`]).
 pub fn read_labels(path: &Path) -> Result<Vec<Label>, EvalError> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| EvalError::Io {
-        path: name.clone(),
-        message: e.to_string(),
-    })?;
-    let f: LabelsFile = toml::from_str(&text).map_err(|e| EvalError::Labels {
-        path: name,
-        message: e.to_string(),
-    })?;
-    Ok(f.session)
+    use loopguard_testkit::labels::LabelsError;
+    loopguard_testkit::labels::read_labels(path).map_err(|e| match e {
+        LabelsError::Io { path, message } => EvalError::Io { path, message },
+        LabelsError::Invalid { path, message } => EvalError::Labels { path, message },
+        other => EvalError::Labels {
+            path: path.display().to_string(),
+            message: other.to_string(),
+        },
+    })
 }
 
 /// A label the project disputes, with the reason (excluded from the gate only through this list).

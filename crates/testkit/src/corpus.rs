@@ -3,24 +3,11 @@
 //! helpers: they panic on a corpus that does not read.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use loopguard_core::{Detector, Finding, Origin, OwnedEvent, Stream};
+use loopguard_core::{Detector, Finding, Level, Origin, OwnedEvent, Stream};
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// One `[[session]]` of `labels.toml`.
-#[derive(Clone, Debug)]
-pub struct Label {
-    /// File name in the corpus folder.
-    pub path: String,
-    /// "true", "false" or "unsure".
-    pub loop_: String,
-    /// The loop kind, for loops.
-    pub kind: Option<String>,
-    /// 0-based line of the first occurrence of the repeated unit.
-    pub loop_start: Option<usize>,
-    /// 0-based line of its third occurrence.
-    pub first_event: Option<usize>,
-}
+pub use crate::labels::{Label, LoopLabel};
 
 /// The corpus folder, or `None` (with a note) when it is absent. With `CI=true` absence fails.
 pub fn corpus_dir() -> Option<PathBuf> {
@@ -44,38 +31,9 @@ pub fn corpus_dir() -> Option<PathBuf> {
     None
 }
 
-/// The `[[session]]` tables of `labels.toml`.
+/// The `[[session]]` tables of `labels.toml` ([`crate::labels::read_labels`]).
 pub fn labels(dir: &std::path::Path) -> Vec<Label> {
-    let text = std::fs::read_to_string(dir.join("labels.toml")).expect("labels.toml readable");
-    let table: toml::Table = text.parse().expect("labels.toml parses");
-    let sessions = table
-        .get("session")
-        .and_then(|v| v.as_array())
-        .cloned()
-        .unwrap_or_default();
-    sessions
-        .iter()
-        .filter_map(|s| {
-            let t = s.as_table()?;
-            let loop_ = match t.get("loop")? {
-                toml::Value::Boolean(b) => b.to_string(),
-                toml::Value::String(s) => s.clone(),
-                _ => return None,
-            };
-            let int = |k: &str| {
-                t.get(k)
-                    .and_then(|v| v.as_integer())
-                    .and_then(|n| usize::try_from(n).ok())
-            };
-            Some(Label {
-                path: t.get("path")?.as_str()?.to_owned(),
-                loop_,
-                kind: t.get("kind").and_then(|v| v.as_str()).map(str::to_owned),
-                loop_start: int("loop_start"),
-                first_event: int("first_event"),
-            })
-        })
-        .collect()
+    crate::labels::read_labels(&dir.join("labels.toml")).expect("labels.toml reads")
 }
 
 /// The session's events, each with the 0-based line it came from.
@@ -156,6 +114,135 @@ pub fn replay(
     crate::run_indexed(detector, events.iter().map(|(line, e)| (*line, e)))
 }
 
+/// What a detector does on the whole corpus ([`check`]): the figures every detector crate's
+/// corpus test prints and asserts.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Sessions read.
+    pub sessions: usize,
+    /// Sessions with at least one finding.
+    pub fired: usize,
+    /// Sessions labelled `loop = false`.
+    pub clean: usize,
+    /// Sessions labelled `loop = false` with a finding: path, line and message of the first.
+    pub false_positives: Vec<(String, usize, String)>,
+    /// Labelled loops of the kind checked (of any kind when none was given).
+    pub loops: usize,
+    /// Those caught: path and latency (line of the first finding at or after `loop_start`,
+    /// minus `first_event`).
+    pub caught: Vec<(String, i64)>,
+    /// Those that reached a critical (or fatal) finding: path and latency, as for `caught`.
+    pub critical: Vec<(String, i64)>,
+    /// Labelled loops of the kind with no finding at or after `loop_start`.
+    pub missed: Vec<String>,
+    /// Sessions labelled unsure.
+    pub unsure: usize,
+    /// Unsure sessions with a finding.
+    pub unsure_flagged: Vec<String>,
+    /// Unsure sessions with a critical (or fatal) finding.
+    pub unsure_critical: Vec<String>,
+    /// Labelled loops of other kinds with a finding (path and kind).
+    pub other_loops_flagged: Vec<String>,
+}
+
+impl Report {
+    /// One line of figures, for the test's output.
+    pub fn summary(&self, name: &str) -> String {
+        let latencies: Vec<i64> = self.caught.iter().map(|(_, l)| *l).collect();
+        format!(
+            "{name}: {} sessions, {} with findings; labelled loops caught {}/{} (latency in lines \
+             after first_event {latencies:?}, {} critical); unsure flagged {}/{} ({} critical); \
+             loops of other kinds flagged {}; false positives {}/{}: {:?}",
+            self.sessions,
+            self.fired,
+            self.caught.len(),
+            self.loops,
+            self.critical.len(),
+            self.unsure_flagged.len(),
+            self.unsure,
+            self.unsure_critical.len(),
+            self.other_loops_flagged.len(),
+            self.false_positives.len(),
+            self.clean,
+            self.false_positives,
+        )
+    }
+}
+
+/// Replays every labelled session through a fresh detector from `make` (under the guard's
+/// veto) and sums up what it found against the labels: loops of `kind` (of any kind when
+/// `None`) should be caught, `loop = false` sessions get no finding. `None` when the corpus is
+/// absent (with a note; under `CI=true` absence fails).
+pub fn check(make: &dyn Fn() -> Box<dyn Detector>, kind: Option<&str>) -> Option<Report> {
+    check_each(make, kind, &mut |_, _, _| {})
+}
+
+/// What [`check_each`] calls with every session: its label, its events and the findings, each
+/// with its line.
+pub type Each<'a> = dyn FnMut(&Label, &[(usize, OwnedEvent)], &[(usize, Finding)]) + 'a;
+
+/// [`check`], also calling `each` with every session's label, events and findings (for the
+/// figures one detector adds).
+pub fn check_each(
+    make: &dyn Fn() -> Box<dyn Detector>,
+    kind: Option<&str>,
+    each: &mut Each<'_>,
+) -> Option<Report> {
+    let dir = corpus_dir()?;
+    let labels = labels(&dir);
+    assert!(!labels.is_empty(), "labels.toml lists no session");
+    let mut out = Report::default();
+    for l in &labels {
+        let events = events(&dir, &l.path);
+        let found = replay(make(), &events);
+        each(l, &events, &found);
+        out.sessions += 1;
+        if !found.is_empty() {
+            out.fired += 1;
+        }
+        let is_kind = l.loops() && kind.is_none_or(|k| l.kind.as_deref() == Some(k));
+        if l.clean() {
+            out.clean += 1;
+            if let Some((line, f)) = found.first() {
+                out.false_positives
+                    .push((l.path.clone(), *line, f.message.clone()));
+            }
+        } else if l.unsure() {
+            out.unsure += 1;
+            if !found.is_empty() {
+                out.unsure_flagged.push(l.path.clone());
+            }
+            if found.iter().any(|(_, f)| f.level >= Level::Critical) {
+                out.unsure_critical.push(l.path.clone());
+            }
+        } else if is_kind {
+            out.loops += 1;
+            let start = l.loop_start.unwrap_or(0);
+            let first_event = l.first_event.unwrap_or(0) as i64;
+            match found.iter().find(|(line, _)| *line >= start) {
+                Some((line, _)) => out
+                    .caught
+                    .push((l.path.clone(), *line as i64 - first_event)),
+                None => out.missed.push(l.path.clone()),
+            }
+            if let Some((line, _)) = found
+                .iter()
+                .find(|(line, f)| *line >= start && f.level >= Level::Critical)
+            {
+                out.critical
+                    .push((l.path.clone(), *line as i64 - first_event));
+            }
+        } else if !found.is_empty() {
+            out.other_loops_flagged.push(format!(
+                "{} ({})",
+                l.path,
+                l.kind.as_deref().unwrap_or("?")
+            ));
+        }
+    }
+    Some(out)
+}
+
 /// What [`check_kind`] found.
 #[derive(Clone, Debug, Default)]
 pub struct KindCheck {
@@ -174,35 +261,31 @@ pub fn check_kind(
     kind: &str,
     verbose: bool,
 ) -> Option<KindCheck> {
-    let dir = corpus_dir()?;
-    let mut out = KindCheck::default();
-    for l in labels(&dir) {
-        let found = replay(make(), &events(&dir, &l.path));
+    let mut samples = Vec::new();
+    let r = check_each(make, Some(kind), &mut |l, _, found| {
         if verbose {
-            for (line, f) in &found {
+            for (line, f) in found {
                 eprintln!(
-                    "{} loop={} line {line}: offset {:?} sample {:?}",
-                    l.path, l.loop_, f.offset, f.sample
+                    "{} loop={:?} line {line}: offset {:?} sample {:?}",
+                    l.path, l.is_loop, f.offset, f.sample
                 );
             }
         }
-        match (l.loop_.as_str(), l.kind.as_deref()) {
-            ("true", Some(k)) if k == kind => {
-                if found.is_empty() {
-                    out.problems.push(format!("missed {}", l.path));
-                } else {
-                    out.caught += 1;
-                }
+        if l.clean() {
+            if let Some((_, f)) = found.first() {
+                samples.push(f.sample.clone());
             }
-            ("false", _) => match found.first() {
-                None => out.clean += 1,
-                Some((line, f)) => out.problems.push(format!(
-                    "finding on loop-free {} line {line}: {} {:?}",
-                    l.path, f.message, f.sample
-                )),
-            },
-            _ => {}
         }
+    })?;
+    let mut problems: Vec<String> = r.missed.iter().map(|p| format!("missed {p}")).collect();
+    for ((path, line, message), sample) in r.false_positives.iter().zip(samples) {
+        problems.push(format!(
+            "finding on loop-free {path} line {line}: {message} {sample:?}"
+        ));
     }
-    Some(out)
+    Some(KindCheck {
+        caught: r.caught.len(),
+        clean: r.clean - r.false_positives.len(),
+        problems,
+    })
 }

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod corpus;
+pub mod labels;
 pub mod texts;
 
 use loopguard_core::{Bus, Detector, Event, Finding, Level, Origin, OwnedEvent, Stream};
