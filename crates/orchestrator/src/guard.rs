@@ -1,6 +1,6 @@
 //! The guard: the core's event bus plus the escalation, budget and delivery policy.
 
-use crate::options::{Dedup, GuardSettings};
+use crate::options::{Dedup, Policy};
 use crate::presets::{check_config, resolve};
 use crate::verdict::{Action, Delivery, Verdict};
 use crate::wording::{steer_text, Path, CONTINUE_STEER};
@@ -131,7 +131,7 @@ impl GuardBuilder {
     pub fn template(self) -> Result<GuardTemplate, ConfigError> {
         let (config, registry) = self.resolved()?;
         let file = config.source.as_deref();
-        let settings = GuardSettings::from_table(&config.guard).map_err(|e| e.in_file(file))?;
+        let settings = Policy::from_table(&config.guard).map_err(|e| e.in_file(file))?;
         Ok(GuardTemplate {
             config,
             registry,
@@ -146,7 +146,7 @@ impl GuardBuilder {
 pub struct GuardTemplate {
     config: Config,
     registry: Registry,
-    settings: GuardSettings,
+    settings: Policy,
     normalizers: Normalizers,
 }
 
@@ -211,7 +211,7 @@ struct BatchState {
 }
 
 /// Warning de-duplication: the last bucket emitted per key, at most
-/// [`GuardSettings::MAX_DEDUP_KEYS`] keys, the oldest evicted first.
+/// [`Policy::MAX_DEDUP_KEYS`] keys, the oldest evicted first.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct DedupMap {
     buckets: FixedMap<String, u32>,
@@ -247,7 +247,7 @@ impl DedupMap {
             *b = bucket;
             return;
         }
-        while self.order.len() >= GuardSettings::MAX_DEDUP_KEYS {
+        while self.order.len() >= Policy::MAX_DEDUP_KEYS {
             if let Some(old) = self.order.pop_front() {
                 self.buckets.remove(&old);
             }
@@ -345,7 +345,7 @@ enum Spend {
 #[derive(Debug)]
 pub struct Guard {
     bus: Bus,
-    settings: GuardSettings,
+    settings: Policy,
     state: State,
 }
 
@@ -360,8 +360,8 @@ impl Guard {
         self.bus.detector_names()
     }
 
-    /// The resolved `[guard]` settings.
-    pub fn settings(&self) -> &GuardSettings {
+    /// The policy in force (the resolved `[guard]` table).
+    pub fn settings(&self) -> &Policy {
         &self.settings
     }
 
@@ -723,7 +723,7 @@ impl Guard {
         let state: State = serde_json::from_value(guard.clone()).map_err(|e| bad(e.to_string()))?;
         if state.blocked_ids.len() > MAX_BLOCKED_IDS
             || state.batch.calls.len() > MAX_BATCH_CALLS
-            || state.dedup.len() > GuardSettings::MAX_DEDUP_KEYS
+            || state.dedup.len() > Policy::MAX_DEDUP_KEYS
             || state.dedup.buckets.len() != state.dedup.order.len()
         {
             return Err(bad("state exceeds its bounds".to_owned()));

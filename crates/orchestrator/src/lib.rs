@@ -30,7 +30,8 @@ pub use guard::{
     Guard, GuardBuilder, GuardTemplate, MAX_BATCH_CALLS, MAX_BLOCKED_IDS, SNAPSHOT_VERSION,
 };
 pub use openclaw::config_from_openclaw_json;
-pub use options::{Dedup, GuardOptions, GuardSettings, Wording};
+#[allow(deprecated)]
+pub use options::{Dedup, GuardOptions, GuardSettings, Policy, PolicyOptions, Wording};
 pub use presets::{check_config, preset, render_resolved, resolve, PRESETS};
 pub use verdict::{Action, Delivery, Verdict};
 pub use wording::{CONTINUE_STEER, STEER_PREFIX};

@@ -3,7 +3,8 @@
 use loopguard_core::{parse_options, ConfigError};
 use serde::{Deserialize, Serialize};
 
-/// Options of the `[guard]` table, as written (every key optional).
+/// The `[guard]` table as written (every key optional): the guard's policy before
+/// [`PolicyOptions::resolve`] fills in the defaults and validates it into a [`Policy`].
 ///
 /// | key | type | default | meaning |
 /// |---|---|---|---|
@@ -20,7 +21,7 @@ use serde::{Deserialize, Serialize};
 /// | `warning-bucket-size` | integer | `10` | bucket size for `warning-dedup = "buckets"` |
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct GuardOptions {
+pub struct PolicyOptions {
     /// Master switch (default true).
     pub enabled: Option<bool>,
     /// Blocks within one user turn after which the guard aborts: the N-th block is an abort
@@ -91,10 +92,16 @@ impl Dedup {
     }
 }
 
-/// The resolved `[guard]` settings (defaults filled in, validated).
+/// The guard's policy: escalation (blocks, aborts), budget (steers, compactions) and delivery,
+/// resolved from the `[guard]` table (defaults filled in, validated).
+///
+/// ```
+/// let p = loopguard_orchestrator::Policy::from_table(&toml::Table::new()).unwrap();
+/// assert_eq!(p.abort_after_blocks, loopguard_orchestrator::Policy::DEFAULT_ABORT_AFTER_BLOCKS);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct GuardSettings {
+pub struct Policy {
     /// Master switch.
     pub enabled: bool,
     /// The N-th block within one user turn becomes an abort (0 = never).
@@ -119,7 +126,7 @@ pub struct GuardSettings {
     pub warning_bucket_size: u32,
 }
 
-impl GuardSettings {
+impl Policy {
     /// Default of `abort-after-blocks` (pi-loop-guard's `LOOP_GUARD_ABORT_THRESHOLD`).
     pub const DEFAULT_ABORT_AFTER_BLOCKS: u32 = 3;
     /// Default of `warning-bucket-size` (OpenClaw's 10-count buckets).
@@ -130,8 +137,8 @@ impl GuardSettings {
     pub const MAX_COUNT: u32 = 1_000_000;
 
     /// Parses and validates a `[guard]` table.
-    pub fn from_table(table: &toml::Table) -> Result<GuardSettings, ConfigError> {
-        let o: GuardOptions = parse_options("guard", table)?;
+    pub fn from_table(table: &toml::Table) -> Result<Policy, ConfigError> {
+        let o: PolicyOptions = parse_options("guard", table)?;
         o.resolve()
     }
 
@@ -169,11 +176,11 @@ impl GuardSettings {
     }
 }
 
-impl Default for GuardSettings {
-    fn default() -> GuardSettings {
-        GuardSettings {
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
             enabled: true,
-            abort_after_blocks: GuardSettings::DEFAULT_ABORT_AFTER_BLOCKS,
+            abort_after_blocks: Policy::DEFAULT_ABORT_AFTER_BLOCKS,
             abort_after_run_blocks: 0,
             terminate: false,
             whole_batch: false,
@@ -182,26 +189,26 @@ impl Default for GuardSettings {
             steer_on_block: false,
             steer_wording: Wording::Detector,
             warning_dedup: Dedup::None,
-            warning_bucket_size: GuardSettings::DEFAULT_WARNING_BUCKET_SIZE,
+            warning_bucket_size: Policy::DEFAULT_WARNING_BUCKET_SIZE,
         }
     }
 }
 
-impl GuardOptions {
+impl PolicyOptions {
     /// Fills in defaults and validates.
-    pub fn resolve(&self) -> Result<GuardSettings, ConfigError> {
-        let d = GuardSettings::default();
+    pub fn resolve(&self) -> Result<Policy, ConfigError> {
+        let d = Policy::default();
         let bounded = |key: &str, v: Option<u32>, default: u32| -> Result<u32, ConfigError> {
             let n = v.unwrap_or(default);
-            if n > GuardSettings::MAX_COUNT {
+            if n > Policy::MAX_COUNT {
                 return Err(ConfigError::invalid(
                     format!("guard.{key}"),
-                    format!("must be at most {}, found {n}", GuardSettings::MAX_COUNT),
+                    format!("must be at most {}, found {n}", Policy::MAX_COUNT),
                 ));
             }
             Ok(n)
         };
-        let s = GuardSettings {
+        let s = Policy {
             enabled: self.enabled.unwrap_or(d.enabled),
             abort_after_blocks: bounded(
                 "abort-after-blocks",
@@ -246,6 +253,14 @@ impl GuardOptions {
     }
 }
 
+/// The former name of [`PolicyOptions`].
+#[deprecated(note = "renamed `PolicyOptions` (the `[guard]` table as written)")]
+pub type GuardOptions = PolicyOptions;
+
+/// The former name of [`Policy`].
+#[deprecated(note = "renamed `Policy` (the resolved `[guard]` policy)")]
+pub type GuardSettings = Policy;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,42 +271,42 @@ mod tests {
 
     #[test]
     fn defaults_match_pi_loop_guard() {
-        let s = GuardSettings::from_table(&toml::Table::new()).unwrap();
+        let s = Policy::from_table(&toml::Table::new()).unwrap();
         assert!(s.enabled);
         assert_eq!(s.abort_after_blocks, 3);
         assert!(!s.terminate);
-        assert_eq!(s, GuardSettings::default());
+        assert_eq!(s, Policy::default());
     }
 
     #[test]
     fn errors_name_the_key() {
-        let err = GuardSettings::from_table(&table("abort-after-blocks = -1")).unwrap_err();
+        let err = Policy::from_table(&table("abort-after-blocks = -1")).unwrap_err();
         assert_eq!(err.path(), Some("guard.abort-after-blocks"));
-        let err = GuardSettings::from_table(&table("steer-wording = \"loud\"")).unwrap_err();
+        let err = Policy::from_table(&table("steer-wording = \"loud\"")).unwrap_err();
         assert_eq!(err.path(), Some("guard.steer-wording"));
-        let err = GuardSettings::from_table(&table("abort-after-block = 2")).unwrap_err();
+        let err = Policy::from_table(&table("abort-after-block = 2")).unwrap_err();
         assert!(
             err.to_string()
                 .contains("unknown field `abort-after-block`"),
             "{err}"
         );
-        let err = GuardSettings::from_table(&table("warning-bucket-size = 0")).unwrap_err();
+        let err = Policy::from_table(&table("warning-bucket-size = 0")).unwrap_err();
         assert_eq!(err.path(), Some("guard.warning-bucket-size"));
-        let err = GuardSettings::from_table(&table("compactions-per-turn = 1")).unwrap_err();
+        let err = Policy::from_table(&table("compactions-per-turn = 1")).unwrap_err();
         assert_eq!(err.path(), Some("guard.compactions-per-turn"));
-        let err = GuardSettings::from_table(&table("steers-per-turn = 2000000")).unwrap_err();
+        let err = Policy::from_table(&table("steers-per-turn = 2000000")).unwrap_err();
         assert_eq!(err.path(), Some("guard.steers-per-turn"));
     }
 
     #[test]
     fn to_table_round_trips() {
-        let s = GuardSettings {
+        let s = Policy {
             steers_per_turn: 2,
             compactions_per_turn: 1,
             warning_dedup: Dedup::Buckets,
             steer_wording: Wording::Escalating,
-            ..GuardSettings::default()
+            ..Policy::default()
         };
-        assert_eq!(GuardSettings::from_table(&s.to_table()).unwrap(), s);
+        assert_eq!(Policy::from_table(&s.to_table()).unwrap(), s);
     }
 }

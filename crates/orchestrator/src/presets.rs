@@ -2,7 +2,7 @@
 //! configuration must pass, and its rendering for `loopguard config check`.
 
 use crate::openclaw::{dotted, get_path, CRITICAL_KEYS, GLOBAL_KEY};
-use crate::options::GuardSettings;
+use crate::options::Policy;
 use loopguard_core::{Config, ConfigError, Location, Registry};
 use std::fmt::Write as _;
 
@@ -79,7 +79,7 @@ pub fn check_config(config: &Config, registry: &Registry) -> Result<(), ConfigEr
             }
             other => other,
         };
-        GuardSettings::from_table(&view.guard).map_err(|e| prefixed(e).in_file(file))?;
+        Policy::from_table(&view.guard).map_err(|e| prefixed(e).in_file(file))?;
         registry
             .build(&view)
             .map_err(|e| prefixed(e).in_file(file))?;
@@ -128,7 +128,7 @@ fn check_ordering(c: &Config) -> Result<(), ConfigError> {
 pub fn render_resolved(config: &Config, registry: &Registry) -> Result<String, ConfigError> {
     check_config(config, registry)?;
     let file = config.source.as_deref();
-    let settings = GuardSettings::from_table(&config.guard).map_err(|e| e.in_file(file))?;
+    let settings = Policy::from_table(&config.guard).map_err(|e| e.in_file(file))?;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -193,7 +193,7 @@ mod tests {
         for name in PRESETS {
             let c = preset(name).unwrap();
             assert_eq!(c.preset.as_deref(), Some(*name));
-            GuardSettings::from_table(&c.guard).unwrap();
+            Policy::from_table(&c.guard).unwrap();
         }
     }
 

@@ -656,7 +656,7 @@ fn presets_drop_tables_of_detectors_this_program_does_not_link() {
             .build()
             .unwrap();
         let want = loopguard_orchestrator::preset(name).unwrap();
-        let s = loopguard_orchestrator::GuardSettings::from_table(&want.guard).unwrap();
+        let s = loopguard_orchestrator::Policy::from_table(&want.guard).unwrap();
         assert_eq!(g.settings(), &s, "{name}");
     }
     // A detector the user names must be linked.
