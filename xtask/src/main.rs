@@ -317,7 +317,9 @@ fn gen_stream(args: &[String]) -> Result<(), String> {
 /// The fuzz campaign: every target for `seconds` (default 10), `jobs` targets at a time
 /// (default 1), starting from the seeds in `fuzz/corpus/<target>/` (read only; what the fuzzer
 /// finds goes to `fuzz/target/campaign/<target>/`), then a table of executions, executions per
-/// second and crashes per target.
+/// second and crashes per target. Without AddressSanitizer (`-s none`): the workspace forbids
+/// `unsafe` code (`[workspace.lints.rust]`), and the sanitizer makes each execution about ten
+/// times slower.
 fn fuzz_smoke(seconds: Option<&str>, jobs: Option<&str>) -> Result<(), String> {
     let secs: u64 = seconds
         .unwrap_or("10")
@@ -416,7 +418,7 @@ fn fuzz_one(fuzz: &std::path::Path, target: &str, secs: u64) -> FuzzRow {
     let seeds = fuzz.join("corpus").join(target);
     let mut c = Command::new("cargo");
     c.current_dir(fuzz)
-        .args(["+nightly", "fuzz", "run", "-O", target])
+        .args(["+nightly", "fuzz", "run", "-O", "-s", "none", target])
         .arg(&work);
     if seeds.is_dir() {
         c.arg(&seeds);
