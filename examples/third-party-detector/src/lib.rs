@@ -3,7 +3,7 @@
 
 use loopguard_core::{
     parse_options, ConfigError, Cx, Detector, Event, EventKind, Finding, Interest, Level,
-    OptionDoc, Registration, MAX_EVIDENCE,
+    OptionDoc, Registration, RunScope, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -80,45 +80,49 @@ impl Detector for ToolStreak {
     }
 
     fn interest(&self) -> Interest {
-        Interest::of(&[EventKind::User, EventKind::ToolCall])
+        Interest::of(&[EventKind::ToolCall])
+    }
+
+    fn reset_run(&mut self, scope: &RunScope<'_>) {
+        // The streak is per user turn.
+        if scope.new_turn {
+            self.state = State::default();
+        }
     }
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
-        match event {
-            Event::User { .. } if cx.is_new_turn() => self.state = State::default(),
-            Event::ToolCall { tool, .. } => {
-                if self.settings.ignore_tools.iter().any(|t| t == tool) {
-                    return;
-                }
-                let st = &mut self.state;
-                if st.tool.as_deref() != Some(*tool) {
-                    st.tool = Some((*tool).to_owned());
-                    st.streak = 0;
-                    st.evidence.clear();
-                }
-                st.streak = st.streak.saturating_add(1);
-                if st.evidence.len() >= MAX_EVIDENCE {
-                    st.evidence.pop_front();
-                }
-                st.evidence.push_back(cx.seq());
-                if st.streak.checked_rem(self.settings.threshold) == Some(0) {
-                    let f = Finding::new(
-                        NAME,
-                        Level::Warning,
-                        st.streak,
-                        format!("{NAME}:{tool}"),
-                        format!(
-                            "You have called `{tool}` {} times in a row. Step back: say what you are looking for \
-                             and use what you already found, or try a different approach.",
-                            st.streak
-                        ),
-                    )
-                    .with_tool(*tool)
-                    .with_evidence(st.evidence.iter().copied().collect());
-                    cx.report(f);
-                }
-            }
-            _ => {}
+        let Event::ToolCall { tool, .. } = event else {
+            return;
+        };
+        if self.settings.ignore_tools.iter().any(|t| t == tool) {
+            return;
+        }
+        let st = &mut self.state;
+        if st.tool.as_deref() != Some(*tool) {
+            st.tool = Some((*tool).to_owned());
+            st.streak = 0;
+            st.evidence.clear();
+        }
+        st.streak = st.streak.saturating_add(1);
+        if st.evidence.len() >= MAX_EVIDENCE {
+            st.evidence.pop_front();
+        }
+        st.evidence.push_back(cx.seq());
+        if st.streak.checked_rem(self.settings.threshold) == Some(0) {
+            let f = Finding::new(
+                NAME,
+                Level::Warning,
+                st.streak,
+                format!("{NAME}:{tool}"),
+                format!(
+                    "You have called `{tool}` {} times in a row. Step back: say what you are looking for \
+                     and use what you already found, or try a different approach.",
+                    st.streak
+                ),
+            )
+            .with_tool(*tool)
+            .with_evidence(st.evidence.iter().copied().collect());
+            cx.report(f);
         }
     }
 
