@@ -412,9 +412,10 @@ impl Tools {
         Ok(t)
     }
 
-    /// Checks a `[tools]` table without building anything.
+    /// Checks a `[tools]` table over the built-in entries (what [`Tools::from_config`] would
+    /// report).
     pub fn check(table: &toml::Table) -> Result<(), ConfigError> {
-        Tools::empty().extend(table)
+        Tools::from_config(table).map(|_| ())
     }
 
     /// Adds or changes the entries of a `[tools]` table (`[tools.<name>]` subtables). Errors
