@@ -6,6 +6,7 @@ use crate::event::{Event, EventKind, Origin};
 use crate::finding::Finding;
 use crate::fingerprint::{args_fingerprint, result_fingerprint, Fingerprint};
 use crate::normalize::{Normalizers, ResultInput};
+use crate::tools::{ToolKind, Tools};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -33,6 +34,8 @@ struct CallInfoState {
     batch: u64,
     batch_pos: u32,
     seq: u64,
+    #[serde(default)]
+    kind: ToolKind,
 }
 
 impl CallInfoState {
@@ -44,6 +47,7 @@ impl CallInfoState {
             batch: self.batch,
             batch_pos: self.batch_pos,
             seq: self.seq,
+            kind: self.kind,
         }
     }
 }
@@ -115,6 +119,7 @@ pub struct Bus {
     detectors: Vec<Box<dyn Detector>>,
     index: Vec<Vec<usize>>,
     normalizers: Normalizers,
+    tools: Tools,
     state: BusState,
 }
 
@@ -133,8 +138,18 @@ impl Bus {
         Bus::with_normalizers(detectors, Normalizers::builtin())
     }
 
-    /// A bus over `detectors` using `normalizers`.
+    /// A bus over `detectors` using `normalizers` and the built-in tools table.
     pub fn with_normalizers(detectors: Vec<Box<dyn Detector>>, normalizers: Normalizers) -> Bus {
+        Bus::with_tools(detectors, Tools::builtin(), normalizers)
+    }
+
+    /// A bus over `detectors` that stamps each call's kind from `tools` and normalises results
+    /// with `normalizers` (usually [`Tools::normalizers`] of the same table).
+    pub fn with_tools(
+        detectors: Vec<Box<dyn Detector>>,
+        tools: Tools,
+        normalizers: Normalizers,
+    ) -> Bus {
         let mut index = vec![Vec::new(); EventKind::ALL.len()];
         for (i, d) in detectors.iter().enumerate() {
             let interest = d.interest();
@@ -148,8 +163,14 @@ impl Bus {
             detectors,
             index,
             normalizers,
+            tools,
             state: BusState::default(),
         }
+    }
+
+    /// The tools table the bus stamps call kinds from.
+    pub fn tools(&self) -> &Tools {
+        &self.tools
     }
 
     /// Names of the detectors on this bus, in order.
@@ -316,6 +337,7 @@ impl Bus {
                     batch,
                     batch_pos: pos,
                     seq,
+                    kind: self.tools.kind(tool, Some(args)),
                 };
                 call_info = Some(st.clone().into_info());
                 if self.state.pending.len() >= MAX_PENDING_CALLS {
@@ -369,6 +391,7 @@ impl Bus {
                                 batch,
                                 batch_pos: 0,
                                 seq,
+                                kind: self.tools.kind(tool, None),
                             },
                             None,
                             true,
@@ -863,5 +886,76 @@ mod tests {
         other.restore(&snap).unwrap();
         assert_eq!(other.turn(), 1);
         assert_eq!(other.seq(), 1);
+    }
+
+    /// Records the kind stamped on each call's facts.
+    type Stamped = std::sync::Arc<std::sync::Mutex<Vec<(ToolKind, Option<ToolKind>)>>>;
+    struct Kinds(Stamped);
+    impl Detector for Kinds {
+        fn name(&self) -> &'static str {
+            "kinds"
+        }
+        fn observe(&mut self, _: &Event<'_>, cx: &mut Cx<'_>) {
+            if let Ok(mut v) = self.0.lock() {
+                if let Some(c) = cx.call() {
+                    v.push((c.kind, None));
+                }
+                if let Some(r) = cx.result() {
+                    v.push((r.call.kind, Some(r.call.kind)));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_bus_stamps_each_call_with_the_tables_kind() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let table: toml::Table = "[my_status]\nkind = \"poll\"\n".parse().unwrap();
+        let tools = Tools::from_config(&table).unwrap();
+        let n = tools.normalizers();
+        let mut bus = Bus::with_tools(vec![Box::new(Kinds(seen.clone()))], tools, n);
+        let poll = json!({"action": "poll"});
+        let kill = json!({"action": "kill"});
+        let none = json!({});
+        for (id, tool, args) in [
+            ("1", "process", &poll),
+            ("2", "process", &kill),
+            ("3", "my_status", &none),
+            ("4", "read", &none),
+        ] {
+            bus.observe(&Event::ToolCall {
+                id,
+                tool,
+                args,
+                batch: None,
+            });
+            bus.observe(&Event::ToolResult {
+                id,
+                tool,
+                content: "x",
+                is_error: false,
+                images: 0,
+                details: None,
+            });
+        }
+        // a result whose call was never seen: its kind from the tool name alone
+        bus.observe(&Event::ToolResult {
+            id: "9",
+            tool: "command_status",
+            content: "x",
+            is_error: false,
+            images: 0,
+            details: None,
+        });
+        let v = seen.lock().unwrap().clone();
+        let calls: Vec<ToolKind> = v
+            .iter()
+            .filter(|(_, r)| r.is_none())
+            .map(|(k, _)| *k)
+            .collect();
+        let results: Vec<ToolKind> = v.iter().filter_map(|(_, r)| *r).collect();
+        use ToolKind::{Other, Poll};
+        assert_eq!(calls, vec![Poll, Other, Poll, Other]);
+        assert_eq!(results, vec![Poll, Other, Poll, Other, Poll]);
     }
 }

@@ -1,7 +1,10 @@
-//! The configuration envelope: `preset`, `[guard]`, `[detectors.<name>]`, `[agents.<id>]`.
+//! The configuration envelope: `preset`, `[guard]`, `[detectors.<name>]`, `[tools.<name>]`,
+//! `[agents.<id>]`.
 //!
 //! Core parses the envelope and keeps each table raw; the orchestrator parses `[guard]` and
-//! each detector parses its own table with [`parse_options`], rejecting unknown keys.
+//! each detector parses its own table with [`parse_options`], rejecting unknown keys. The
+//! `[tools]` table is checked here (so its errors carry a line) and read by
+//! [`crate::Tools::from_config`].
 
 use crate::error::{ConfigError, Location};
 use serde::de::DeserializeOwned;
@@ -16,13 +19,16 @@ pub struct Config {
     pub guard: toml::Table,
     /// One table per detector, keyed by detector name.
     pub detectors: BTreeMap<String, toml::Table>,
+    /// The `[tools]` table: entries that extend the built-in tools table
+    /// ([`crate::tools`]), keyed by tool name.
+    pub tools: toml::Table,
     /// Per-agent overrides, merged over the rest by [`Config::for_agent`].
     pub agents: BTreeMap<String, Config>,
     /// The file this came from, for error messages.
     pub source: Option<String>,
 }
 
-const TOP_KEYS: &[&str] = &["preset", "guard", "detectors", "agents"];
+const TOP_KEYS: &[&str] = &["preset", "guard", "detectors", "tools", "agents"];
 
 /// The 1-based line of a byte offset.
 pub fn line_of(text: &str, byte: usize) -> usize {
@@ -44,7 +50,7 @@ impl Config {
     /// ).unwrap();
     /// assert_eq!(c.preset.as_deref(), Some("default"));
     /// let err = loopguard_core::Config::from_toml_str("[detector]\n", Some("x.toml")).unwrap_err();
-    /// assert_eq!(err.to_string(), "x.toml:1: `detector`: unknown key (expected one of preset, guard, detectors, agents)");
+    /// assert_eq!(err.to_string(), "x.toml:1: `detector`: unknown key (expected one of preset, guard, detectors, tools, agents)");
     /// ```
     pub fn from_toml_str(text: &str, source: Option<&str>) -> Result<Config, ConfigError> {
         let table: toml::Table = match text.parse::<toml::Table>() {
@@ -138,6 +144,30 @@ impl Config {
                         return Err(bad(format!("expected a table, found {}", other.type_str())))
                     }
                 },
+                "tools" => match value {
+                    toml::Value::Table(t) => {
+                        crate::tools::Tools::check(&t).map_err(|e| match e {
+                            ConfigError::Invalid {
+                                path: p, message, ..
+                            } => {
+                                let name = p.split('.').nth(1).unwrap_or(&p);
+                                ConfigError::Invalid {
+                                    at: Location {
+                                        file: None,
+                                        line: locate(name),
+                                    },
+                                    path: format!("{prefix}{p}"),
+                                    message,
+                                }
+                            }
+                            other => other,
+                        })?;
+                        c.tools = t;
+                    }
+                    other => {
+                        return Err(bad(format!("expected a table, found {}", other.type_str())))
+                    }
+                },
                 "agents" if prefix.is_empty() => match value {
                     toml::Value::Table(t) => {
                         for (id, v) in t {
@@ -171,7 +201,7 @@ impl Config {
                     let expected = if prefix.is_empty() {
                         TOP_KEYS.join(", ")
                     } else {
-                        "guard, detectors".to_owned()
+                        "guard, detectors, tools".to_owned()
                     };
                     return Err(bad(format!("unknown key (expected one of {expected})")));
                 }
@@ -189,6 +219,7 @@ impl Config {
         for (name, t) in &over.detectors {
             merge_tables(self.detectors.entry(name.clone()).or_default(), t);
         }
+        merge_tables(&mut self.tools, &over.tools);
         for (id, a) in &over.agents {
             self.agents.entry(id.clone()).or_default().merge_from(a);
         }
@@ -206,6 +237,7 @@ impl Config {
             for (name, t) in &a.detectors {
                 merge_tables(c.detectors.entry(name.clone()).or_default(), t);
             }
+            merge_tables(&mut c.tools, &a.tools);
         }
         c
     }

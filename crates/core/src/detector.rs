@@ -3,6 +3,7 @@
 use crate::event::{Event, Interest};
 use crate::finding::Finding;
 use crate::fingerprint::Fingerprint;
+use crate::tools::ToolKind;
 use serde_json::Value;
 
 /// Facts about a tool call that the bus computes once, for every detector.
@@ -20,6 +21,8 @@ pub struct CallInfo {
     pub batch_pos: u32,
     /// Sequence number of the `ToolCall` event.
     pub seq: u64,
+    /// What the tools table says the call is (a poll, a send, …).
+    pub kind: ToolKind,
 }
 
 /// Facts about a tool result that the bus computes once, for every detector.

@@ -26,6 +26,7 @@ mod normalize;
 pub mod normalizers;
 mod registry;
 pub mod shape;
+pub mod tools;
 
 pub use bus::{call_fingerprint, Bus, Lifecycle, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};
 pub use config::{line_of, merge_tables, parse_options, Config};
@@ -39,6 +40,7 @@ pub use fingerprint::{
 };
 pub use normalize::{Exact, Normalizer, Normalizers, ResultInput};
 pub use registry::{BuildFn, OptionDoc, Registration, Registry, BUILTIN_NAMES};
+pub use tools::{ToolKind, Tools};
 
 /// Maps with a fixed-seed hasher, so iteration and hashing are deterministic across runs.
 pub type FixedMap<K, V> = std::collections::HashMap<K, V, FixedState>;

@@ -73,8 +73,8 @@ pub struct OpenClawOptions {
     /// Block when the newest outcomes of the same tool and arguments were identical this many
     /// times (interleaved calls do not break it; OpenClaw `criticalThreshold`).
     pub critical_threshold: Option<u32>,
-    /// Leave known poll calls (`command_status`, `process` with action `poll`/`log`) to the
-    /// `known-poll-no-progress` detector, as OpenClaw does.
+    /// Leave known poll calls (kind `poll` in the tools table: `command_status`, `process`
+    /// with action `poll`/`log`, …) to the `known-poll-no-progress` detector, as OpenClaw does.
     pub skip_known_polls: Option<bool>,
 }
 
@@ -98,7 +98,7 @@ pub struct NearDuplicateOptions {
     /// Warn one call earlier when the same call also came before the streak (a different
     /// call interrupted the repetition once), within this many recent calls (0: off).
     pub recurrence_window: Option<u32>,
-    /// Leave known poll calls (`command_status`, `process` with action `poll` or `log`) to
+    /// Leave polling calls (kind `poll` in the tools table, and polling shell commands) to
     /// `known-poll-no-progress`: their output advancing a little is progress, not a repeat
     /// (default `true`).
     pub skip_known_polls: Option<bool>,
@@ -167,7 +167,7 @@ pub struct Options {
     pub near_duplicate: Option<NearDuplicateOptions>,
     /// loopguard's similar-calls streak (near-duplicate arguments, same result shape).
     pub similar_calls: Option<SimilarCallsOptions>,
-    /// Thresholds of the streak for polling calls (known poll tools, and shell commands that
+    /// Thresholds of the streak for polling calls (kind `poll` in the tools table, and shell commands that
     /// wait, tail a log or ask for a status): waiting on something that has not changed yet is
     /// not a loop at the third look. Absent: polls count like any call (the seeds' rule).
     pub polls: Option<PollOptions>,

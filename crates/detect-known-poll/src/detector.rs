@@ -62,7 +62,7 @@ impl Detector for KnownPoll {
             Event::ToolCall { id, tool, args, .. } => {
                 let Some(call) = cx.call() else { return };
                 let mut blocked = false;
-                if self.settings.is_poll(tool, args) {
+                if call.kind.is_poll() || self.settings.is_poll(tool, args) {
                     let streak = self.state.history.no_progress_streak(&call.call_fp);
                     let level = if streak.count >= self.settings.critical_threshold {
                         Some(Level::Critical)

@@ -19,8 +19,8 @@ const SCOPE: &str = "detectors.known-poll-no-progress";
 /// The largest accepted `history-size` (the streak walk is linear in it).
 pub const MAX_HISTORY_SIZE: u32 = 1000;
 
-/// Which calls are polls: a tool name and, optionally, an argument that must hold one of the
-/// listed string values.
+/// A call that this detector also treats as a poll (beyond the tools table's `poll` kind): a
+/// tool name and, optionally, an argument that must hold one of the listed string values.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PollRule {
@@ -84,7 +84,8 @@ pub struct Options {
     pub critical_threshold: Option<u32>,
     /// How many call records the run's history keeps (OpenClaw `historySize`).
     pub history_size: Option<u32>,
-    /// Which calls are polls (replaces the default list).
+    /// More calls to treat as polls, in addition to the tools table's `poll` kind (which
+    /// every detector reads; prefer `[tools.<name>] kind = "poll"`).
     pub poll_tools: Option<Vec<PollRule>>,
 }
 
@@ -97,7 +98,7 @@ pub struct Settings {
     pub critical_threshold: u32,
     /// History size.
     pub history_size: u32,
-    /// Poll rules.
+    /// Extra poll rules (the tools table's `poll` kind counts too).
     pub poll_tools: Vec<PollRule>,
 }
 
@@ -108,24 +109,6 @@ impl Settings {
     pub const DEFAULT_CRITICAL_THRESHOLD: u32 = 20;
     /// OpenClaw's history size.
     pub const DEFAULT_HISTORY_SIZE: u32 = 30;
-
-    /// OpenClaw's known poll calls: `command_status` (any arguments) and `process` with
-    /// action `poll` or `log`.
-    pub fn openclaw_poll_tools() -> Vec<PollRule> {
-        vec![
-            PollRule::tool("command_status"),
-            PollRule::with_arg("process", "action", &["poll", "log"]),
-        ]
-    }
-
-    /// loopguard's default poll calls: OpenClaw's, plus Claude Code's `BashOutput` and
-    /// `TaskOutput` (reading a background shell's or task's output).
-    pub fn default_poll_tools() -> Vec<PollRule> {
-        let mut v = Settings::openclaw_poll_tools();
-        v.push(PollRule::tool("BashOutput"));
-        v.push(PollRule::tool("TaskOutput"));
-        v
-    }
 
     /// Resolves and validates options.
     pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
@@ -164,10 +147,7 @@ impl Settings {
                 format!("must be at most {MAX_HISTORY_SIZE} (got {history_size})"),
             ));
         }
-        let poll_tools = o
-            .poll_tools
-            .clone()
-            .unwrap_or_else(Settings::default_poll_tools);
+        let poll_tools = o.poll_tools.clone().unwrap_or_default();
         for (i, r) in poll_tools.iter().enumerate() {
             if r.tool.is_empty() {
                 return Err(ConfigError::invalid(
@@ -190,7 +170,8 @@ impl Settings {
         })
     }
 
-    /// Whether a call is a known poll.
+    /// Whether a call is a poll by the extra rules (`poll-tools`); the tools table's kind is
+    /// on the call's facts ([`loopguard_core::CallInfo::kind`]).
     pub fn is_poll(&self, tool: &str, args: &Value) -> bool {
         self.poll_tools.iter().any(|r| r.matches(tool, args))
     }
@@ -202,7 +183,7 @@ impl Default for Settings {
             warning_threshold: Self::DEFAULT_WARNING_THRESHOLD,
             critical_threshold: Self::DEFAULT_CRITICAL_THRESHOLD,
             history_size: Self::DEFAULT_HISTORY_SIZE,
-            poll_tools: Settings::default_poll_tools(),
+            poll_tools: Vec::new(),
         }
     }
 }
@@ -241,8 +222,8 @@ pub const REGISTRATION: Registration = Registration {
         OptionDoc {
             name: "poll-tools",
             ty: "list of tables {tool, arg?, values?}",
-            default: "[{tool = \"command_status\"}, {tool = \"process\", arg = \"action\", values = [\"poll\", \"log\"]}, {tool = \"BashOutput\"}, {tool = \"TaskOutput\"}]",
-            doc: "Which calls are polls: a tool name, optionally with an argument that must hold one of the values.",
+            default: "[]",
+            doc: "More calls to treat as polls, beyond the tools table's `poll` kind: a tool name, optionally with an argument that must hold one of the values.",
         },
     ],
     build,

@@ -2,7 +2,7 @@
 //! the related J items (61-63) and complaints, against the default settings unless a test
 //! says otherwise.
 
-use loopguard_core::{Detector, Finding, Level, OwnedEvent, Registry};
+use loopguard_core::{Bus, Detector, Finding, Level, OwnedEvent, Registry, ToolKind, Tools};
 use loopguard_detect_known_poll::{KnownPoll, Options, PollRule, Settings, REGISTRATION};
 use loopguard_testkit::{run, Script};
 use serde_json::{json, Value};
@@ -59,21 +59,61 @@ fn last_index(s: &Script) -> usize {
 
 // ---- checklist B ------------------------------------------------------------------------
 
+/// Findings of `events` through a bus whose tools table is the built-in one extended by
+/// `tools` (a `[tools]` table).
+#[allow(clippy::unwrap_used)]
+fn findings_with_tools(d: Box<dyn Detector>, tools: &str, events: &[OwnedEvent]) -> Vec<Finding> {
+    let table: toml::Table = tools.parse().unwrap();
+    let tools = Tools::from_config(&table).unwrap();
+    let n = tools.normalizers();
+    let mut bus = Bus::with_tools(vec![d], tools, n);
+    events
+        .iter()
+        .flat_map(|e| bus.observe(&e.as_event()))
+        .collect()
+}
+
 #[test]
 fn b11_known_poll_calls() {
-    let st = Settings::openclaw_poll_tools();
+    // OpenClaw's known polls are polls in the tools table the bus stamps kinds from
+    let t = Tools::builtin();
+    let kind = |tool: &str, args: Value| t.kind(tool, Some(&args));
+    assert_eq!(
+        kind("command_status", json!({"anything": 1})),
+        ToolKind::Poll
+    );
+    assert_eq!(kind("command_status", Value::Null), ToolKind::Poll);
+    assert_eq!(
+        kind("process", json!({"action": "poll", "sessionId": "s"})),
+        ToolKind::Poll
+    );
+    assert_eq!(
+        kind("process", json!({"action": "log", "sessionId": "s"})),
+        ToolKind::Poll
+    );
+    assert_eq!(
+        kind("process", json!({"action": "kill", "sessionId": "s"})),
+        ToolKind::Other
+    );
+    assert_eq!(kind("process", json!({"sessionId": "s"})), ToolKind::Other);
+    assert_eq!(kind("exec", json!({"action": "poll"})), ToolKind::Other);
+    assert_eq!(kind("read", json!({})), ToolKind::Other);
+    // the detector's own rules match like the table's conditions
     let st = Settings {
-        poll_tools: st,
+        poll_tools: vec![
+            PollRule::tool("job"),
+            PollRule::with_arg("svc", "op", &["wait"]),
+            PollRule::with_arg("tail", "id", &[]),
+        ],
         ..Settings::default()
     };
-    assert!(st.is_poll("command_status", &json!({"anything": 1})));
-    assert!(st.is_poll("command_status", &Value::Null));
-    assert!(st.is_poll("process", &json!({"action": "poll", "sessionId": "s"})));
-    assert!(st.is_poll("process", &json!({"action": "log", "sessionId": "s"})));
-    assert!(!st.is_poll("process", &json!({"action": "kill", "sessionId": "s"})));
-    assert!(!st.is_poll("process", &json!({"sessionId": "s"})));
-    assert!(!st.is_poll("exec", &json!({"action": "poll"})));
-    assert!(!st.is_poll("read", &json!({})));
+    assert!(st.is_poll("job", &Value::Null));
+    assert!(st.is_poll("svc", &json!({"op": "wait"})));
+    assert!(!st.is_poll("svc", &json!({"op": "run"})));
+    assert!(!st.is_poll("svc", &json!({})));
+    assert!(st.is_poll("tail", &json!({"id": 3})));
+    assert!(!st.is_poll("tail", &json!({"id": null})));
+    assert!(!st.is_poll("process", &json!({"action": "poll"})));
     // and in behaviour: 25 identical kills are not judged here
     let mut s = Script::new();
     for _ in 0..25 {
@@ -84,6 +124,39 @@ fn b11_known_poll_calls() {
         );
     }
     assert!(findings(detector(), s.events()).is_empty());
+}
+
+#[test]
+fn a_host_added_poll_tool_is_a_poll() {
+    let mut s = Script::new();
+    for _ in 0..10 {
+        s.call("my_status", json!({"job": 7}), "state: running");
+    }
+    s.tool_call("my_status", json!({"job": 7}));
+    // unknown to the built-in table: not a poll, never judged here
+    assert!(findings(detector(), s.events()).is_empty());
+    // `[tools.my_status] kind = "poll"`: the eleventh identical poll warns
+    let f = findings_with_tools(detector(), "[my_status]\nkind = \"poll\"\n", s.events());
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].level, f[0].count), (Level::Warning, 10));
+    assert_eq!(f[0].tool.as_deref(), Some("my_status"));
+}
+
+#[test]
+fn a_built_in_poll_the_table_turns_off_is_not_judged() {
+    let mut s = Script::new();
+    polls(&mut s, 10);
+    s.tool_call("process", poll_args());
+    assert_eq!(findings(detector(), s.events()).len(), 1);
+    let f = findings_with_tools(detector(), "[process]\nkind = \"other\"\n", s.events());
+    assert!(f.is_empty());
+    // the detector's own `poll-tools` still extend the table
+    let extra = Settings {
+        poll_tools: vec![PollRule::tool("process")],
+        ..Settings::default()
+    };
+    let f = findings_with_tools(with(extra), "[process]\nkind = \"other\"\n", s.events());
+    assert_eq!(f.len(), 1);
 }
 
 #[test]
@@ -456,10 +529,12 @@ fn readme_presets_build_and_match_the_defaults() {
             .unwrap(),
     )
     .unwrap();
-    assert_eq!(
-        Settings::from_options(&o).unwrap().poll_tools,
-        Settings::openclaw_poll_tools()
-    );
+    assert!(Settings::from_options(&o).unwrap().poll_tools.is_empty());
+    // the openclaw block's `[tools]` entries are valid tools-table entries
+    let tools = oc["tools"].as_table().unwrap();
+    let t = Tools::from_config(tools).unwrap();
+    assert_eq!(t.kind("BashOutput", None), ToolKind::Other);
+    assert_eq!(t.kind("command_status", None), ToolKind::Poll);
 }
 
 #[test]

@@ -34,6 +34,7 @@ fn observe(
             batch: seq,
             batch_pos: 0,
             seq,
+            kind: loopguard_core::ToolKind::Other,
         },
         orphan: false,
         batch_size: 1,

@@ -1,6 +1,7 @@
 //! Recognising "this tool does not exist" in a result: OpenClaw's two error shapes, and the
 //! shell's own messages for agents whose tool is a shell command.
 
+use loopguard_core::tools::SHELLS;
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -16,9 +17,20 @@ struct Shapes {
     shell_syntax: Regex,
 }
 
+/// The tools table's shells as one regex alternation (`bash|sh|…`).
+fn shells() -> String {
+    SHELLS
+        .iter()
+        .map(|s| regex::escape(s))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
 fn shapes() -> &'static Shapes {
     static SHAPES: OnceLock<Shapes> = OnceLock::new();
-    SHAPES.get_or_init(|| Shapes {
+    SHAPES.get_or_init(|| {
+        let shells = shells();
+        Shapes {
         // OpenClaw: "unknown tool", a colon or whitespace, an optional quote, a name.
         unknown_tool: Regex::new(r#"(?i)unknown tool[:\s]+["'`]?([a-z0-9_.-]+)"#).expect("valid regex"),
         // OpenClaw: "tool", an optionally quoted name, "not found" or "is not available".
@@ -27,15 +39,16 @@ fn shapes() -> &'static Shapes {
         // The shell: `/bin/bash: line 12: foo: command not found`, `bash: foo: command not
         // found`, `/bin/sh: 1: foo: not found`, `/bin/bash: line 3: /x/bin/javac: No such
         // file or directory`, `zsh: command not found: foo`, `(eval):1: command not found: foo`.
-        shell_missing: Regex::new(
-            r"^(?:(?:\S*/)?(?:bash|sh|zsh|dash|ksh)|\(eval\))(?:: line \d+|: \d+|:\d+)?: (?:([^\s:]+): (?:command not found|not found|No such file or directory)|command not found: (\S+))\s*$",
-        )
+        shell_missing: Regex::new(&format!(
+            r"^(?:(?:\S*/)?(?:{shells})|\(eval\))(?:: line \d+|: \d+|:\d+)?: (?:([^\s:]+): (?:command not found|not found|No such file or directory)|command not found: (\S+))\s*$",
+        ))
         .expect("valid regex"),
         // The shell could not even parse the command.
-        shell_syntax: Regex::new(
-            r"^(?:\S*/)?(?:bash|sh|zsh|dash|ksh)(?:: line \d+)?(?:: \d+)?: (?:syntax error|unexpected EOF while looking for matching)",
-        )
+        shell_syntax: Regex::new(&format!(
+            r"^(?:\S*/)?(?:{shells})(?:: line \d+)?(?:: \d+)?: (?:syntax error|unexpected EOF while looking for matching)",
+        ))
         .expect("valid regex"),
+        }
     })
 }
 

@@ -6,7 +6,7 @@ use crate::verdict::{Action, Delivery, Verdict};
 use crate::wording::{steer_text, Path, CONTINUE_STEER};
 use loopguard_core::{
     args_fingerprint, call_fingerprint, Bus, Config, ConfigError, Event, Finding, Fingerprint,
-    FixedMap, Level, Normalizers, Registry, StateError,
+    FixedMap, Level, Normalizers, Registry, StateError, Tools,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -71,7 +71,8 @@ impl GuardBuilder {
         self
     }
 
-    /// Uses these result normalisers.
+    /// Uses these result normalisers (the configuration's `[tools]` entries that name a
+    /// normaliser or volatile keys are still registered over them).
     #[must_use]
     pub fn normalizers(mut self, n: Normalizers) -> GuardBuilder {
         self.normalizers = Some(n);
@@ -132,11 +133,20 @@ impl GuardBuilder {
         let (config, registry) = self.resolved()?;
         let file = config.source.as_deref();
         let settings = Policy::from_table(&config.guard).map_err(|e| e.in_file(file))?;
+        let tools = Tools::from_config(&config.tools).map_err(|e| e.in_file(file))?;
+        let normalizers = match self.normalizers {
+            Some(mut n) => {
+                tools.configure(&mut n);
+                n
+            }
+            None => tools.normalizers(),
+        };
         Ok(GuardTemplate {
             config,
             registry,
             settings,
-            normalizers: self.normalizers.unwrap_or_default(),
+            tools,
+            normalizers,
         })
     }
 }
@@ -147,6 +157,7 @@ pub struct GuardTemplate {
     config: Config,
     registry: Registry,
     settings: Policy,
+    tools: Tools,
     normalizers: Normalizers,
 }
 
@@ -159,7 +170,7 @@ impl GuardTemplate {
     /// A fresh guard (only the detectors are built anew).
     pub fn build(&self) -> Result<Guard, ConfigError> {
         let detectors = self.registry.build(&self.config)?;
-        let bus = Bus::with_normalizers(detectors, self.normalizers.clone());
+        let bus = Bus::with_tools(detectors, self.tools.clone(), self.normalizers.clone());
         let state = State {
             enabled: self.settings.enabled,
             ..State::default()

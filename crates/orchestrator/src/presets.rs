@@ -165,6 +165,12 @@ pub fn render_resolved(config: &Config, registry: &Registry) -> Result<String, C
             }
         }
     }
+    for (name, t) in &config.tools {
+        if let toml::Value::Table(t) = t {
+            let _ = writeln!(out, "\n[tools.{name}]");
+            write_table(&mut out, t);
+        }
+    }
     for (id, a) in &config.agents {
         if !a.guard.is_empty() {
             let _ = writeln!(out, "\n[agents.{id}.guard]");

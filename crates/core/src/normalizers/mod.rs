@@ -15,6 +15,9 @@
 //!   delivery object).
 //! - Everything else hashes {details, text}.
 //!
+//! Which tool gets which rule, which calls of a send tool are sends, and the volatile keys are
+//! the tools table's business ([`crate::tools`]); this module holds the rules themselves.
+//!
 //! On top of that, every text (result text, exec output and tail, poll output, strings inside
 //! JSON) goes through the generic text pass (module `text`), and JSON results and details go
 //! through the generic JSON pass (module `json`). The error flag and the image count are part of
@@ -25,66 +28,13 @@ pub(crate) mod text;
 
 use crate::fingerprint::{args_fingerprint, Fingerprint, ResultHasher};
 use crate::normalize::{Normalizer, Normalizers, ResultInput};
+use crate::tools::{Condition, SEND_VOLATILE};
 use serde_json::{json, Map, Value};
-use std::sync::Arc;
 
-/// `message` actions that deliver something (OpenClaw's list).
-const SEND_ACTIONS: &[&str] = &[
-    "send",
-    "broadcast",
-    "reply",
-    "thread-reply",
-    "sendWithEffect",
-    "sendAttachment",
-    "upload-file",
-    "sticker",
-    "poll",
-];
-
-/// Provider-docked send tools.
-const PROVIDER_SEND_TOOLS: &[&str] = &[
-    "telegram",
-    "discord",
-    "slack",
-    "whatsapp",
-    "signal",
-    "imessage",
-    "msteams",
-    "googlechat",
-    "matrix",
-];
-
-/// Volatile keys of send results (compared case-insensitively, `-`/`_` ignored).
-const SEND_VOLATILE_KEYS: &[&str] = &[
-    "messageid",
-    "messageids",
-    "platformmessageid",
-    "platformmessageids",
-    "fileid",
-    "filekey",
-    "pollid",
-    "receipt",
-    "runid",
-    "idempotencykey",
-    "ts",
-    "timestamp",
-    "sentat",
-    "deliveredat",
-    "createdat",
-];
-
-/// The built-in set.
+/// The built-in set: the normalisers of the built-in tools table
+/// ([`crate::tools::BUILTIN`]), the generic rule for every other tool.
 pub(crate) fn builtin() -> Normalizers {
-    let mut n = Normalizers::exact();
-    n.set_fallback(Arc::new(Generic));
-    n.register("exec", Arc::new(Exec));
-    n.register("process", Arc::new(Process));
-    n.register("message", Arc::new(SendResult));
-    n.register("sessions_send", Arc::new(SendResult));
-    for tool in PROVIDER_SEND_TOOLS {
-        n.register(*tool, Arc::new(SendResult));
-    }
-    n
+    crate::tools::Tools::builtin().normalizers()
 }
 
 /// Hashes one normalised shape with the rule's name, the error flag and the image count.
@@ -100,13 +50,13 @@ fn finish(rule: &str, shape: &Value, input: &ResultInput<'_>) -> Fingerprint {
 /// The generic rule for a result over [`STREAMED_RESULT_BYTES`]: the text pass applied line by
 /// line straight into the hash (no JSON detection, no copy of the text), so a result of any
 /// size is fingerprinted in bounded memory. Equal long results still get equal fingerprints.
-fn streamed(input: &ResultInput<'_>) -> Fingerprint {
+fn streamed(input: &ResultInput<'_>, extra: &[String]) -> Fingerprint {
     let mut h = ResultHasher::new();
     h.text("generic-streamed");
     h.text(if input.is_error { "error" } else { "ok" });
     let details = input
         .details
-        .map(json::normalize_value)
+        .map(|d| generic_value(d, extra))
         .unwrap_or(Value::Null);
     h.text(&args_fingerprint(&details).to_hex());
     h.begin_part();
@@ -159,17 +109,70 @@ fn text_field(details: Option<&Value>, key: &str) -> Value {
 pub struct Generic;
 
 impl Generic {
-    fn shape(input: &ResultInput<'_>) -> Value {
+    fn shape(input: &ResultInput<'_>, extra: &[String]) -> Value {
         let details = input
             .details
-            .map(json::normalize_value)
+            .map(|d| generic_value(d, extra))
             .unwrap_or(Value::Null);
         let text = match json::parse_json_text(input.content) {
-            Some(v) => json!({ "json": json::normalize_value(&v) }),
+            Some(v) => json!({ "json": generic_value(&v, extra) }),
             None => normalized_text(input.content),
         };
         json!({ "details": details, "text": text })
     }
+
+    fn fingerprint_ignoring(input: &ResultInput<'_>, extra: &[String]) -> Fingerprint {
+        if input.content.len() > STREAMED_RESULT_BYTES {
+            return streamed(input, extra);
+        }
+        finish("generic", &Generic::shape(input, extra), input)
+    }
+}
+
+/// The generic JSON pass, also dropping the `extra` keys (squashed: lower case, no `-`/`_`).
+fn generic_value(v: &Value, extra: &[String]) -> Value {
+    if extra.is_empty() {
+        return json::normalize_value(v);
+    }
+    json::normalize_with(v, 0, &|k, _| {
+        json::is_volatile_key(k) || (k.len() <= MAX_VOLATILE_KEY && extra.contains(&squash(k)))
+    })
+}
+
+/// Longer keys are never volatile (they are not squashed and compared).
+pub const MAX_VOLATILE_KEY: usize = 64;
+
+/// The generic rule with more volatile keys: a tools-table entry's `volatile` list.
+#[derive(Clone, Debug, Default)]
+pub struct GenericIgnoring {
+    keys: Vec<String>,
+}
+
+impl GenericIgnoring {
+    /// The generic rule that also drops `keys` (compared case-insensitively, `-` and `_`
+    /// ignored) wherever they appear in the details or a JSON result.
+    pub fn new(keys: &[String]) -> GenericIgnoring {
+        GenericIgnoring {
+            keys: squashed(keys),
+        }
+    }
+}
+
+impl Normalizer for GenericIgnoring {
+    fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
+        Generic::fingerprint_ignoring(input, &self.keys)
+    }
+
+    fn uses_args(&self) -> bool {
+        false
+    }
+}
+
+fn squashed(keys: &[String]) -> Vec<String> {
+    let mut v: Vec<String> = keys.iter().map(|k| squash(k)).collect();
+    v.sort();
+    v.dedup();
+    v
 }
 
 /// Results longer than this are fingerprinted in one streaming pass (see [`Generic`]).
@@ -178,10 +181,7 @@ const STREAM_PIECE: usize = 64 * 1024;
 
 impl Normalizer for Generic {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
-        if input.content.len() > STREAMED_RESULT_BYTES {
-            return streamed(input);
-        }
-        finish("generic", &Generic::shape(input), input)
+        Generic::fingerprint_ignoring(input, &[])
     }
 
     fn uses_args(&self) -> bool {
@@ -272,17 +272,35 @@ impl Normalizer for Process {
 
 /// OpenClaw's outbound-send rule: only the details, volatile ids removed, text ignored.
 /// Without details, a JSON text gets the same treatment; a plain text gets the generic rule.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SendResult;
+/// Calls that are not sends (the tools-table entry's condition) get the generic rule.
+#[derive(Clone, Debug)]
+pub struct SendResult {
+    when: Option<Condition>,
+    volatile: Vec<String>,
+}
+
+impl Default for SendResult {
+    /// Every call is a send; the built-in volatile keys.
+    fn default() -> Self {
+        SendResult {
+            when: None,
+            volatile: SEND_VOLATILE.iter().map(|k| squash(k)).collect(),
+        }
+    }
+}
 
 impl SendResult {
-    fn is_send(input: &ResultInput<'_>) -> bool {
-        let action = str_field(input.args, "action");
-        match input.tool {
-            "sessions_send" => true,
-            "message" => action.is_some_and(|a| SEND_ACTIONS.contains(&a)),
-            _ => action.is_none_or(|a| SEND_ACTIONS.contains(&a)),
+    /// The send rule for the calls that meet `when` (every call: `None`), dropping the
+    /// `volatile` keys (compared case-insensitively, `-` and `_` ignored).
+    pub fn new(when: Option<Condition>, volatile: &[String]) -> SendResult {
+        SendResult {
+            when,
+            volatile: squashed(volatile),
         }
+    }
+
+    fn is_send(&self, input: &ResultInput<'_>) -> bool {
+        self.when.as_ref().is_none_or(|c| c.matches(input.args))
     }
 }
 
@@ -303,23 +321,26 @@ fn is_delivery_object(map: &Map<String, Value>) -> bool {
             .any(|k| map.contains_key(*k))
 }
 
-fn strip_send(v: &Value, depth: usize) -> Value {
+fn strip_send(v: &Value, depth: usize, keys: &[String]) -> Value {
     if depth >= json::MAX_DEPTH {
         return Value::String(args_fingerprint(v).to_hex());
     }
     match v {
-        Value::Array(items) => {
-            Value::Array(items.iter().map(|x| strip_send(x, depth + 1)).collect())
-        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|x| strip_send(x, depth + 1, keys))
+                .collect(),
+        ),
         Value::Object(map) => {
             let delivery = is_delivery_object(map);
             let mut out = Map::new();
             for (k, x) in map {
-                let volatile = k.len() <= 32 && SEND_VOLATILE_KEYS.contains(&squash(k).as_str());
+                let volatile = k.len() <= MAX_VOLATILE_KEY && keys.contains(&squash(k));
                 if volatile || json::is_volatile_key(k) || (delivery && k == "id") {
                     continue;
                 }
-                out.insert(k.clone(), strip_send(x, depth + 1));
+                out.insert(k.clone(), strip_send(x, depth + 1, keys));
             }
             Value::Object(out)
         }
@@ -329,13 +350,13 @@ fn strip_send(v: &Value, depth: usize) -> Value {
 
 impl Normalizer for SendResult {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
-        if !SendResult::is_send(input) {
+        if !self.is_send(input) {
             return Generic.fingerprint(input);
         }
         let shape = match input.details {
-            Some(d) => json!({ "details": strip_send(d, 0) }),
+            Some(d) => json!({ "details": strip_send(d, 0, &self.volatile) }),
             None => match json::parse_json_text(input.content) {
-                Some(v) => json!({ "json": strip_send(&v, 0) }),
+                Some(v) => json!({ "json": strip_send(&v, 0, &self.volatile) }),
                 None => return Generic.fingerprint(input),
             },
         };
@@ -347,6 +368,7 @@ impl Normalizer for SendResult {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::sync::Arc;
 
     fn input<'a>(
         tool: &'a str,

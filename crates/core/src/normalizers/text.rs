@@ -3,7 +3,7 @@
 //!
 //! Masked (each replaced by a fixed placeholder):
 //! - a shell's own line counter in its error prefix: `/bin/bash: line 12395: …`,
-//!   `sh: 3: …` (only when the prefix names a shell: bash, sh, zsh, dash, ksh);
+//!   `sh: 3: …` (only when the prefix names one of the shells of [`crate::tools::SHELLS`]);
 //! - an interactive prompt's command counter: `In [12]:`, `Out[12]:`;
 //! - a background job's pid: a line `[1] 12345`;
 //! - elapsed-time figures after a timing word: `Ran 3 tests in 0.012s`, `2 passed in 0.03s`,
@@ -49,7 +49,7 @@ fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
     // `/bin/bash: line 123: ` or `sh: 3: `
     if let Some(colon) = line.find(": ") {
         let head = &line[..colon];
-        if !head.contains(' ') && is_shell_path(head) {
+        if !head.contains(' ') && crate::tools::is_shell(head) {
             let after = &line[colon + 2..];
             let (word, after) = match after.strip_prefix("line ") {
                 Some(a) => ("line ", a),
@@ -93,11 +93,6 @@ fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
         }
     }
     line
-}
-
-fn is_shell_path(head: &str) -> bool {
-    let base = head.rsplit('/').next().unwrap_or(head);
-    matches!(base, "bash" | "sh" | "zsh" | "dash" | "ksh")
 }
 
 /// `real\t0m1.234s` style lines of the `time` builtin: masks the whole figure. Returns

@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use batch::BatchStreak;
 use near::NearStreak;
 use openclaw::Record;
-use polls::{is_known_poll, is_polling_command};
+use polls::is_polling_command;
 use similar::{skeleton, PendingCall, SimilarStreak, MAX_PENDING};
 use streak::Streak;
 use window::Window;
@@ -146,7 +146,7 @@ impl GenericRepeat {
             .as_ref()
             .is_some_and(|nd| nd.skip_known_polls);
         let poll = (near_skips_polls || self.settings.polls.is_some())
-            && (is_known_poll(tool, args) || is_polling_command(args));
+            && (call.kind.is_poll() || is_polling_command(args));
         if poll && !known_poll {
             if self.state.polls.len() >= MAX_POLLS {
                 self.state.polls.pop_front();
@@ -161,7 +161,7 @@ impl GenericRepeat {
         }
         if self.settings.openclaw.is_some() {
             // Not recorded in OpenClaw's history when an earlier rule blocks the call.
-            self.openclaw_call(tool, args, call, cx, critical);
+            self.openclaw_call(tool, call, cx, critical);
         }
         if let Some(nd) = &self.settings.near_duplicate {
             let cap = nd.recurrence_window as usize;

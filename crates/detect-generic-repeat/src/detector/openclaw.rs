@@ -1,11 +1,9 @@
 //! OpenClaw's `generic_repeat` thresholds over a run-scoped history of calls and outcomes.
 
-use super::polls::is_known_poll;
 use super::GenericRepeat;
 use crate::NAME;
 use loopguard_core::{CallInfo, Cx, Finding, Fingerprint, Level, ResultInfo};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// One OpenClaw history record.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -20,7 +18,6 @@ impl GenericRepeat {
     pub(super) fn openclaw_call(
         &mut self,
         tool: &str,
-        args: &Value,
         call: &CallInfo,
         cx: &mut Cx<'_>,
         blocked: bool,
@@ -30,7 +27,7 @@ impl GenericRepeat {
         };
         let scope = scope_of(cx);
         let mut critical = false;
-        if !(oc.skip_known_polls && is_known_poll(tool, args)) {
+        if !(oc.skip_known_polls && call.kind.is_poll()) {
             let mut recent = 0u32;
             let mut streak = 0u32;
             let mut latest: Option<Fingerprint> = None;

@@ -1,5 +1,6 @@
-//! Which calls are polls: OpenClaw's known poll calls and shell commands that wait, tail a log
-//! or ask for a status.
+//! Which calls are polls: those of kind `poll` in the tools table (stamped on the call's facts
+//! by the bus, [`loopguard_core::CallInfo::kind`]) and shell commands that wait, tail a log or
+//! ask for a status.
 
 use serde_json::Value;
 
@@ -29,19 +30,6 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
             .take(2)
             .any(|w| POLLING_WORDS.contains(&w.trim_start_matches("./")))
     })
-}
-
-/// OpenClaw's known poll calls: `command_status` (any arguments), or `process` with action
-/// `poll` or `log`.
-pub(crate) fn is_known_poll(tool: &str, args: &Value) -> bool {
-    match tool {
-        "command_status" => true,
-        "process" => matches!(
-            args.get("action").and_then(Value::as_str),
-            Some("poll" | "log")
-        ),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

@@ -20,3 +20,55 @@ fn only_the_first_line_of_a_command_can_make_it_a_poll() {
     ));
     assert!(!is_polling_command(&json!({"path": "status.txt"})));
 }
+
+/// Findings of `events` through a bus whose tools table is the built-in one extended by the
+/// `[tools]` table `tools`.
+fn run_with_tools(d: Box<dyn Detector>, tools: &str, events: &[OwnedEvent]) -> Vec<Finding> {
+    let table: toml::Table = tools.parse().unwrap();
+    let tools = loopguard_core::Tools::from_config(&table).unwrap();
+    let n = tools.normalizers();
+    let mut bus = loopguard_core::Bus::with_tools(vec![d], tools, n);
+    events
+        .iter()
+        .flat_map(|e| bus.observe(&e.as_event()))
+        .collect()
+}
+
+fn status_checks(n: usize) -> Script {
+    let mut s = Script::new();
+    for _ in 0..n {
+        s.call("my_status", json!({"job": 7}), "state: running");
+    }
+    s
+}
+
+const HOST_POLL: &str = "[my_status]\nkind = \"poll\"\n";
+
+#[test]
+fn a_host_added_poll_tool_gets_the_polling_thresholds() {
+    let s = status_checks(12);
+    // an ordinary tool: the streak blocks the fifth identical call
+    assert!(!criticals(&run(default_preset(), s.events())).is_empty());
+    // a poll in the tools table: warnings from the tenth identical result, no block before 20
+    let f = run_with_tools(default_preset(), HOST_POLL, s.events());
+    assert!(f.iter().all(|f| f.level == Level::Warning), "{f:?}");
+    assert!(f.iter().all(|f| f.count >= 10), "{f:?}");
+}
+
+#[test]
+fn a_host_added_poll_tool_is_skipped_by_the_openclaw_rule() {
+    let s = status_checks(25);
+    assert!(!criticals(&run(oc(), s.events())).is_empty());
+    assert!(run_with_tools(oc(), HOST_POLL, s.events()).is_empty());
+}
+
+#[test]
+fn a_built_in_poll_turned_off_by_the_table_counts_like_any_call() {
+    let mut s = Script::new();
+    for _ in 0..25 {
+        s.call("command_status", json!({"id": 1}), "running");
+    }
+    assert!(run(oc(), s.events()).is_empty());
+    let off = "[command_status]\nkind = \"other\"\n";
+    assert!(!run_with_tools(oc(), off, s.events()).is_empty());
+}
