@@ -21,6 +21,10 @@ pub struct Config {
     pub agents: BTreeMap<String, Config>,
     /// The file this came from, for error messages.
     pub source: Option<String>,
+    /// Notes about keys that were accepted but should change (deprecated spellings), in the
+    /// order found. Programs show them to the user (`loopguard config check` prints them, a
+    /// guard writes each once to stderr).
+    pub warnings: Vec<String>,
 }
 
 const TOP_KEYS: &[&str] = &["preset", "guard", "detectors", "agents"];
@@ -195,6 +199,11 @@ impl Config {
         }
         if over.source.is_some() {
             self.source.clone_from(&over.source);
+        }
+        for w in &over.warnings {
+            if !self.warnings.contains(w) {
+                self.warnings.push(w.clone());
+            }
         }
     }
 

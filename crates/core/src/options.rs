@@ -49,35 +49,54 @@ impl<'a> Scope<'a> {
     }
 
     /// A count that must be at least 1; `None` is `default`.
-    pub fn positive(
+    pub fn positive<T: PartialOrd + Display + Copy + Default>(
         &self,
         key: &str,
-        value: Option<u32>,
-        default: u32,
-    ) -> Result<u32, ConfigError> {
-        match value {
-            None => Ok(default),
-            Some(0) => Err(self.invalid(key, "must be a positive integer (found 0)")),
-            Some(n) => Ok(n),
+        value: Option<T>,
+        default: T,
+    ) -> Result<T, ConfigError> {
+        let n = value.unwrap_or(default);
+        if n <= T::default() {
+            return Err(self.invalid(key, format!("must be a positive integer (found {n})")));
         }
+        Ok(n)
     }
 
     /// A count between 1 and `max` (a window, a history size); `None` is `default`.
-    pub fn positive_at_most(
+    pub fn positive_at_most<T: PartialOrd + Display + Copy + Default>(
         &self,
         key: &str,
-        value: Option<u32>,
-        default: u32,
-        max: u32,
-    ) -> Result<u32, ConfigError> {
+        value: Option<T>,
+        default: T,
+        max: T,
+    ) -> Result<T, ConfigError> {
         let n = value.unwrap_or(default);
-        if n == 0 || n > max {
+        if n <= T::default() || n > max {
             return Err(self.invalid(
                 key,
                 format!("must be a positive integer of at most {max} (found {n})"),
             ));
         }
         Ok(n)
+    }
+
+    /// [`Scope::positive_at_most`] for a key read as a signed integer (negative values are
+    /// rejected with the same wording).
+    pub fn positive_at_most_i64(
+        &self,
+        key: &str,
+        value: Option<i64>,
+        default: u32,
+        max: u32,
+    ) -> Result<u32, ConfigError> {
+        let n = value.unwrap_or(i64::from(default));
+        match u32::try_from(n) {
+            Ok(n) if n >= 1 && n <= max => Ok(n),
+            _ => Err(self.invalid(
+                key,
+                format!("must be a positive integer of at most {max} (found {n})"),
+            )),
+        }
     }
 
     /// A value between `min` and `max`, both included; `None` is `default`.
@@ -164,6 +183,16 @@ mod tests {
             Some("`detectors.d.w`: must be a positive integer of at most 10 (found 11)")
         );
         assert!(s.positive_at_most("w", Some(0), 3, 10).is_err());
+        assert_eq!(s.positive_at_most_i64("w", Some(10), 3, 10).ok(), Some(10));
+        assert_eq!(s.positive_at_most_i64("w", None, 3, 10).ok(), Some(3));
+        let err = s
+            .positive_at_most_i64("w", Some(-2), 3, 10)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("`detectors.d.w`: must be a positive integer of at most 10 (found -2)")
+        );
         assert_eq!(s.fraction("f", None, 0.5).ok(), Some(0.5));
         assert!(s.fraction("f", Some(1.5), 0.5).is_err());
         assert!(s.fraction("f", Some(f64::NAN), 0.5).is_err());

@@ -156,9 +156,20 @@ impl Registration {
     /// Together with [`Registration::options`] this lets a test check that every accepted key
     /// is documented and every documented key is accepted.
     pub fn accepted_keys(&self) -> Option<Vec<String>> {
+        self.accepted_keys_in("")
+    }
+
+    /// [`Registration::accepted_keys`] of the inner table at dotted `table` (e.g.
+    /// `near-duplicate`; empty for the detector's own table).
+    pub fn accepted_keys_in(&self, table: &str) -> Option<Vec<String>> {
         const PROBE: &str = "zz-loopguard-probe-key";
         let mut t = toml::Table::new();
-        t.insert(PROBE.to_owned(), toml::Value::Boolean(true));
+        let path = if table.is_empty() {
+            PROBE.to_owned()
+        } else {
+            format!("{table}.{PROBE}")
+        };
+        crate::config::set_key(&mut t, &path, toml::Value::Boolean(true));
         let Err(e) = (self.build)(&t) else {
             return None;
         };
