@@ -98,10 +98,10 @@ fn every_preset_builds_over_the_real_detectors() {
 fn presets_name_every_builtin_detector() {
     for name in PRESETS {
         let preset = loopguard_orchestrator::preset(name).expect("preset");
-        for det in loopguard_core::BUILTIN_NAMES {
+        for det in Registry::discover().expect("registry").names() {
             let on = preset
                 .detectors
-                .get(*det)
+                .get(det)
                 .and_then(|t| t.get("enabled"))
                 .and_then(toml::Value::as_bool);
             assert!(
