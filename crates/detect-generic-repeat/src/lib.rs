@@ -638,6 +638,7 @@ pub const REGISTRATION: Registration = Registration {
     code: CODE,
     summary: "same tool, same arguments, same (or nearly the same) result, again and again (streak, near-duplicate streak, window, OpenClaw thresholds)",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: true,
     options: &[
         OptionDoc {
@@ -713,6 +714,39 @@ pub const REGISTRATION: Registration = Registration {
             doc: "Consecutive calls of one tool with nearly the same arguments (token-set Jaccard at least `similarity`; for empty results, shell commands differing only in path arguments) whose results keep the same shape (echoed arguments removed, numbers abstracted) without progress (steadily moving numbers, new ids): warn on the N-th (on the M-th when every result was empty).",
         },
     ],
+    env: &[
+        loopguard_core::EnvVar {
+            var: "LOOP_GUARD_WARN_THRESHOLD",
+            key: "warn-threshold",
+            kind: loopguard_core::EnvKind::PositiveInt,
+        },
+        loopguard_core::EnvVar {
+            var: "LOOP_GUARD_BLOCK_THRESHOLD",
+            key: "block-threshold",
+            kind: loopguard_core::EnvKind::PositiveInt,
+        },
+        loopguard_core::EnvVar {
+            var: "LOOP_GUARD_IGNORE_TOOLS",
+            key: "ignore-tools",
+            kind: loopguard_core::EnvKind::List,
+        },
+        loopguard_core::EnvVar {
+            var: "LOOP_GUARD_IGNORE_ERRORS",
+            key: "ignore-errors",
+            kind: loopguard_core::EnvKind::Bool,
+        },
+    ],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport {
+        master: loopguard_core::MasterSwitch::Follows,
+        toggle: Some("genericRepeat"),
+        keys: &[
+            ("historySize", "openclaw.history-size"),
+            ("warningThreshold", "openclaw.warning-threshold"),
+            ("criticalThreshold", "openclaw.critical-threshold"),
+        ],
+    },
+    renamed: &[],
     build,
 };
 
