@@ -175,6 +175,8 @@ impl Registration {
         };
         let text = e.to_string();
         let rest = text.split_once(&format!("unknown field `{PROBE}`"))?.1;
+        // The list ends the line (the deserialiser may add a line naming the table).
+        let rest = rest.lines().next().unwrap_or_default();
         let mut keys: Vec<String> = if rest.contains("there are no fields") {
             Vec::new()
         } else {
