@@ -99,6 +99,39 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// A value of at least `min` (a count that needs a few occurrences to mean anything);
+    /// `None` is `default`.
+    pub fn at_least<T: PartialOrd + Display + Copy>(
+        &self,
+        key: &str,
+        value: Option<T>,
+        default: T,
+        min: T,
+    ) -> Result<T, ConfigError> {
+        let n = value.unwrap_or(default);
+        if !(n >= min) {
+            return Err(self.invalid(key, format!("must be at least {min} (found {n})")));
+        }
+        Ok(n)
+    }
+
+    /// A value greater than 0 and at most 1 (a similarity); `None` is `default`.
+    pub fn similarity(
+        &self,
+        key: &str,
+        value: Option<f64>,
+        default: f64,
+    ) -> Result<f64, ConfigError> {
+        let n = value.unwrap_or(default);
+        if !(n > 0.0 && n <= 1.0) {
+            return Err(self.invalid(
+                key,
+                format!("must be greater than 0 and at most 1 (found {n})"),
+            ));
+        }
+        Ok(n)
+    }
+
     /// A value between `min` and `max`, both included; `None` is `default`.
     pub fn between<T: PartialOrd + Display + Copy>(
         &self,
@@ -196,6 +229,17 @@ mod tests {
         assert_eq!(s.fraction("f", None, 0.5).ok(), Some(0.5));
         assert!(s.fraction("f", Some(1.5), 0.5).is_err());
         assert!(s.fraction("f", Some(f64::NAN), 0.5).is_err());
+        assert!(s.similarity("f", Some(0.0), 0.5).is_err());
+        assert_eq!(s.similarity("f", Some(1.0), 0.5).ok(), Some(1.0));
+        assert_eq!(s.at_least("a", Some(3u32), 4, 3).ok(), Some(3));
+        let err = s
+            .at_least("a", Some(2u32), 4, 3)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("`detectors.d.a`: must be at least 3 (found 2)")
+        );
         assert_eq!(s.between("b", Some(2u32), 3, 2, 6).ok(), Some(2));
         assert!(s.between("b", Some(7u32), 3, 2, 6).is_err());
         assert!(s.within(("c", 4u32), ("w", 4)).is_ok());

@@ -125,7 +125,10 @@ impl GuardBuilder {
         };
         let user = self.config.clone().unwrap_or_default();
         let mut resolved = if self.no_preset {
-            user.clone()
+            let mut c = user.clone();
+            let notes = registry.upgrade(&mut c);
+            c.warnings.extend(notes);
+            c
         } else {
             let mut c = user.clone();
             if let Some(p) = &self.preset {
