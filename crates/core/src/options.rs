@@ -109,7 +109,10 @@ impl<'a> Scope<'a> {
         min: T,
     ) -> Result<T, ConfigError> {
         let n = value.unwrap_or(default);
-        if !(n >= min) {
+        // NaN is not at least anything.
+        if n.partial_cmp(&min)
+            .is_none_or(|o| o == std::cmp::Ordering::Less)
+        {
             return Err(self.invalid(key, format!("must be at least {min} (found {n})")));
         }
         Ok(n)
