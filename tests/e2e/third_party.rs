@@ -21,8 +21,28 @@ fn a_linked_third_party_detector_is_discovered() {
 }
 
 #[test]
-fn it_is_off_by_default_and_configurable_by_name() {
+fn it_takes_part_in_the_default_preset_only_and_is_configurable_by_name() {
+    // Its registration declares its table in the `default` preset; the seed presets do not
+    // mention it, and without a preset its own default (off) holds.
     let guard = Guard::builder().config(Config::default()).build().unwrap();
+    assert!(guard.detector_names().contains(&"acme-tool-streak"));
+    let preset = loopguard::preset("default").unwrap();
+    assert_eq!(
+        preset.detectors["acme-tool-streak"]["threshold"].as_integer(),
+        Some(25)
+    );
+    for seed in ["pi-loop-guard", "pi-repetition-guard", "openclaw"] {
+        let guard = Guard::builder().preset(seed).build().unwrap();
+        assert!(
+            !guard.detector_names().contains(&"acme-tool-streak"),
+            "{seed}"
+        );
+    }
+    let guard = Guard::builder()
+        .config(Config::default())
+        .no_preset()
+        .build()
+        .unwrap();
     assert!(!guard.detector_names().contains(&"acme-tool-streak"));
 
     let c = Config::from_toml_str(
@@ -85,10 +105,59 @@ fn builtin_lists_every_linked_built_in_detector() {
         .unwrap()
         .names()
         .into_iter()
-        .filter(|n| loopguard::core::BUILTIN_NAMES.contains(n))
+        .filter(|n| loopguard::BUILTIN_NAMES.contains(n))
         .collect();
     let builtin: Vec<&str> = loopguard::builtin().iter().map(|r| r.name).collect();
     assert_eq!(builtin, discovered);
     // With the `full` feature, that is every built-in detector.
-    assert_eq!(builtin, loopguard::core::BUILTIN_NAMES);
+    assert_eq!(builtin, loopguard::BUILTIN_NAMES);
+}
+
+#[test]
+fn its_environment_variables_configure_it() {
+    let mut c = Config::default();
+    c.apply_env([("ACME_TOOL_STREAK_THRESHOLD".to_owned(), "2".to_owned())])
+        .unwrap();
+    let mut guard = Guard::builder().config(c).build().unwrap();
+    guard.observe(&Event::User {
+        text: "look around",
+        origin: Origin::Human,
+    });
+    let mut warned = Vec::new();
+    for i in 0..2 {
+        let args = json!({"path": format!("dir{i}")});
+        let id = format!("c{i}");
+        let v = guard.observe(&Event::ToolCall {
+            id: &id,
+            tool: "ls",
+            args: &args,
+            batch: None,
+        });
+        warned.push(
+            v.findings()
+                .iter()
+                .any(|f| f.detector == "acme-tool-streak"),
+        );
+        guard.observe(&Event::ToolResult {
+            id: &id,
+            tool: "ls",
+            content: "a b",
+            is_error: false,
+            images: 0,
+            details: None,
+        });
+    }
+    assert_eq!(
+        warned,
+        [false, true],
+        "the 2nd call in a row warns at threshold 2"
+    );
+    let mut bad = Config::default();
+    let err = bad
+        .apply_env([("ACME_TOOL_STREAK_THRESHOLD".to_owned(), "two".to_owned())])
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("ACME_TOOL_STREAK_THRESHOLD"),
+        "{err}"
+    );
 }

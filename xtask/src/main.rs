@@ -6,6 +6,11 @@
 //!   the Python and Node packages in `bindings/` (built with maturin and @napi-rs/cli, then
 //!   pytest and `node --test`; `.ci/run` installs their tools).
 //! - `cargo xtask eval [--preset P] [--check]`: corpus evaluation (see docs/evaluation.md).
+//! - `cargo xtask docs [--check]`: writes (checks) the tables generated from the detector
+//!   registry: each detector README's option table, the detector tables of README.md and
+//!   docs/detectors/README.md and the facade README's feature table; also checks that every
+//!   detector documents exactly the option keys it accepts (the `loopguard` crate's
+//!   `registry_docs` example does the work, linked with every detector).
 //! - `cargo xtask bindings`: only the `bindings/` part of `ci`.
 //! - `cargo xtask fuzz-smoke [SECONDS [JOBS]]`: runs every fuzz target for SECONDS, JOBS at a time,
 //!   and prints executions and crashes per target (needs nightly and cargo-fuzz).
@@ -23,6 +28,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("eval") => eval(&args[1..]),
+        Some("docs") => docs(&args[1..]),
         Some("bindings") => bindings(),
         Some("fuzz-smoke") => fuzz_smoke(
             args.get(1).map(String::as_str),
@@ -32,7 +38,7 @@ fn main() -> ExitCode {
         Some("gen-stream") => gen_stream(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | eval [--preset P] [--check] | bindings | fuzz-smoke [SECONDS [JOBS]] | bench [FILTER] | gen-stream N OUT>"
+                "usage: cargo xtask <ci | eval [--preset P] [--check] | docs [--check] | bindings | fuzz-smoke [SECONDS [JOBS]] | bench [FILTER] | gen-stream N OUT>"
             );
             return ExitCode::from(2);
         }
@@ -106,6 +112,8 @@ fn ci() -> Result<(), String> {
     if root().join("docs/evaluation.md").exists() {
         eval(&["--check".to_owned()])?;
     }
+
+    docs(&["--check".to_owned()])?;
 
     let pi = root().join("integrations/pi");
     if pi.exists() {
@@ -256,6 +264,37 @@ fn bindings() -> Result<(), String> {
         missing("node with bindings/node/node_modules (npm ci)")?;
     }
     Ok(())
+}
+
+fn docs(args: &[String]) -> Result<(), String> {
+    let check = args.iter().any(|a| a == "--check");
+    if let Some(other) = args.iter().find(|a| *a != "--check") {
+        return Err(format!(
+            "docs: unknown argument `{other}` (expected --check)"
+        ));
+    }
+    let mut c = cargo();
+    c.args([
+        "run",
+        "--quiet",
+        "-p",
+        "loopguard",
+        "--example",
+        "registry_docs",
+        "--",
+    ]);
+    c.arg(root());
+    if check {
+        c.arg("--check");
+    }
+    run(
+        if check {
+            "docs generated from the registry are current"
+        } else {
+            "generate docs from the registry"
+        },
+        c,
+    )
 }
 
 fn eval(args: &[String]) -> Result<(), String> {

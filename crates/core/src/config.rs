@@ -7,6 +7,7 @@
 //! [`crate::Tools::from_config`].
 
 use crate::error::{ConfigError, Location};
+use crate::registry::{EnvKind, EnvVar, Registry};
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 
@@ -26,6 +27,10 @@ pub struct Config {
     pub agents: BTreeMap<String, Config>,
     /// The file this came from, for error messages.
     pub source: Option<String>,
+    /// Notes about keys that were accepted but should change (deprecated spellings), in the
+    /// order found. Programs show them to the user (`loopguard config check` prints them, a
+    /// guard writes each once to stderr).
+    pub warnings: Vec<String>,
 }
 
 const TOP_KEYS: &[&str] = &["preset", "guard", "detectors", "tools", "agents"];
@@ -45,7 +50,7 @@ impl Config {
     ///
     /// ```
     /// let c = loopguard_core::Config::from_toml_str(
-    ///     "preset = \"default\"\n[detectors.generic-repeat]\nwarn-threshold = 3\n",
+    ///     "preset = \"default\"\n[detectors.my-detector]\nthreshold = 3\n",
     ///     Some("loopguard.toml"),
     /// ).unwrap();
     /// assert_eq!(c.preset.as_deref(), Some("default"));
@@ -226,6 +231,11 @@ impl Config {
         if over.source.is_some() {
             self.source.clone_from(&over.source);
         }
+        for w in &over.warnings {
+            if !self.warnings.contains(w) {
+                self.warnings.push(w.clone());
+            }
+        }
     }
 
     /// This configuration with the overrides of agent `id` merged over it (agents removed).
@@ -242,90 +252,168 @@ impl Config {
         c
     }
 
-    /// Applies pi-loop-guard's environment variables (`LOOP_GUARD_*`) over this configuration.
+    /// Applies the environment variables of the `[guard]` table ([`GUARD_ENV`]) and of every
+    /// detector linked into this program ([`Registration::env`], found by
+    /// [`Registry::discover`]) over this configuration. Variables nobody declares are ignored.
     ///
-    /// | variable | key |
-    /// |---|---|
-    /// | `LOOP_GUARD_ENABLED` | `guard.enabled` |
-    /// | `LOOP_GUARD_WARN_THRESHOLD` | `detectors.generic-repeat.warn-threshold` |
-    /// | `LOOP_GUARD_BLOCK_THRESHOLD` | `detectors.generic-repeat.block-threshold` |
-    /// | `LOOP_GUARD_ABORT_THRESHOLD` | `guard.abort-after-blocks` |
-    /// | `LOOP_GUARD_IGNORE_TOOLS` | `detectors.generic-repeat.ignore-tools` (comma-separated) |
-    /// | `LOOP_GUARD_IGNORE_ERRORS` | `detectors.generic-repeat.ignore-errors` |
-    /// | `LOOP_GUARD_USE_TERMINATE` | `guard.terminate` |
+    /// pi-loop-guard's names are kept: `LOOP_GUARD_ENABLED`, `LOOP_GUARD_ABORT_THRESHOLD` and
+    /// `LOOP_GUARD_USE_TERMINATE` set `[guard]` keys, and the `generic-repeat` detector declares
+    /// `LOOP_GUARD_WARN_THRESHOLD`, `LOOP_GUARD_BLOCK_THRESHOLD`, `LOOP_GUARD_IGNORE_TOOLS` and
+    /// `LOOP_GUARD_IGNORE_ERRORS`.
     ///
     /// ```
     /// let mut c = loopguard_core::Config::default();
-    /// c.apply_env([("LOOP_GUARD_WARN_THRESHOLD".to_string(), "5".to_string())]).unwrap();
-    /// assert_eq!(c.detectors["generic-repeat"]["warn-threshold"].as_integer(), Some(5));
-    /// assert!(c.apply_env([("LOOP_GUARD_WARN_THRESHOLD".to_string(), "five".to_string())]).is_err());
+    /// c.apply_env([("LOOP_GUARD_ABORT_THRESHOLD".to_string(), "5".to_string())]).unwrap();
+    /// assert_eq!(c.guard["abort-after-blocks"].as_integer(), Some(5));
+    /// assert!(c.apply_env([("LOOP_GUARD_ABORT_THRESHOLD".to_string(), "five".to_string())]).is_err());
     /// ```
     pub fn apply_env<I>(&mut self, vars: I) -> Result<(), ConfigError>
     where
         I: IntoIterator<Item = (String, String)>,
     {
+        self.apply_env_with(&Registry::discover()?, vars)
+    }
+
+    /// [`Config::apply_env`] with the detectors of `registry`.
+    pub fn apply_env_with<I>(&mut self, registry: &Registry, vars: I) -> Result<(), ConfigError>
+    where
+        I: IntoIterator<Item = (String, String)>,
+    {
         for (var, value) in vars {
-            let target: Option<(bool, &str, Kind)> = match var.as_str() {
-                "LOOP_GUARD_ENABLED" => Some((true, "enabled", Kind::Bool)),
-                "LOOP_GUARD_WARN_THRESHOLD" => Some((false, "warn-threshold", Kind::Int)),
-                "LOOP_GUARD_BLOCK_THRESHOLD" => Some((false, "block-threshold", Kind::Int)),
-                "LOOP_GUARD_ABORT_THRESHOLD" => Some((true, "abort-after-blocks", Kind::Int)),
-                "LOOP_GUARD_IGNORE_TOOLS" => Some((false, "ignore-tools", Kind::List)),
-                "LOOP_GUARD_IGNORE_ERRORS" => Some((false, "ignore-errors", Kind::Bool)),
-                "LOOP_GUARD_USE_TERMINATE" => Some((true, "terminate", Kind::Bool)),
-                _ => None,
-            };
-            let Some((guard, key, kind)) = target else {
-                continue;
-            };
-            let err = |message: &str| ConfigError::Env {
-                var: var.clone(),
-                value: value.clone(),
-                message: message.to_owned(),
-            };
-            let v = match kind {
-                Kind::Bool => match value.trim().to_ascii_lowercase().as_str() {
-                    "1" | "true" | "yes" | "on" => toml::Value::Boolean(true),
-                    "0" | "false" | "no" | "off" | "" => toml::Value::Boolean(false),
-                    _ => return Err(err("expected true or false")),
-                },
-                Kind::Int => match value.trim().parse::<i64>() {
-                    Ok(n) if n > 0 => toml::Value::Integer(n),
-                    Ok(_) => return Err(err("expected a positive integer")),
-                    Err(_) => return Err(err("expected a positive integer")),
-                },
-                Kind::List => toml::Value::Array(
-                    value
-                        .split(',')
-                        .map(str::trim)
-                        .filter(|s| !s.is_empty())
-                        .map(|s| toml::Value::String(s.to_owned()))
-                        .collect(),
-                ),
-            };
-            let table = if guard {
-                &mut self.guard
-            } else {
-                self.detectors
-                    .entry("generic-repeat".to_owned())
-                    .or_default()
-            };
-            table.insert(key.to_owned(), v);
+            if let Some(e) = GUARD_ENV.iter().find(|e| e.var == var) {
+                set_key(&mut self.guard, e.key, env_value(e, &value)?);
+            }
+            for reg in registry.entries() {
+                for e in reg.env.iter().filter(|e| e.var == var) {
+                    let v = env_value(e, &value)?;
+                    set_key(
+                        self.detectors.entry(reg.name.to_owned()).or_default(),
+                        e.key,
+                        v,
+                    );
+                }
+            }
         }
         Ok(())
     }
 
-    /// Reads the process environment's `LOOP_GUARD_*` variables (see [`Config::apply_env`]).
+    /// Reads the process environment's variables that [`Config::apply_env`] knows.
     pub fn apply_process_env(&mut self) -> Result<(), ConfigError> {
-        self.apply_env(std::env::vars().filter(|(k, _)| k.starts_with("LOOP_GUARD_")))
+        self.apply_process_env_with(&Registry::discover()?)
+    }
+
+    /// [`Config::apply_process_env`] with the detectors of `registry`.
+    pub fn apply_process_env_with(&mut self, registry: &Registry) -> Result<(), ConfigError> {
+        let mut names: Vec<&str> = GUARD_ENV.iter().map(|e| e.var).collect();
+        for reg in registry.entries() {
+            names.extend(reg.env.iter().map(|e| e.var));
+        }
+        names.sort_unstable();
+        names.dedup();
+        let vars: Vec<(String, String)> = names
+            .into_iter()
+            .filter_map(|n| std::env::var(n).ok().map(|v| (n.to_owned(), v)))
+            .collect();
+        self.apply_env_with(registry, vars)
     }
 }
 
-#[derive(Clone, Copy)]
-enum Kind {
-    Bool,
-    Int,
-    List,
+/// The environment variables of the `[guard]` table (pi-loop-guard's names).
+pub const GUARD_ENV: &[EnvVar] = &[
+    EnvVar {
+        var: "LOOP_GUARD_ENABLED",
+        key: "enabled",
+        kind: EnvKind::Bool,
+    },
+    EnvVar {
+        var: "LOOP_GUARD_ABORT_THRESHOLD",
+        key: "abort-after-blocks",
+        kind: EnvKind::PositiveInt,
+    },
+    EnvVar {
+        var: "LOOP_GUARD_USE_TERMINATE",
+        key: "terminate",
+        kind: EnvKind::Bool,
+    },
+];
+
+fn env_value(e: &EnvVar, value: &str) -> Result<toml::Value, ConfigError> {
+    let err = |message: &str| ConfigError::Env {
+        var: e.var.to_owned(),
+        value: value.to_owned(),
+        message: message.to_owned(),
+    };
+    Ok(match e.kind {
+        EnvKind::Bool => match value.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => toml::Value::Boolean(true),
+            "0" | "false" | "no" | "off" | "" => toml::Value::Boolean(false),
+            _ => return Err(err("expected true or false")),
+        },
+        EnvKind::PositiveInt => match value.trim().parse::<i64>() {
+            Ok(n) if n > 0 => toml::Value::Integer(n),
+            _ => return Err(err("must be a positive integer")),
+        },
+        EnvKind::List => toml::Value::Array(
+            value
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| toml::Value::String(s.to_owned()))
+                .collect(),
+        ),
+    })
+}
+
+/// The value at dotted `path` in `table` (`a.b` is key `b` of inner table `a`).
+pub fn get_key<'t>(table: &'t toml::Table, path: &str) -> Option<&'t toml::Value> {
+    let (inner, last) = match path.rsplit_once('.') {
+        Some((i, l)) => (Some(i), l),
+        None => (None, path),
+    };
+    let mut t = table;
+    if let Some(inner) = inner {
+        for k in inner.split('.') {
+            t = t.get(k)?.as_table()?;
+        }
+    }
+    t.get(last)
+}
+
+/// Sets dotted `path` in `table`, creating (or replacing non-table values by) inner tables.
+pub fn set_key(table: &mut toml::Table, path: &str, value: toml::Value) {
+    let mut t = table;
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let Some(last) = parts.pop() else {
+        return;
+    };
+    for k in parts {
+        let entry = t
+            .entry(k.to_owned())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if !entry.is_table() {
+            *entry = toml::Value::Table(toml::Table::new());
+        }
+        let toml::Value::Table(next) = entry else {
+            return;
+        };
+        t = next;
+    }
+    t.insert(last.to_owned(), value);
+}
+
+/// Removes dotted `path` from `table` and returns its value.
+pub fn take_key(table: &mut toml::Table, path: &str) -> Option<toml::Value> {
+    let (inner, last) = match path.rsplit_once('.') {
+        Some((i, l)) => (Some(i), l),
+        None => (None, path),
+    };
+    let mut t = table;
+    if let Some(inner) = inner {
+        for k in inner.split('.') {
+            t = t.get_mut(k)?.as_table_mut()?;
+        }
+    }
+    t.remove(last)
 }
 
 fn find_line(text: &str, key: &str) -> Option<usize> {
@@ -424,30 +512,101 @@ mod tests {
         assert_eq!(err.path(), Some("agents.a.preset"));
     }
 
+    fn nop(_: &toml::Table) -> Result<Box<dyn crate::Detector>, ConfigError> {
+        Err(ConfigError::invalid(
+            "detectors.d",
+            "not built in this test",
+        ))
+    }
+
+    static D: crate::Registration = crate::Registration {
+        name: "d",
+        code: "TST100",
+        summary: "",
+        docs: "",
+        package: "",
+        default_enabled: false,
+        options: &[],
+        env: &[
+            EnvVar {
+                var: "D_THRESHOLD",
+                key: "tier.threshold",
+                kind: EnvKind::PositiveInt,
+            },
+            EnvVar {
+                var: "D_IGNORE",
+                key: "ignore",
+                kind: EnvKind::List,
+            },
+            EnvVar {
+                var: "D_QUIET",
+                key: "quiet",
+                kind: EnvKind::Bool,
+            },
+        ],
+        presets: &[],
+        openclaw: crate::registry::OpenClawImport::NONE,
+        renamed: &[],
+        build: nop,
+    };
+
     #[test]
-    fn env_overrides_use_pi_loop_guard_names() {
+    fn env_overrides_go_where_the_guard_and_the_detectors_declare() {
+        let r = Registry::from_entries([&D]).unwrap();
         let mut c = Config::default();
-        c.apply_env([
-            ("LOOP_GUARD_ENABLED".into(), "false".into()),
-            ("LOOP_GUARD_BLOCK_THRESHOLD".into(), "8".into()),
-            ("LOOP_GUARD_ABORT_THRESHOLD".into(), "4".into()),
-            ("LOOP_GUARD_IGNORE_TOOLS".into(), "todo, bash".into()),
-            ("LOOP_GUARD_IGNORE_ERRORS".into(), "true".into()),
-            ("LOOP_GUARD_USE_TERMINATE".into(), "1".into()),
-            ("UNRELATED".into(), "x".into()),
-        ])
+        c.apply_env_with(
+            &r,
+            [
+                ("LOOP_GUARD_ENABLED".into(), "false".into()),
+                ("LOOP_GUARD_ABORT_THRESHOLD".into(), "4".into()),
+                ("LOOP_GUARD_USE_TERMINATE".into(), "1".into()),
+                ("D_THRESHOLD".into(), "8".into()),
+                ("D_IGNORE".into(), "todo, bash,".into()),
+                ("D_QUIET".into(), "yes".into()),
+                ("UNRELATED".into(), "x".into()),
+            ],
+        )
         .unwrap();
         assert_eq!(c.guard["enabled"].as_bool(), Some(false));
         assert_eq!(c.guard["abort-after-blocks"].as_integer(), Some(4));
         assert_eq!(c.guard["terminate"].as_bool(), Some(true));
-        let g = &c.detectors["generic-repeat"];
-        assert_eq!(g["block-threshold"].as_integer(), Some(8));
-        assert_eq!(g["ignore-errors"].as_bool(), Some(true));
-        assert_eq!(g["ignore-tools"].as_array().map(Vec::len), Some(2));
-        let err = c
-            .apply_env([("LOOP_GUARD_ABORT_THRESHOLD".into(), "-1".into())])
-            .unwrap_err();
-        assert!(err.to_string().contains("LOOP_GUARD_ABORT_THRESHOLD"));
+        let d = &c.detectors["d"];
+        assert_eq!(d["tier"]["threshold"].as_integer(), Some(8));
+        assert_eq!(d["quiet"].as_bool(), Some(true));
+        assert_eq!(d["ignore"].as_array().map(Vec::len), Some(2));
+        assert_eq!(c.detectors.len(), 1, "nothing else is written");
+        for (var, bad) in [
+            ("LOOP_GUARD_ABORT_THRESHOLD", "-1"),
+            ("D_THRESHOLD", "0"),
+            ("D_QUIET", "maybe"),
+        ] {
+            let err = c
+                .apply_env_with(&r, [(var.into(), bad.into())])
+                .unwrap_err();
+            assert!(err.to_string().contains(var), "{err}");
+        }
+    }
+
+    #[test]
+    fn dotted_keys_are_read_set_and_taken() {
+        let mut t = toml::Table::new();
+        set_key(&mut t, "a.b.c", toml::Value::Integer(1));
+        set_key(&mut t, "x", toml::Value::Integer(2));
+        assert_eq!(
+            get_key(&t, "a.b.c").and_then(toml::Value::as_integer),
+            Some(1)
+        );
+        assert_eq!(
+            take_key(&mut t, "a.b.c").and_then(|v| v.as_integer()),
+            Some(1)
+        );
+        assert!(get_key(&t, "a.b.c").is_none());
+        assert!(take_key(&mut t, "x.y").is_none());
+        set_key(&mut t, "x.y", toml::Value::Integer(3));
+        assert_eq!(
+            get_key(&t, "x.y").and_then(toml::Value::as_integer),
+            Some(3)
+        );
     }
 
     #[derive(serde::Deserialize, Debug)]

@@ -54,13 +54,17 @@ pub enum ConfigError {
         /// The registered names, sorted and comma-separated.
         known: String,
     },
-    /// A built-in detector is named but its crate was not linked into this program.
-    #[error("{at}detector `{name}` is not linked into this program: enable the `{name}` feature of the `loopguard` crate (or add `use loopguard_detect_… as _;`); linked detectors: {known}")]
+    /// A detector the program knows of is named but its crate was not linked into this program.
+    #[error(
+        "{at}detector `{name}` is not linked into this program: {hint}; linked detectors: {known}"
+    )]
     NotLinked {
         /// Where.
         at: Location,
         /// The detector name.
         name: String,
+        /// How to link it (declared with [`known_detectors!`](crate::known_detectors)).
+        hint: String,
         /// The linked names.
         known: String,
     },

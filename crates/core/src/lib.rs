@@ -24,12 +24,15 @@ mod fingerprint;
 pub mod history;
 mod normalize;
 pub mod normalizers;
+pub mod options;
 mod registry;
 pub mod shape;
 pub mod tools;
 
 pub use bus::{call_fingerprint, Bus, Lifecycle, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};
-pub use config::{line_of, merge_tables, parse_options, Config};
+pub use config::{
+    get_key, line_of, merge_tables, parse_options, set_key, take_key, Config, GUARD_ENV,
+};
 pub use detector::{CallInfo, Cx, Detector, ResultInfo, RunScope, StateError};
 pub use error::{ConfigError, Location};
 pub use event::{Event, EventKind, Interest, Origin, OwnedEvent, Stream};
@@ -39,7 +42,11 @@ pub use fingerprint::{
     Fingerprint, ResultHasher,
 };
 pub use normalize::{Exact, Normalizer, Normalizers, ResultInput};
-pub use registry::{BuildFn, OptionDoc, Registration, Registry, BUILTIN_NAMES};
+pub use options::Scope;
+pub use registry::{
+    BuildFn, EnvKind, EnvVar, MasterSwitch, OpenClawImport, OptionDoc, PresetTable, Registration,
+    Registry, Renamed,
+};
 pub use tools::{ToolKind, Tools};
 
 /// Maps with a fixed-seed hasher, so iteration and hashing are deterministic across runs.
@@ -63,7 +70,7 @@ pub use toml;
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::registry::Submitted;
+    pub use crate::registry::{KnownNames, Submitted};
     pub use inventory;
     pub use serde_json;
 }

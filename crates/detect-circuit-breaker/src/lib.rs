@@ -5,7 +5,7 @@ mod detector;
 
 pub use detector::CircuitBreaker;
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration};
+use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The detector's registered name.
@@ -62,24 +62,14 @@ impl Settings {
 
     /// Resolves and validates options.
     pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
-        let positive = |key: &str, v: Option<u32>, default: u32| -> Result<u32, ConfigError> {
-            match v {
-                None => Ok(default),
-                Some(0) => Err(ConfigError::invalid(
-                    format!("{SCOPE}.{key}"),
-                    "must be a positive integer",
-                )),
-                Some(n) => Ok(n),
-            }
-        };
-        let threshold = positive("threshold", o.threshold, Self::DEFAULT_THRESHOLD)?;
-        let history_size = positive("history-size", o.history_size, Self::DEFAULT_HISTORY_SIZE)?;
-        if history_size > MAX_HISTORY_SIZE {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.history-size"),
-                format!("must be at most {MAX_HISTORY_SIZE} (got {history_size})"),
-            ));
-        }
+        let scope = Scope::new(SCOPE);
+        let threshold = scope.positive("threshold", o.threshold, Self::DEFAULT_THRESHOLD)?;
+        let history_size = scope.positive_at_most(
+            "history-size",
+            o.history_size,
+            Self::DEFAULT_HISTORY_SIZE,
+            MAX_HISTORY_SIZE,
+        )?;
         Ok(Settings {
             threshold,
             history_size,
@@ -111,6 +101,7 @@ pub const REGISTRATION: Registration = Registration {
     code: CODE,
     summary: "a global backstop: any call (or A↔B pair) whose outcomes stopped changing, whatever the other detectors say",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: true,
     options: &[
         OptionDoc {
@@ -132,6 +123,17 @@ pub const REGISTRATION: Registration = Registration {
             doc: "Also count a call and its alternating partner together (A↔B ping-pong).",
         },
     ],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport {
+        master: loopguard_core::MasterSwitch::Follows,
+        toggle: None,
+        keys: &[
+            ("historySize", "history-size"),
+            ("globalCircuitBreakerThreshold", "threshold"),
+        ],
+    },
+    renamed: &[],
     build,
 };
 

@@ -87,7 +87,7 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     let large = large_results();
-    let near: toml::Table = "near-duplicate = { block-threshold = 0 }"
+    let near: toml::Table = "near-duplicate = { critical-threshold = 0 }"
         .parse()
         .expect("toml");
     let near = Settings::from_table(&near).expect("settings");

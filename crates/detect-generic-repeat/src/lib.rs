@@ -8,7 +8,10 @@ mod testutil;
 
 pub use detector::GenericRepeat;
 
-use loopguard_core::{parse_options, ConfigError, Detector, Level, OptionDoc, Registration};
+use loopguard_core::{
+    parse_options, ConfigError, Detector, EnvKind, EnvVar, Level, MasterSwitch, OpenClawImport,
+    OptionDoc, Registration, Renamed, Scope,
+};
 use serde::{Deserialize, Serialize};
 
 /// The detector's registered name.
@@ -89,9 +92,11 @@ pub struct NearDuplicateOptions {
     pub similarity: Option<f64>,
     /// Warn on the call that would be the N-th consecutive one with the same tool and
     /// arguments when each of the N-1 results before it was a near-duplicate of the previous.
-    pub warn_threshold: Option<u32>,
-    /// Block that call from the N-th on (greater than `warn-threshold`; 0 never blocks).
-    pub block_threshold: Option<u32>,
+    #[serde(alias = "warn-threshold")]
+    pub warning_threshold: Option<u32>,
+    /// Block that call from the N-th on (greater than `warning-threshold`; 0 never blocks).
+    #[serde(alias = "block-threshold")]
+    pub critical_threshold: Option<u32>,
     /// Count results with no text as results (two silent answers are identical); when
     /// `false`, the top-level `ignore-empty-results` decides.
     pub count_empty_results: Option<bool>,
@@ -119,9 +124,11 @@ pub struct SimilarCallsOptions {
     /// Warn when this many consecutive alike calls returned results of the same shape (the
     /// call's echoed arguments removed, numbers abstracted) without progress (numbers that
     /// move steadily, such as a falling failure count, are progress and restart the count).
-    pub warn_threshold: Option<u32>,
+    #[serde(alias = "warn-threshold")]
+    pub warning_threshold: Option<u32>,
     /// The threshold when the results are empty (nothing found, again and again).
-    pub empty_warn_threshold: Option<u32>,
+    #[serde(alias = "empty-warn-threshold")]
+    pub empty_warning_threshold: Option<u32>,
 }
 
 /// Resolved similar-calls rule.
@@ -143,11 +150,14 @@ pub struct Options {
     /// Turns pi-loop-guard's consecutive streak on or off.
     pub streak: Option<bool>,
     /// The streak warns when this many consecutive identical (call, result) pairs completed
-    /// (`LOOP_GUARD_WARN_THRESHOLD`).
-    pub warn_threshold: Option<u32>,
-    /// The streak blocks the call that would be the `block-threshold`-th identical one
-    /// (`LOOP_GUARD_BLOCK_THRESHOLD`); must be greater than `warn-threshold`.
-    pub block_threshold: Option<u32>,
+    /// (`LOOP_GUARD_WARN_THRESHOLD`; formerly `warn-threshold`).
+    #[serde(alias = "warn-threshold")]
+    pub warning_threshold: Option<u32>,
+    /// The streak blocks the call that would be the `critical-threshold`-th identical one
+    /// (`LOOP_GUARD_BLOCK_THRESHOLD`; formerly `block-threshold`); must be greater than
+    /// `warning-threshold`.
+    #[serde(alias = "block-threshold")]
+    pub critical_threshold: Option<u32>,
     /// Tools this detector never counts, in any rule (`LOOP_GUARD_IGNORE_TOOLS`).
     pub ignore_tools: Option<Vec<String>>,
     /// Results flagged as errors never count as outcomes (`LOOP_GUARD_IGNORE_ERRORS`).
@@ -178,10 +188,12 @@ pub struct Options {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PollOptions {
     /// Warn when this many consecutive identical results of a polling call completed.
-    pub warn_threshold: Option<u32>,
+    #[serde(alias = "warn-threshold")]
+    pub warning_threshold: Option<u32>,
     /// Block the polling call that would be the N-th identical one (greater than
-    /// `warn-threshold`).
-    pub block_threshold: Option<u32>,
+    /// `warning-threshold`).
+    #[serde(alias = "block-threshold")]
+    pub critical_threshold: Option<u32>,
 }
 
 /// The streak's thresholds for polling calls.
@@ -338,22 +350,18 @@ impl Settings {
 
     /// Resolves and validates options.
     pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
-        let warn = positive(
-            o.warn_threshold,
+        let scope = Scope::new(SCOPE);
+        let warn = scope.positive(
+            "warning-threshold",
+            o.warning_threshold,
             Settings::DEFAULT_WARN_THRESHOLD,
-            "warn-threshold",
         )?;
-        let block = positive(
-            o.block_threshold,
+        let block = scope.positive(
+            "critical-threshold",
+            o.critical_threshold,
             Settings::DEFAULT_BLOCK_THRESHOLD,
-            "block-threshold",
         )?;
-        if warn >= block {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.warn-threshold"),
-                format!("must be lower than block-threshold ({warn} >= {block})"),
-            ));
-        }
+        scope.below(("warning-threshold", warn), ("critical-threshold", block))?;
         let mut ignore_tools: Vec<String> = o
             .ignore_tools
             .iter()
@@ -368,29 +376,23 @@ impl Settings {
         let window_on = w
             .enabled
             .unwrap_or(o.window.is_some() || Settings::DEFAULT_WINDOW_ENABLED);
-        let size = positive(w.size, Settings::DEFAULT_WINDOW_SIZE, "window.size")?;
-        let threshold = positive(
+        let size = scope.positive_at_most(
+            "window.size",
+            w.size,
+            Settings::DEFAULT_WINDOW_SIZE,
+            Settings::MAX_HISTORY,
+        )?;
+        let threshold = scope.positive(
+            "window.threshold",
             w.threshold,
             Settings::DEFAULT_WINDOW_THRESHOLD,
-            "window.threshold",
         )?;
-        if size > Settings::MAX_HISTORY {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.window.size"),
-                format!("must be at most {}", Settings::MAX_HISTORY),
-            ));
-        }
-        if threshold > size {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.window.threshold"),
-                format!("must not be greater than window.size ({threshold} > {size})"),
-            ));
-        }
+        scope.within(("window.threshold", threshold), ("window.size", size))?;
         let level = w.level.unwrap_or(Settings::DEFAULT_WINDOW_LEVEL);
         let identity = w.identity.unwrap_or(Settings::DEFAULT_WINDOW_IDENTITY);
         if level == Level::Critical && identity == WindowIdentity::CallAndResult {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.window.level"),
+            return Err(scope.invalid(
+                "window.level",
                 "`critical` needs `identity = \"call\"`: the call-and-result window fires on a result, which \
                  cannot be blocked",
             ));
@@ -406,33 +408,26 @@ impl Settings {
         let oc_on = c
             .enabled
             .unwrap_or(o.openclaw.is_some() || Settings::DEFAULT_OPENCLAW_ENABLED);
-        let history = positive(
+        let history = scope.positive_at_most(
+            "openclaw.history-size",
             c.history_size,
             Settings::DEFAULT_OPENCLAW_HISTORY_SIZE,
-            "openclaw.history-size",
+            Settings::MAX_HISTORY,
         )?;
-        let warning = positive(
+        let warning = scope.positive(
+            "openclaw.warning-threshold",
             c.warning_threshold,
             Settings::DEFAULT_OPENCLAW_WARNING_THRESHOLD,
-            "openclaw.warning-threshold",
         )?;
-        let critical = positive(
+        let critical = scope.positive(
+            "openclaw.critical-threshold",
             c.critical_threshold,
             Settings::DEFAULT_OPENCLAW_CRITICAL_THRESHOLD,
-            "openclaw.critical-threshold",
         )?;
-        if history > Settings::MAX_HISTORY {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.openclaw.history-size"),
-                format!("must be at most {}", Settings::MAX_HISTORY),
-            ));
-        }
-        if warning >= critical {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.openclaw.warning-threshold"),
-                format!("must be lower than openclaw.critical-threshold ({warning} >= {critical})"),
-            ));
-        }
+        scope.below(
+            ("openclaw.warning-threshold", warning),
+            ("openclaw.critical-threshold", critical),
+        )?;
         let openclaw = oc_on.then_some(OpenClawSettings {
             history_size: history,
             warning_threshold: warning,
@@ -447,14 +442,12 @@ impl Settings {
         let polls = match &o.polls {
             None => None,
             Some(p) => {
-                let w = positive(p.warn_threshold, 10, "polls.warn-threshold")?;
-                let b = positive(p.block_threshold, 20, "polls.block-threshold")?;
-                if w >= b {
-                    return Err(ConfigError::invalid(
-                        format!("{SCOPE}.polls.warn-threshold"),
-                        format!("must be lower than polls.block-threshold ({w} >= {b})"),
-                    ));
-                }
+                let w = scope.positive("polls.warning-threshold", p.warning_threshold, 10)?;
+                let b = scope.positive("polls.critical-threshold", p.critical_threshold, 20)?;
+                scope.below(
+                    ("polls.warning-threshold", w),
+                    ("polls.critical-threshold", b),
+                )?;
                 Some(PollSettings {
                     warn_threshold: w,
                     block_threshold: b,
@@ -518,48 +511,39 @@ fn near_duplicate_settings(
     let on = n
         .enabled
         .unwrap_or(o.is_some() || Settings::DEFAULT_NEAR_DUPLICATE_ENABLED);
-    let similarity = n
-        .similarity
-        .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_SIMILARITY);
-    if !(similarity > 0.0 && similarity <= 1.0) {
-        return Err(ConfigError::invalid(
-            format!("{SCOPE}.near-duplicate.similarity"),
-            format!("must be greater than 0 and at most 1 (got {similarity})"),
-        ));
-    }
-    let warn = positive(
-        n.warn_threshold,
-        Settings::DEFAULT_NEAR_DUPLICATE_WARN_THRESHOLD,
-        "near-duplicate.warn-threshold",
+    let scope = Scope::new(SCOPE);
+    let similarity = scope.similarity(
+        "near-duplicate.similarity",
+        n.similarity,
+        Settings::DEFAULT_NEAR_DUPLICATE_SIMILARITY,
     )?;
-    if warn < 3 {
-        return Err(ConfigError::invalid(
-            format!("{SCOPE}.near-duplicate.warn-threshold"),
-            "must be at least 3 (the results of two calls are needed to compare)",
-        ));
-    }
+    // The results of two calls are needed to compare.
+    let warn = scope.at_least(
+        "near-duplicate.warning-threshold",
+        n.warning_threshold,
+        Settings::DEFAULT_NEAR_DUPLICATE_WARN_THRESHOLD,
+        3,
+    )?;
     let block = match n
-        .block_threshold
+        .critical_threshold
         .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_BLOCK_THRESHOLD)
     {
         0 => None,
-        b if b <= warn => {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.near-duplicate.warn-threshold"),
-                format!("must be lower than near-duplicate.block-threshold ({warn} >= {b})"),
-            ))
+        b => {
+            scope.below(
+                ("near-duplicate.warning-threshold", warn),
+                ("near-duplicate.critical-threshold", b),
+            )?;
+            Some(b)
         }
-        b => Some(b),
     };
-    let recurrence = n
-        .recurrence_window
-        .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_RECURRENCE_WINDOW);
-    if recurrence > Settings::MAX_RECURRENCE_WINDOW {
-        return Err(ConfigError::invalid(
-            format!("{SCOPE}.near-duplicate.recurrence-window"),
-            format!("must be at most {}", Settings::MAX_RECURRENCE_WINDOW),
-        ));
-    }
+    let recurrence = scope.between(
+        "near-duplicate.recurrence-window",
+        n.recurrence_window,
+        Settings::DEFAULT_NEAR_DUPLICATE_RECURRENCE_WINDOW,
+        0,
+        Settings::MAX_RECURRENCE_WINDOW,
+    )?;
     // Rounded to thousandths; a positive similarity never rounds to 0.
     let permille = ((similarity * 1000.0).round() as u32).clamp(1, 1000);
     Ok(on.then_some(NearDuplicateSettings {
@@ -579,53 +563,31 @@ fn similar_calls_settings(
 ) -> Result<Option<SimilarCallsSettings>, ConfigError> {
     let n = o.cloned().unwrap_or_default();
     let on = n.enabled.unwrap_or(o.is_some());
-    let similarity = n
-        .similarity
-        .unwrap_or(Settings::DEFAULT_SIMILAR_CALLS_SIMILARITY);
-    if !(similarity > 0.0 && similarity <= 1.0) {
-        return Err(ConfigError::invalid(
-            format!("{SCOPE}.similar-calls.similarity"),
-            format!("must be greater than 0 and at most 1 (got {similarity})"),
-        ));
-    }
-    let warn = positive(
-        n.warn_threshold,
+    let scope = Scope::new(SCOPE);
+    let similarity = scope.similarity(
+        "similar-calls.similarity",
+        n.similarity,
+        Settings::DEFAULT_SIMILAR_CALLS_SIMILARITY,
+    )?;
+    // Two alike calls are no loop.
+    let warn = scope.at_least(
+        "similar-calls.warning-threshold",
+        n.warning_threshold,
         Settings::DEFAULT_SIMILAR_CALLS_WARN_THRESHOLD,
-        "similar-calls.warn-threshold",
+        3,
     )?;
-    let empty_warn = positive(
-        n.empty_warn_threshold,
+    let empty_warn = scope.at_least(
+        "similar-calls.empty-warning-threshold",
+        n.empty_warning_threshold,
         Settings::DEFAULT_SIMILAR_CALLS_EMPTY_WARN_THRESHOLD,
-        "similar-calls.empty-warn-threshold",
+        3,
     )?;
-    for (key, v) in [
-        ("warn-threshold", warn),
-        ("empty-warn-threshold", empty_warn),
-    ] {
-        if v < 3 {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.similar-calls.{key}"),
-                "must be at least 3 (two alike calls are no loop)",
-            ));
-        }
-    }
     let permille = ((similarity * 1000.0).round() as u32).clamp(1, 1000);
     Ok(on.then_some(SimilarCallsSettings {
         similarity_permille: permille,
         warn_threshold: warn,
         empty_warn_threshold: empty_warn,
     }))
-}
-
-fn positive(v: Option<u32>, default: u32, key: &str) -> Result<u32, ConfigError> {
-    match v {
-        None => Ok(default),
-        Some(0) => Err(ConfigError::invalid(
-            format!("{SCOPE}.{key}"),
-            "must be a positive integer",
-        )),
-        Some(n) => Ok(n),
-    }
 }
 
 fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
@@ -638,49 +600,50 @@ pub const REGISTRATION: Registration = Registration {
     code: CODE,
     summary: "same tool, same arguments, same (or nearly the same) result, again and again (streak, near-duplicate streak, window, OpenClaw thresholds)",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: true,
     options: &[
         OptionDoc {
             name: "streak",
             ty: "bool",
             default: "true",
-            doc: "pi-loop-guard's consecutive streak of identical (tool, args, result).",
+            doc: "pi-loop-guard's consecutive streak of identical (tool, arguments, result).",
         },
         OptionDoc {
-            name: "warn-threshold",
-            ty: "integer",
+            name: "warning-threshold",
+            ty: "positive integer",
             default: "3",
-            doc: "Steer when this many consecutive identical results completed.",
+            doc: "Warn when this many consecutive identical results completed (`LOOP_GUARD_WARN_THRESHOLD`; formerly `warn-threshold`).",
         },
         OptionDoc {
-            name: "block-threshold",
-            ty: "integer",
+            name: "critical-threshold",
+            ty: "integer > `warning-threshold`",
             default: "5",
-            doc: "Block the call that would be the N-th identical one; greater than warn-threshold.",
+            doc: "Block the call that would be the N-th identical one (`LOOP_GUARD_BLOCK_THRESHOLD`; formerly `block-threshold`).",
         },
         OptionDoc {
             name: "ignore-tools",
             ty: "list of strings",
             default: "[]",
-            doc: "Tools never counted by any rule of this detector.",
+            doc: "Tools no rule of this detector counts (`LOOP_GUARD_IGNORE_TOOLS`, comma-separated).",
         },
         OptionDoc {
             name: "ignore-errors",
             ty: "bool",
             default: "false",
-            doc: "Results flagged as errors never count as outcomes.",
+            doc: "Results flagged as errors never count as outcomes (`LOOP_GUARD_IGNORE_ERRORS`).",
         },
         OptionDoc {
             name: "ignore-empty-results",
             ty: "bool",
             default: "true",
-            doc: "Results with no text and no image never count as outcomes (silence is not evidence).",
+            doc: "Results with no text (whitespace only) and no image never count as outcomes (silence is not evidence).",
         },
         OptionDoc {
             name: "result-identity",
             ty: "\"raw\" | \"normalized\"",
             default: "\"normalized\"",
-            doc: "Exact result text, or the result after removing volatile fields.",
+            doc: "`raw`: exact text + image count (pi-loop-guard). `normalized`: after core's per-tool normaliser removed volatile fields. Used by the streak, the batch streak and the OpenClaw rule.",
         },
         OptionDoc {
             name: "batch-streak",
@@ -689,28 +652,210 @@ pub const REGISTRATION: Registration = Registration {
             doc: "Consecutive identical whole parallel batches count as a streak (same thresholds).",
         },
         OptionDoc {
-            name: "window",
-            ty: "table {enabled, size, threshold, level, identity}",
-            default: "{ size = 8, threshold = 5, level = \"warning\", identity = \"call\" }",
-            doc: "pi-repetition-guard's rule: the same call N times within the last M calls, whatever the results.",
+            name: "window.enabled",
+            ty: "bool",
+            default: "true",
+            doc: "pi-repetition-guard's window rule (writing the `window` table turns it on unless this is `false`).",
         },
         OptionDoc {
-            name: "openclaw",
-            ty: "table {enabled, history-size, warning-threshold, critical-threshold, skip-known-polls}",
-            default: "{ enabled = false, history-size = 30, warning-threshold = 10, critical-threshold = 20, skip-known-polls = true }",
-            doc: "OpenClaw's generic_repeat: warn on N recent same calls, block on M identical outcomes.",
+            name: "window.size",
+            ty: "integer 1-512",
+            default: "8",
+            doc: "Calls in the window, the current one included.",
         },
         OptionDoc {
-            name: "near-duplicate",
-            ty: "table {enabled, similarity, warn-threshold, block-threshold, count-empty-results, recurrence-window}",
-            default: "{ enabled = false, similarity = 0.7, warn-threshold = 4, block-threshold = 8, count-empty-results = true, recurrence-window = 8 }",
-            doc: "The same call again and again whose consecutive results barely change (shingle-sketch Jaccard at least `similarity`): warn on the N-th consecutive call (one earlier when the call also came before the streak within the last `recurrence-window` calls), block from the M-th (0: never).",
+            name: "window.threshold",
+            ty: "integer 1-`size`",
+            default: "5",
+            doc: "Occurrences of the same tool + input that fire.",
         },
         OptionDoc {
-            name: "similar-calls",
-            ty: "table {enabled, similarity, warn-threshold, empty-warn-threshold}",
-            default: "{ enabled = false, similarity = 0.8, warn-threshold = 6, empty-warn-threshold = 4 }",
-            doc: "Consecutive calls of one tool with nearly the same arguments (token-set Jaccard at least `similarity`; for empty results, shell commands differing only in path arguments) whose results keep the same shape (echoed arguments removed, numbers abstracted) without progress (steadily moving numbers, new ids): warn on the N-th (on the M-th when every result was empty).",
+            name: "window.level",
+            ty: "\"warning\" | \"critical\"",
+            default: "\"warning\"",
+            doc: "`critical` blocks (pi-repetition-guard); `warning` steers.",
+        },
+        OptionDoc {
+            name: "window.identity",
+            ty: "\"call\" | \"call-and-result\"",
+            default: "\"call\"",
+            doc: "What counts as the same: tool + input (results ignored, counted on the call), or tool + input + result (counted on the result; warning only).",
+        },
+        OptionDoc {
+            name: "openclaw.enabled",
+            ty: "bool",
+            default: "false",
+            doc: "OpenClaw's generic thresholds (writing the `openclaw` table turns them on unless this is `false`).",
+        },
+        OptionDoc {
+            name: "openclaw.history-size",
+            ty: "integer 1-512",
+            default: "30",
+            doc: "Call records kept (OpenClaw `historySize`).",
+        },
+        OptionDoc {
+            name: "openclaw.warning-threshold",
+            ty: "integer < `critical-threshold`",
+            default: "10",
+            doc: "Recent same calls that warn (OpenClaw `warningThreshold`).",
+        },
+        OptionDoc {
+            name: "openclaw.critical-threshold",
+            ty: "positive integer",
+            default: "20",
+            doc: "Identical newest outcomes that block (OpenClaw `criticalThreshold`).",
+        },
+        OptionDoc {
+            name: "openclaw.skip-known-polls",
+            ty: "bool",
+            default: "true",
+            doc: "Leave the calls of kind `poll` in the tools table (`command_status`, `process` poll and log, …) to `known-poll-no-progress`.",
+        },
+        OptionDoc {
+            name: "near-duplicate.enabled",
+            ty: "bool",
+            default: "false",
+            doc: "The near-duplicate streak (writing the `near-duplicate` table turns it on unless this is `false`).",
+        },
+        OptionDoc {
+            name: "near-duplicate.similarity",
+            ty: "number in (0, 1]",
+            default: "0.7",
+            doc: "Estimated Jaccard similarity of two consecutive results' shingle sets at or above which they are near-duplicates (used in thousandths).",
+        },
+        OptionDoc {
+            name: "near-duplicate.warning-threshold",
+            ty: "integer >= 3",
+            default: "4",
+            doc: "Warn on the N-th consecutive call of the same tool and arguments after N-1 near-duplicate results.",
+        },
+        OptionDoc {
+            name: "near-duplicate.critical-threshold",
+            ty: "0 or integer > `warning-threshold`",
+            default: "8",
+            doc: "Block from the N-th consecutive call (sticky); `0` never blocks.",
+        },
+        OptionDoc {
+            name: "near-duplicate.count-empty-results",
+            ty: "bool",
+            default: "true",
+            doc: "Empty results count for this rule (`false`: `ignore-empty-results` decides).",
+        },
+        OptionDoc {
+            name: "near-duplicate.recurrence-window",
+            ty: "integer 0-64",
+            default: "8",
+            doc: "Warn one call earlier when the same call also came before the streak within this many recent calls; `0` turns that off.",
+        },
+        OptionDoc {
+            name: "near-duplicate.skip-known-polls",
+            ty: "bool",
+            default: "true",
+            doc: "Leave polling calls out of the near-duplicate streak: their output advancing a little is progress.",
+        },
+        OptionDoc {
+            name: "similar-calls.enabled",
+            ty: "bool",
+            default: "false",
+            doc: "The similar-calls streak (writing the table turns it on unless this is `false`).",
+        },
+        OptionDoc {
+            name: "similar-calls.similarity",
+            ty: "number in (0, 1]",
+            default: "0.8",
+            doc: "Jaccard similarity of two calls' argument token sets at or above which they are alike.",
+        },
+        OptionDoc {
+            name: "similar-calls.warning-threshold",
+            ty: "integer >= 3",
+            default: "6",
+            doc: "Warn on the N-th alike call in a row whose results kept one shape without progress.",
+        },
+        OptionDoc {
+            name: "similar-calls.empty-warning-threshold",
+            ty: "integer >= 3",
+            default: "4",
+            doc: "The same, when every result of the streak was empty.",
+        },
+        OptionDoc {
+            name: "polls.warning-threshold",
+            ty: "positive integer",
+            default: "10",
+            doc: "With a `polls` table, the streak warns on a polling call only after this many identical results.",
+        },
+        OptionDoc {
+            name: "polls.critical-threshold",
+            ty: "integer > `polls.warning-threshold`",
+            default: "20",
+            doc: "... and blocks the N-th identical polling call. Without the table, polls count like any call (the seeds' rule).",
+        },
+    ],
+    // pi-loop-guard's variables, under their own names.
+    env: &[
+        EnvVar {
+            var: "LOOP_GUARD_WARN_THRESHOLD",
+            key: "warning-threshold",
+            kind: EnvKind::PositiveInt,
+        },
+        EnvVar {
+            var: "LOOP_GUARD_BLOCK_THRESHOLD",
+            key: "critical-threshold",
+            kind: EnvKind::PositiveInt,
+        },
+        EnvVar {
+            var: "LOOP_GUARD_IGNORE_TOOLS",
+            key: "ignore-tools",
+            kind: EnvKind::List,
+        },
+        EnvVar {
+            var: "LOOP_GUARD_IGNORE_ERRORS",
+            key: "ignore-errors",
+            kind: EnvKind::Bool,
+        },
+    ],
+    presets: &[],
+    openclaw: OpenClawImport {
+        master: MasterSwitch::Follows,
+        toggle: Some("genericRepeat"),
+        keys: &[
+            ("historySize", "openclaw.history-size"),
+            ("warningThreshold", "openclaw.warning-threshold"),
+            ("criticalThreshold", "openclaw.critical-threshold"),
+        ],
+    },
+    // The other detectors' spelling of the two tiers; the old keys are still read.
+    renamed: &[
+        Renamed {
+            old: "warn-threshold",
+            new: "warning-threshold",
+        },
+        Renamed {
+            old: "block-threshold",
+            new: "critical-threshold",
+        },
+        Renamed {
+            old: "near-duplicate.warn-threshold",
+            new: "near-duplicate.warning-threshold",
+        },
+        Renamed {
+            old: "near-duplicate.block-threshold",
+            new: "near-duplicate.critical-threshold",
+        },
+        Renamed {
+            old: "similar-calls.warn-threshold",
+            new: "similar-calls.warning-threshold",
+        },
+        Renamed {
+            old: "similar-calls.empty-warn-threshold",
+            new: "similar-calls.empty-warning-threshold",
+        },
+        Renamed {
+            old: "polls.warn-threshold",
+            new: "polls.warning-threshold",
+        },
+        Renamed {
+            old: "polls.block-threshold",
+            new: "polls.critical-threshold",
         },
     ],
     build,

@@ -21,7 +21,7 @@ fn configs() -> Vec<Settings> {
         settings("streak = false\nbatch-streak = false\nwindow = { size = 8, threshold = 4, level = \"critical\" }"),
         settings("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nopenclaw = { warning-threshold = 3, critical-threshold = 5 }"),
         settings("window = { identity = \"call-and-result\", threshold = 3 }\nopenclaw = { enabled = true }"),
-        settings("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nnear-duplicate = { warn-threshold = 3, block-threshold = 4, similarity = 0.5 }"),
+        settings("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nnear-duplicate = { warning-threshold = 3, critical-threshold = 4, similarity = 0.5 }"),
         default_preset(),
     ]
 }
@@ -168,7 +168,7 @@ proptest! {
         for (i, t) in texts.iter().enumerate() {
             s.call(TOOLS[tool], args.clone(), &into_block(t, i));
         }
-        let eager = settings("near-duplicate = { warn-threshold = 3, block-threshold = 4, similarity = 0.001, recurrence-window = 8 }");
+        let eager = settings("near-duplicate = { warning-threshold = 3, critical-threshold = 4, similarity = 0.001, recurrence-window = 8 }");
         for cfg in [default_preset(), eager] {
             let f = run(boxed(&cfg), s.events());
             prop_assert!(f.iter().all(|(_, f)| !f.key.starts_with("near:")), "{:?}", f);

@@ -5,7 +5,7 @@ mod detector;
 
 pub use detector::KnownPoll;
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration};
+use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -112,42 +112,31 @@ impl Settings {
 
     /// Resolves and validates options.
     pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
-        let positive = |key: &str, v: Option<u32>, default: u32| -> Result<u32, ConfigError> {
-            match v {
-                None => Ok(default),
-                Some(0) => Err(ConfigError::invalid(
-                    format!("{SCOPE}.{key}"),
-                    "must be a positive integer",
-                )),
-                Some(n) => Ok(n),
-            }
-        };
-        let warning_threshold = positive(
+        let scope = Scope::new(SCOPE);
+        let warning_threshold = scope.positive(
             "warning-threshold",
             o.warning_threshold,
             Self::DEFAULT_WARNING_THRESHOLD,
         )?;
-        let critical_threshold = positive(
+        let critical_threshold = scope.positive(
             "critical-threshold",
             o.critical_threshold,
             Self::DEFAULT_CRITICAL_THRESHOLD,
         )?;
-        let history_size = positive("history-size", o.history_size, Self::DEFAULT_HISTORY_SIZE)?;
-        if warning_threshold >= critical_threshold {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.critical-threshold"),
-                format!(
-                    "warning-threshold must be lower than critical-threshold (got {warning_threshold} and {critical_threshold})"
-                ),
-            ));
-        }
-        if history_size > MAX_HISTORY_SIZE {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.history-size"),
-                format!("must be at most {MAX_HISTORY_SIZE} (got {history_size})"),
-            ));
-        }
-        let poll_tools = o.poll_tools.clone().unwrap_or_default();
+        let history_size = scope.positive_at_most(
+            "history-size",
+            o.history_size,
+            Self::DEFAULT_HISTORY_SIZE,
+            MAX_HISTORY_SIZE,
+        )?;
+        scope.below(
+            ("warning-threshold", warning_threshold),
+            ("critical-threshold", critical_threshold),
+        )?;
+        let poll_tools = o
+            .poll_tools
+            .clone()
+            .unwrap_or_default();
         for (i, r) in poll_tools.iter().enumerate() {
             if r.tool.is_empty() {
                 return Err(ConfigError::invalid(
@@ -199,6 +188,7 @@ pub const REGISTRATION: Registration = Registration {
     code: CODE,
     summary: "poll and status calls whose normalised output does not change",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: true,
     options: &[
         OptionDoc {
@@ -226,6 +216,18 @@ pub const REGISTRATION: Registration = Registration {
             doc: "More calls to treat as polls, beyond the tools table's `poll` kind: a tool name, optionally with an argument that must hold one of the values.",
         },
     ],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport {
+        master: loopguard_core::MasterSwitch::Follows,
+        toggle: Some("knownPollNoProgress"),
+        keys: &[
+            ("historySize", "history-size"),
+            ("warningThreshold", "warning-threshold"),
+            ("criticalThreshold", "critical-threshold"),
+        ],
+    },
+    renamed: &[],
     build,
 };
 

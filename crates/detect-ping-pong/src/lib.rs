@@ -6,11 +6,13 @@ mod window;
 
 pub use detector::PingPong;
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration};
+use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The registered name of this detector.
 pub const NAME: &str = "ping-pong";
+
+const SCOPE: &str = "detectors.ping-pong";
 
 /// The options of the `[detectors.ping-pong]` table, as written by a user.
 ///
@@ -153,14 +155,11 @@ impl Settings {
             1,
             Settings::MAX_THRESHOLD,
         )?;
-        if warning_threshold >= critical_threshold {
-            return Err(ConfigError::invalid(
-                format!("detectors.{NAME}.critical-threshold"),
-                format!(
-                    "warning-threshold ({warning_threshold}) must be lower than critical-threshold ({critical_threshold})"
-                ),
-            ));
-        }
+        let scope = Scope::new(SCOPE);
+        scope.below(
+            ("warning-threshold", warning_threshold),
+            ("critical-threshold", critical_threshold),
+        )?;
         let max_period = bounded(
             "max-period",
             o.max_period,
@@ -182,14 +181,10 @@ impl Settings {
             2,
             Settings::MAX_CYCLE_REPEATS,
         )?;
-        if cycle_warning_repeats >= cycle_critical_repeats {
-            return Err(ConfigError::invalid(
-                format!("detectors.{NAME}.cycle-critical-repeats"),
-                format!(
-                    "cycle-warning-repeats ({cycle_warning_repeats}) must be lower than cycle-critical-repeats ({cycle_critical_repeats})"
-                ),
-            ));
-        }
+        scope.below(
+            ("cycle-warning-repeats", cycle_warning_repeats),
+            ("cycle-critical-repeats", cycle_critical_repeats),
+        )?;
         Ok(Settings {
             history_size,
             warning_threshold,
@@ -211,23 +206,14 @@ fn bounded(
     min: u32,
     max: u32,
 ) -> Result<u32, ConfigError> {
-    match value {
-        None => Ok(default),
-        Some(n) if n >= i64::from(min) && n <= i64::from(max) => {
-            Ok(u32::try_from(n).unwrap_or(default))
-        }
-        Some(n) => {
-            let what = if min == 1 {
-                "a positive integer".to_owned()
-            } else {
-                format!("an integer of at least {min}")
-            };
-            Err(ConfigError::invalid(
-                format!("detectors.{NAME}.{key}"),
-                format!("must be {what} of at most {max} (found {n})"),
-            ))
-        }
-    }
+    let n = Scope::new(SCOPE).between(
+        key,
+        value,
+        i64::from(default),
+        i64::from(min),
+        i64::from(max),
+    )?;
+    Ok(u32::try_from(n).unwrap_or(default))
 }
 
 impl Default for Settings {
@@ -257,6 +243,7 @@ pub const REGISTRATION: Registration = Registration {
     code: "LG003",
     summary: "A,B,A,B alternation (and cycles up to period 8) without progress",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: true,
     options: &[
         OptionDoc {
@@ -309,6 +296,18 @@ pub const REGISTRATION: Registration = Registration {
             doc: "What the cycle tier compares: exact calls and results, or their shapes (numbers abstracted, echoed arguments removed from results; numbers moving steadily are progress).",
         },
     ],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport {
+        master: loopguard_core::MasterSwitch::Follows,
+        toggle: Some("pingPong"),
+        keys: &[
+            ("historySize", "history-size"),
+            ("warningThreshold", "warning-threshold"),
+            ("criticalThreshold", "critical-threshold"),
+        ],
+    },
+    renamed: &[],
     build,
 };
 

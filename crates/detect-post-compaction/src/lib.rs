@@ -5,11 +5,13 @@ mod detector;
 
 pub use detector::PostCompactionGuard;
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration};
+use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The registered name of this detector.
 pub const NAME: &str = "post-compaction-guard";
+
+const SCOPE: &str = "detectors.post-compaction-guard";
 
 /// The stable abort code of this detector's findings.
 pub const ABORT_CODE: &str = "compaction_loop_persisted";
@@ -49,21 +51,12 @@ impl Settings {
     /// assert_eq!(err.path(), Some("detectors.post-compaction-guard.window-size"));
     /// ```
     pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
-        let window_size = match o.window_size {
-            None => Settings::DEFAULT_WINDOW_SIZE,
-            Some(n) if n >= 1 && n <= i64::from(Settings::MAX_WINDOW_SIZE) => {
-                u32::try_from(n).unwrap_or(Settings::DEFAULT_WINDOW_SIZE)
-            }
-            Some(n) => {
-                return Err(ConfigError::invalid(
-                    format!("detectors.{NAME}.window-size"),
-                    format!(
-                        "must be a positive integer of at most {} (found {n})",
-                        Settings::MAX_WINDOW_SIZE
-                    ),
-                ))
-            }
-        };
+        let window_size = Scope::new(SCOPE).positive_at_most_i64(
+            "window-size",
+            o.window_size,
+            Settings::DEFAULT_WINDOW_SIZE,
+            Settings::MAX_WINDOW_SIZE,
+        )?;
         Ok(Settings { window_size })
     }
 
@@ -105,6 +98,7 @@ pub const REGISTRATION: Registration = Registration {
     code: "LG006",
     summary: "after a compaction, the same (tool, arguments, result) fills the short window: abort with `compaction_loop_persisted`",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: true,
     options: &[OptionDoc {
         name: "window-size",
@@ -112,6 +106,16 @@ pub const REGISTRATION: Registration = Registration {
         default: "3",
         doc: "Completed tool calls watched after each compaction; that many identical (tool, arguments, result) triples abort the run.",
     }],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport {
+        master: loopguard_core::MasterSwitch::OffOnly,
+        toggle: None,
+        keys: &[
+            ("postCompactionGuard.windowSize", "window-size"),
+        ],
+    },
+    renamed: &[],
     build,
 };
 

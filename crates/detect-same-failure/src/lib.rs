@@ -5,11 +5,13 @@ mod detector;
 
 pub use detector::{looks_like_failure, SameFailure, SCAN_CHARS};
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration};
+use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The registered name of this detector.
 pub const NAME: &str = "same-failure";
+
+const SCOPE: &str = "detectors.same-failure";
 
 /// The options of the `[detectors.same-failure]` table, as written by a user.
 ///
@@ -96,50 +98,48 @@ impl Settings {
     /// assert_eq!(Settings::from_options(&o).unwrap().critical_threshold, 0);
     /// ```
     pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
-        let warning_threshold = threshold(
+        let scope = Scope::new(SCOPE);
+        let max = i64::from(Settings::MAX_THRESHOLD);
+        // 0 means "never" for the critical tier and "off" for the recurring rule.
+        let zero_or_count = |key: &str, v: Option<i64>, default: u32, min: i64, max: i64| {
+            let n = scope.between(key, v, i64::from(default), 0, max)?;
+            if n != 0 {
+                scope.between(key, Some(n), 0, min, max)?;
+            }
+            Ok::<u32, ConfigError>(u32::try_from(n).unwrap_or(default))
+        };
+        let warning_threshold = scope.positive_at_most_i64(
             "warning-threshold",
             o.warning_threshold,
             Settings::DEFAULT_WARNING_THRESHOLD,
-            false,
+            Settings::MAX_THRESHOLD,
         )?;
-        let critical_threshold = threshold(
+        let critical_threshold = zero_or_count(
             "critical-threshold",
             o.critical_threshold,
             Settings::DEFAULT_CRITICAL_THRESHOLD,
-            true,
+            1,
+            max,
         )?;
-        if critical_threshold != 0 && warning_threshold >= critical_threshold {
-            return Err(ConfigError::invalid(
-                format!("detectors.{NAME}.critical-threshold"),
-                format!(
-                    "warning-threshold ({warning_threshold}) must be lower than critical-threshold ({critical_threshold}), or critical-threshold must be 0 (never)"
-                ),
-            ));
+        if critical_threshold != 0 {
+            scope.below(
+                ("warning-threshold", warning_threshold),
+                ("critical-threshold", critical_threshold),
+            )?;
         }
-        let recurring_window = threshold(
+        let recurring_window = scope.positive_at_most_i64(
             "recurring-window",
             o.recurring_window,
             Settings::DEFAULT_RECURRING_WINDOW,
-            false,
+            Settings::MAX_RECURRING_WINDOW,
         )?;
-        if recurring_window > Settings::MAX_RECURRING_WINDOW {
-            return Err(ConfigError::invalid(
-                format!("detectors.{NAME}.recurring-window"),
-                format!(
-                    "must be at most {} (found {recurring_window})",
-                    Settings::MAX_RECURRING_WINDOW
-                ),
-            ));
-        }
-        let recurring_threshold = threshold("recurring-threshold", o.recurring_threshold, 0, true)?;
-        if recurring_threshold == 1 || recurring_threshold > recurring_window {
-            return Err(ConfigError::invalid(
-                format!("detectors.{NAME}.recurring-threshold"),
-                format!(
-                    "must be 0 (off) or between 2 and recurring-window ({recurring_window}) (found {recurring_threshold})"
-                ),
-            ));
-        }
+        let recurring_threshold = zero_or_count(
+            "recurring-threshold",
+            o.recurring_threshold,
+            0,
+            2,
+            i64::from(recurring_window),
+        )?;
         Ok(Settings {
             warning_threshold,
             critical_threshold,
@@ -148,33 +148,6 @@ impl Settings {
             recurring_threshold,
             recurring_window,
         })
-    }
-}
-
-fn threshold(
-    key: &str,
-    value: Option<i64>,
-    default: u32,
-    zero_ok: bool,
-) -> Result<u32, ConfigError> {
-    let min = if zero_ok { 0 } else { 1 };
-    match value {
-        None => Ok(default),
-        Some(n) if n >= min && n <= i64::from(Settings::MAX_THRESHOLD) => {
-            Ok(u32::try_from(n).unwrap_or(default))
-        }
-        Some(n) => Err(ConfigError::invalid(
-            format!("detectors.{NAME}.{key}"),
-            format!(
-                "must be a {} integer of at most {} (found {n})",
-                if zero_ok {
-                    "non-negative (0 = never)"
-                } else {
-                    "positive"
-                },
-                Settings::MAX_THRESHOLD
-            ),
-        )),
     }
 }
 
@@ -204,6 +177,7 @@ pub const REGISTRATION: Registration = Registration {
     code: "LG010",
     summary: "the same tool keeps failing with the same error while the model varies its arguments",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: true,
     options: &[
         OptionDoc {
@@ -243,6 +217,10 @@ pub const REGISTRATION: Registration = Registration {
             doc: "Tool results the recurring rule looks back over (at most 64).",
         },
     ],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport::NONE,
+    renamed: &[],
     build,
 };
 

@@ -5,11 +5,13 @@ mod detector;
 
 pub use detector::StalledTurns;
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration};
+use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The registered name of this detector.
 pub const NAME: &str = "stalled-turns";
+
+const SCOPE: &str = "detectors.stalled-turns";
 
 /// The options of the `[detectors.stalled-turns]` table, as written by a user.
 ///
@@ -71,24 +73,24 @@ impl Settings {
     /// assert_eq!(err.path(), Some("detectors.stalled-turns.critical-threshold"));
     /// ```
     pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
-        let warning_threshold = positive(
+        let scope = Scope::new(SCOPE);
+        let max = Settings::MAX_THRESHOLD;
+        let warning_threshold = scope.positive_at_most_i64(
             "warning-threshold",
             o.warning_threshold,
             Settings::DEFAULT_WARNING_THRESHOLD,
+            max,
         )?;
-        let critical_threshold = positive(
+        let critical_threshold = scope.positive_at_most_i64(
             "critical-threshold",
             o.critical_threshold,
             Settings::DEFAULT_CRITICAL_THRESHOLD,
+            max,
         )?;
-        if warning_threshold >= critical_threshold {
-            return Err(ConfigError::invalid(
-                format!("detectors.{NAME}.critical-threshold"),
-                format!(
-                    "warning-threshold ({warning_threshold}) must be lower than critical-threshold ({critical_threshold})"
-                ),
-            ));
-        }
+        scope.below(
+            ("warning-threshold", warning_threshold),
+            ("critical-threshold", critical_threshold),
+        )?;
         Ok(Settings {
             warning_threshold,
             critical_threshold,
@@ -96,22 +98,6 @@ impl Settings {
             count_replies: o.count_replies.unwrap_or(true),
             mask_numbers: o.mask_numbers.unwrap_or(false),
         })
-    }
-}
-
-fn positive(key: &str, value: Option<i64>, default: u32) -> Result<u32, ConfigError> {
-    match value {
-        None => Ok(default),
-        Some(n) if n >= 1 && n <= i64::from(Settings::MAX_THRESHOLD) => {
-            Ok(u32::try_from(n).unwrap_or(default))
-        }
-        Some(n) => Err(ConfigError::invalid(
-            format!("detectors.{NAME}.{key}"),
-            format!(
-                "must be a positive integer of at most {} (found {n})",
-                Settings::MAX_THRESHOLD
-            ),
-        )),
     }
 }
 
@@ -140,6 +126,7 @@ pub const REGISTRATION: Registration = Registration {
     code: "LG009",
     summary: "turns with no tool call that add nothing while the harness repeats its nudge",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: true,
     options: &[
         OptionDoc {
@@ -173,6 +160,10 @@ pub const REGISTRATION: Registration = Registration {
             doc: "Compare nudges and replies with digit runs masked (\"found 3 actions\" and \"found 5 actions\" are the same nudge).",
         },
     ],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport::NONE,
+    renamed: &[],
     build,
 };
 

@@ -12,11 +12,13 @@ pub use evidence::{Row, Run, RunTracker};
 pub use exact::{Finder, TailMatcher};
 pub use seed::SeedScanner;
 
-use loopguard_core::{ConfigError, Detector, OptionDoc, Registration};
+use loopguard_core::{ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The registered name.
 pub const NAME: &str = "tail-periodicity";
+
+const SCOPE: &str = "detectors.tail-periodicity";
 
 /// Which engine runs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -314,55 +316,41 @@ impl Settings {
             rescan_every: o.rescan_every.unwrap_or(Self::DEFAULT_RESCAN_EVERY),
             max_filler_run: o.max_filler_run.unwrap_or(Self::DEFAULT_MAX_FILLER_RUN),
         };
-        let key = |k: &str| format!("detectors.{NAME}.{k}");
-        if s.min_unit == 0 {
-            return Err(ConfigError::invalid(key("min-unit"), "must be at least 1"));
-        }
-        if s.max_unit < s.min_unit {
-            return Err(ConfigError::invalid(
-                key("max-unit"),
-                "must not be lower than min-unit",
-            ));
-        }
-        if s.max_unit > Self::MAX_UNIT_LIMIT {
-            return Err(ConfigError::invalid(
-                key("max-unit"),
-                format!(
-                    "must be at most {} (memory is about min-copies × max-unit characters)",
-                    Self::MAX_UNIT_LIMIT
-                ),
-            ));
-        }
-        if !(2..=Self::MAX_COPIES_LIMIT).contains(&s.min_copies) {
-            return Err(ConfigError::invalid(
-                key("min-copies"),
-                format!("must be between 2 and {}", Self::MAX_COPIES_LIMIT),
-            ));
-        }
-        if s.root_copies < 2 || s.root_copies > 2 * s.min_copies {
-            return Err(ConfigError::invalid(
-                key("root-copies"),
-                "must be between 2 and twice min-copies",
-            ));
-        }
-        if !(10..=1000).contains(&s.evidence_scale) {
-            return Err(ConfigError::invalid(
-                key("evidence-scale"),
-                "must be between 10 and 1000 (percent)",
-            ));
-        }
+        let scope = Scope::new(SCOPE);
+        scope.positive("min-unit", Some(s.min_unit), 1)?;
+        // Memory is about min-copies × max-unit characters.
+        scope.between(
+            "max-unit",
+            Some(s.max_unit),
+            s.max_unit,
+            s.min_unit,
+            Self::MAX_UNIT_LIMIT,
+        )?;
+        scope.between(
+            "min-copies",
+            Some(s.min_copies),
+            s.min_copies,
+            2,
+            Self::MAX_COPIES_LIMIT,
+        )?;
+        scope.between(
+            "root-copies",
+            Some(s.root_copies),
+            s.root_copies,
+            2,
+            2 * s.min_copies,
+        )?;
+        scope.between(
+            "evidence-scale",
+            Some(s.evidence_scale),
+            s.evidence_scale,
+            10,
+            1000,
+        )?;
         if s.chant_copies == 1 {
-            return Err(ConfigError::invalid(
-                key("chant-copies"),
-                "must be 0 (off) or at least 2",
-            ));
+            return Err(scope.invalid("chant-copies", "must be 0 (off) or at least 2 (found 1)"));
         }
-        if s.rescan_every == 0 {
-            return Err(ConfigError::invalid(
-                key("rescan-every"),
-                "must be at least 1",
-            ));
-        }
+        scope.positive("rescan-every", Some(s.rescan_every), 1)?;
         Ok(s)
     }
 }
@@ -399,6 +387,7 @@ pub const REGISTRATION: Registration = Registration {
     code: "LG007",
     summary: "streamed text whose tail is a longer exact periodic run than legitimate text holds (span and root copies, per root length)",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: true,
     options: &[
         OptionDoc { name: "min-unit", ty: "integer", default: "30", doc: "Shortest unit, in characters." },
@@ -464,6 +453,10 @@ pub const REGISTRATION: Registration = Registration {
             doc: "Runs of non-alphanumeric characters are cut to this length before the search (0 = off).",
         },
     ],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport::NONE,
+    renamed: &[],
     build,
 };
 

@@ -6,7 +6,7 @@ mod shapes;
 
 pub use detector::UnknownTool;
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration};
+use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The detector's registered name.
@@ -86,41 +86,30 @@ impl Settings {
 
     /// Resolves and validates options.
     pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
-        let positive = |key: &str, v: Option<u32>, default: u32| -> Result<u32, ConfigError> {
-            match v {
-                None => Ok(default),
-                Some(0) => Err(ConfigError::invalid(
-                    format!("{SCOPE}.{key}"),
-                    "must be a positive integer",
-                )),
-                Some(n) => Ok(n),
-            }
-        };
-        let warning_threshold = positive(
+        let scope = Scope::new(SCOPE);
+        let warning_threshold = scope.positive(
             "warning-threshold",
             o.warning_threshold,
             Self::DEFAULT_WARNING_THRESHOLD,
         )?;
-        let critical_threshold = positive(
+        let critical_threshold = scope.positive(
             "critical-threshold",
             o.critical_threshold,
             Self::DEFAULT_CRITICAL_THRESHOLD,
         )?;
-        let history_size = positive("history-size", o.history_size, Self::DEFAULT_HISTORY_SIZE)?;
+        let history_size = scope.positive_at_most(
+            "history-size",
+            o.history_size,
+            Self::DEFAULT_HISTORY_SIZE,
+            MAX_HISTORY_SIZE,
+        )?;
         let warn = o.warn.unwrap_or(Self::DEFAULT_WARN);
-        if warn && warning_threshold >= critical_threshold {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.critical-threshold"),
-                format!(
-                    "warning-threshold must be lower than critical-threshold (got {warning_threshold} and {critical_threshold}); set `warn = false` to have no warning tier"
-                ),
-            ));
-        }
-        if history_size > MAX_HISTORY_SIZE {
-            return Err(ConfigError::invalid(
-                format!("{SCOPE}.history-size"),
-                format!("must be at most {MAX_HISTORY_SIZE} (got {history_size})"),
-            ));
+        // Without a warning tier (`warn = false`) the warning threshold is not used.
+        if warn {
+            scope.below(
+                ("warning-threshold", warning_threshold),
+                ("critical-threshold", critical_threshold),
+            )?;
         }
         let available_tools = o.available_tools.clone().unwrap_or_default();
         if let Some(i) = available_tools.iter().position(String::is_empty) {
@@ -166,6 +155,7 @@ pub const REGISTRATION: Registration = Registration {
     code: CODE,
     summary: "retries of a tool (or shell command) that does not exist, whatever the arguments",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: true,
     options: &[
         OptionDoc {
@@ -200,6 +190,17 @@ pub const REGISTRATION: Registration = Registration {
             doc: "Also recognise the shell's own \"command not found\" messages, whatever the error flag.",
         },
     ],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport {
+        master: loopguard_core::MasterSwitch::Follows,
+        toggle: None,
+        keys: &[
+            ("historySize", "history-size"),
+            ("unknownToolThreshold", "critical-threshold"),
+        ],
+    },
+    renamed: &[],
     build,
 };
 

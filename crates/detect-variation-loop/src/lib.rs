@@ -5,11 +5,13 @@ mod detector;
 
 pub use detector::{is_prose, overlap, shingles, VariationLoop};
 
-use loopguard_core::{ConfigError, Detector, OptionDoc, Registration};
+use loopguard_core::{ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The registered name.
 pub const NAME: &str = "variation-loop";
+
+const SCOPE: &str = "detectors.variation-loop";
 
 /// `[detectors.variation-loop]` as written in TOML. Every key is optional.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -163,60 +165,34 @@ impl Settings {
             rescan_every: o.rescan_every.unwrap_or(d.rescan_every),
             max_clusters: o.max_clusters.unwrap_or(d.max_clusters),
         };
-        let key = |k: &str| format!("detectors.{NAME}.{k}");
-        let unit = |v: f64| (0.0..=1.0).contains(&v);
-        if s.max_segment <= s.min_segment {
-            return Err(ConfigError::invalid(
-                key("max-segment"),
-                "must be greater than min-segment",
-            ));
-        }
-        if s.max_segment > Self::MAX_SEGMENT_LIMIT {
-            return Err(ConfigError::invalid(
-                key("max-segment"),
-                format!("must be at most {}", Self::MAX_SEGMENT_LIMIT),
-            ));
-        }
-        if !(1..=6).contains(&s.shingle) {
-            return Err(ConfigError::invalid(
-                key("shingle"),
-                "must be between 1 and 6",
-            ));
-        }
+        let scope = Scope::new(SCOPE);
+        scope.between(
+            "max-segment",
+            Some(s.max_segment),
+            s.max_segment,
+            s.min_segment.saturating_add(1),
+            Self::MAX_SEGMENT_LIMIT,
+        )?;
+        scope.between("shingle", Some(s.shingle), s.shingle, 1, 6)?;
         for (name, v) in [
             ("min-overlap", s.min_overlap),
             ("threshold", s.threshold),
             ("max-novelty", s.max_novelty),
             ("min-coverage", s.min_coverage),
         ] {
-            if !unit(v) {
-                return Err(ConfigError::invalid(key(name), "must be between 0 and 1"));
-            }
+            scope.fraction(name, Some(v), v)?;
         }
-        if s.window > Self::MAX_WINDOW {
-            return Err(ConfigError::invalid(
-                key("window"),
-                format!("must be at most {}", Self::MAX_WINDOW),
-            ));
-        }
-        if s.window > 0 && s.min_segments > s.window {
-            return Err(ConfigError::invalid(
-                key("min-segments"),
-                "must not be greater than window",
-            ));
+        scope.between("window", Some(s.window), s.window, 0, Self::MAX_WINDOW)?;
+        if s.window > 0 {
+            scope.within(("min-segments", s.min_segments), ("window", s.window))?;
         }
         if s.window > 0 && s.rescan_every > 0 {
-            return Err(ConfigError::invalid(
-                key("rescan-every"),
+            return Err(scope.invalid(
+                "rescan-every",
                 "only applies when window = 0 (whole message)",
             ));
         }
-        if s.max_clusters == 0 {
-            return Err(ConfigError::invalid(
-                key("max-clusters"),
-                "must be at least 1",
-            ));
-        }
+        scope.positive("max-clusters", Some(s.max_clusters), 1)?;
         Ok(s)
     }
 }
@@ -257,6 +233,7 @@ pub const REGISTRATION: Registration = Registration {
     code: "LG008",
     summary: "a message dominated by short near-duplicate lines (5-gram shingles)",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: true,
     options: &[
         OptionDoc { name: "min-text", ty: "integer", default: "200", doc: "The message must have at least this many characters." },
@@ -276,6 +253,10 @@ pub const REGISTRATION: Registration = Registration {
         OptionDoc { name: "rescan-every", ty: "integer", default: "0", doc: "Seed cadence in characters (with the partial last line); 0 = on line completion." },
         OptionDoc { name: "max-clusters", ty: "integer", default: "4096", doc: "Whole-message mode: most clusters kept." },
     ],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport::NONE,
+    renamed: &[],
     build,
 };
 

@@ -49,11 +49,31 @@ pub struct ReadmeDoctests;
 /// let mut sorted = names.clone();
 /// sorted.sort_unstable();
 /// assert_eq!(names, sorted);
-/// assert!(names.iter().all(|n| loopguard::core::BUILTIN_NAMES.contains(n)));
+/// assert!(names.iter().all(|n| loopguard::BUILTIN_NAMES.contains(n)));
 /// ```
 pub fn builtin() -> &'static [&'static Registration] {
     BUILTIN
 }
+
+/// The names of loopguard's own detectors, whether this build links them or not: a
+/// configuration that names one this build leaves out is told which feature links it.
+pub const BUILTIN_NAMES: &[&str] = &[
+    "circuit-breaker",
+    "generic-repeat",
+    "known-poll-no-progress",
+    "ping-pong",
+    "post-compaction-guard",
+    "same-failure",
+    "stalled-turns",
+    "tail-periodicity",
+    "unknown-tool",
+    "variation-loop",
+];
+
+loopguard_core::known_detectors!(
+    BUILTIN_NAMES,
+    "enable the `{name}` feature of the `loopguard` crate"
+);
 
 static BUILTIN: &[&Registration] = &[
     #[cfg(feature = "circuit-breaker")]

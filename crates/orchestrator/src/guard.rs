@@ -1,7 +1,7 @@
 //! The guard: the core's event bus plus the escalation, budget and delivery policy.
 
 use crate::options::{Dedup, Policy};
-use crate::presets::{check_config, resolve};
+use crate::presets::{check_config, resolve_with};
 use crate::verdict::{Action, Delivery, Verdict};
 use crate::wording::{steer_text, Path, CONTINUE_STEER};
 use loopguard_core::{
@@ -18,6 +18,23 @@ pub const MAX_BLOCKED_IDS: usize = 64;
 pub const MAX_BATCH_CALLS: usize = 64;
 /// Version of the snapshot layout.
 pub const SNAPSHOT_VERSION: u64 = 1;
+
+/// Writes each configuration warning to stderr, once per process.
+fn warn_once(warnings: &[String]) {
+    static SHOWN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    if warnings.is_empty() {
+        return;
+    }
+    let Ok(mut shown) = SHOWN.lock() else {
+        return;
+    };
+    for w in warnings {
+        if !shown.contains(w) {
+            eprintln!("loopguard: warning: {w}");
+            shown.push(w.clone());
+        }
+    }
+}
 
 /// Builds a [`Guard`].
 ///
@@ -109,16 +126,20 @@ impl GuardBuilder {
         };
         let user = self.config.clone().unwrap_or_default();
         let mut resolved = if self.no_preset {
-            user.clone()
+            let mut c = user.clone();
+            let notes = registry.upgrade(&mut c);
+            c.warnings.extend(notes);
+            c
         } else {
             let mut c = user.clone();
             if let Some(p) = &self.preset {
                 c.preset = Some(p.clone());
             }
-            resolve(&c)?
+            resolve_with(&c, &registry)?
         };
         drop_unlinked_preset_tables(&mut resolved, &user, &registry);
         check_config(&resolved, &registry)?;
+        warn_once(&resolved.warnings);
         Ok((resolved, registry))
     }
 

@@ -32,7 +32,9 @@ pub use guard::{
 pub use openclaw::config_from_openclaw_json;
 #[allow(deprecated)]
 pub use options::{Dedup, GuardOptions, GuardSettings, Policy, PolicyOptions, Wording};
-pub use presets::{check_config, preset, render_resolved, resolve, PRESETS};
+pub use presets::{
+    check_config, preset, preset_with, render_resolved, resolve, resolve_with, PRESETS,
+};
 pub use verdict::{Action, Delivery, Verdict};
 pub use wording::{CONTINUE_STEER, STEER_PREFIX};
 

@@ -9,6 +9,11 @@
 //! must be positive integers, and `warningThreshold < criticalThreshold <
 //! globalCircuitBreakerThreshold` when both sides are present.
 //!
+//! Which loopguard keys an OpenClaw key sets is declared by each detector's registration
+//! ([`loopguard_core::OpenClawImport`]: how the master switch moves its `enabled`, its own
+//! switch under `detectors`, and the integer keys it takes); the keys a block accepts are those
+//! the linked detectors map. With loopguard's own detectors:
+//!
 //! | OpenClaw key | loopguard key |
 //! |---|---|
 //! | `enabled` (default false) | `enabled` of the rolling detectors; an explicit `false` also turns off `post-compaction-guard` |
@@ -27,186 +32,143 @@
 
 mod json5;
 
-use loopguard_core::{Config, ConfigError, Location};
+use loopguard_core::{set_key, Config, ConfigError, Location, MasterSwitch, Registry};
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-/// A detector and the key path inside its table.
-pub type KeyPath = (&'static str, &'static [&'static str]);
+/// OpenClaw's keys of a `loopDetection` block whose meaning is the block's own: the master
+/// switch, the per-detector switches, and the threshold keys whose ordering OpenClaw checks.
+const MASTER: &str = "enabled";
+const TOGGLES: &str = "detectors";
+const WARNING: &str = "warningThreshold";
+const CRITICAL: &str = "criticalThreshold";
+const GLOBAL: &str = "globalCircuitBreakerThreshold";
 
-/// The rolling detectors `enabled` switches (post-compaction-guard only follows an explicit
-/// `false`).
-pub const ROLLING: &[&str] = &[
-    "generic-repeat",
-    "known-poll-no-progress",
-    "ping-pong",
-    "unknown-tool",
-    "circuit-breaker",
-];
-
-/// The toggles of `detectors`, in OpenClaw's spelling, and the detector each switches.
-pub const TIERED: &[(&str, &str)] = &[
-    ("genericRepeat", "generic-repeat"),
-    ("knownPollNoProgress", "known-poll-no-progress"),
-    ("pingPong", "ping-pong"),
-];
-
-/// Where `warningThreshold` goes.
-pub const WARNING_KEYS: &[KeyPath] = &[
-    ("generic-repeat", &["openclaw", "warning-threshold"]),
-    ("known-poll-no-progress", &["warning-threshold"]),
-    ("ping-pong", &["warning-threshold"]),
-];
-
-/// Where `criticalThreshold` goes (each must stay lower than [`GLOBAL_KEY`]).
-pub const CRITICAL_KEYS: &[KeyPath] = &[
-    ("generic-repeat", &["openclaw", "critical-threshold"]),
-    ("known-poll-no-progress", &["critical-threshold"]),
-    ("ping-pong", &["critical-threshold"]),
-];
-
-/// Where `historySize` goes.
-pub const HISTORY_KEYS: &[KeyPath] = &[
-    ("generic-repeat", &["openclaw", "history-size"]),
-    ("known-poll-no-progress", &["history-size"]),
-    ("ping-pong", &["history-size"]),
-    ("unknown-tool", &["history-size"]),
-    ("circuit-breaker", &["history-size"]),
-];
-
-/// Where `unknownToolThreshold` goes.
-pub const UNKNOWN_KEY: KeyPath = ("unknown-tool", &["critical-threshold"]);
-
-/// Where `globalCircuitBreakerThreshold` goes.
-pub const GLOBAL_KEY: KeyPath = ("circuit-breaker", &["threshold"]);
-
-/// Where `postCompactionGuard.windowSize` goes.
-pub const WINDOW_KEY: KeyPath = ("post-compaction-guard", &["window-size"]);
-
-/// Sets `path` in detector `d`'s table, creating inner tables.
-pub(crate) fn set_path(c: &mut Config, (d, path): KeyPath, v: toml::Value) {
-    let mut t = c.detectors.entry(d.to_owned()).or_default();
-    let Some((last, inner)) = path.split_last() else {
-        return;
-    };
-    for k in inner {
-        let entry = t
-            .entry((*k).to_owned())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        if !entry.is_table() {
-            *entry = toml::Value::Table(toml::Table::new());
+/// The OpenClaw keys a `loopDetection` block accepts with this registry, in the order they are
+/// listed in errors: the master switch, every integer key a detector maps (outside any
+/// sub-table), the per-detector switches, then the sub-tables (`postCompactionGuard`).
+fn block_keys(registry: &Registry) -> Vec<&'static str> {
+    let mut plain: Vec<&'static str> = Vec::new();
+    let mut tables: Vec<&'static str> = Vec::new();
+    for reg in registry.entries() {
+        for (k, _) in reg.openclaw.keys {
+            let (list, key) = match k.split_once('.') {
+                Some((t, _)) => (&mut tables, t),
+                None => (&mut plain, *k),
+            };
+            if !list.contains(&key) {
+                list.push(key);
+            }
         }
-        let toml::Value::Table(next) = entry else {
-            return;
-        };
-        t = next;
     }
-    t.insert((*last).to_owned(), v);
+    let mut out = vec![MASTER];
+    out.extend(plain);
+    out.push(TOGGLES);
+    out.extend(tables);
+    out
 }
 
-/// Reads `path` in detector `d`'s table.
-pub(crate) fn get_path(c: &Config, (d, path): KeyPath) -> Option<&toml::Value> {
-    let mut t = c.detectors.get(d)?;
-    let (last, inner) = path.split_last()?;
-    for k in inner {
-        t = t.get(*k)?.as_table()?;
+/// The per-detector switches (`detectors.<toggle>`), in registry order.
+fn toggles(registry: &Registry) -> Vec<&'static str> {
+    registry
+        .entries()
+        .iter()
+        .filter_map(|r| r.openclaw.toggle)
+        .collect()
+}
+
+/// The detector keys OpenClaw key `key` sets: `(detector, dotted key in its table)`.
+pub fn mapped(registry: &Registry, key: &str) -> Vec<(&'static str, &'static str)> {
+    registry
+        .entries()
+        .iter()
+        .flat_map(|r| {
+            r.openclaw
+                .keys
+                .iter()
+                .filter(move |(k, _)| *k == key)
+                .map(move |(_, to)| (r.name, *to))
+        })
+        .collect()
+}
+
+/// The dotted config path of a detector key, e.g. `detectors.circuit-breaker.threshold`.
+pub(crate) fn dotted((d, key): (&str, &str)) -> String {
+    format!("detectors.{d}.{key}")
+}
+
+/// The detectors whose `enabled` the master switch `enabled` sets when it is `value` (unset
+/// counts as `false` for those that follow it).
+fn switched(registry: &Registry, value: Option<bool>) -> Vec<&'static str> {
+    let mut follows: Vec<&'static str> = Vec::new();
+    let mut off_only: Vec<&'static str> = Vec::new();
+    for r in registry.entries() {
+        match r.openclaw.master {
+            MasterSwitch::Follows => follows.push(r.name),
+            MasterSwitch::OffOnly if value == Some(false) => off_only.push(r.name),
+            _ => {}
+        }
     }
-    t.get(*last)
+    follows.extend(off_only);
+    follows
 }
-
-/// The dotted config path of a key, e.g. `detectors.generic-repeat.openclaw.critical-threshold`.
-pub(crate) fn dotted((d, path): KeyPath) -> String {
-    format!("detectors.{d}.{}", path.join("."))
-}
-
-const BLOCK_KEYS: &[&str] = &[
-    "enabled",
-    "historySize",
-    "warningThreshold",
-    "criticalThreshold",
-    "unknownToolThreshold",
-    "globalCircuitBreakerThreshold",
-    "detectors",
-    "postCompactionGuard",
-];
 
 /// One parsed `loopDetection` block (every key optional, as written).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Block {
     enabled: Option<bool>,
-    history: Option<i64>,
-    warning: Option<i64>,
-    critical: Option<i64>,
-    unknown: Option<i64>,
-    global: Option<i64>,
-    toggles: [Option<bool>; 3],
-    window: Option<i64>,
+    /// Integer keys by their dotted OpenClaw key (`historySize`, `postCompactionGuard.windowSize`).
+    values: BTreeMap<String, i64>,
+    /// The per-detector switches, by OpenClaw name.
+    toggles: BTreeMap<String, bool>,
 }
 
 impl Block {
     fn over(&self, base: &Block) -> Block {
-        let mut toggles = base.toggles;
-        for (t, o) in toggles.iter_mut().zip(self.toggles) {
-            if o.is_some() {
-                *t = o;
-            }
+        let mut b = base.clone();
+        if self.enabled.is_some() {
+            b.enabled = self.enabled;
         }
-        Block {
-            enabled: self.enabled.or(base.enabled),
-            history: self.history.or(base.history),
-            warning: self.warning.or(base.warning),
-            critical: self.critical.or(base.critical),
-            unknown: self.unknown.or(base.unknown),
-            global: self.global.or(base.global),
-            toggles,
-            window: self.window.or(base.window),
-        }
+        b.values
+            .extend(self.values.iter().map(|(k, v)| (k.clone(), *v)));
+        b.toggles
+            .extend(self.toggles.iter().map(|(k, v)| (k.clone(), *v)));
+        b
     }
 
     /// The detector tables this block stands for.
-    fn apply(&self, c: &mut Config) {
+    fn apply(&self, c: &mut Config, registry: &Registry) {
         let master = self.enabled.unwrap_or(false);
-        let int = toml::Value::Integer;
-        for d in ROLLING {
-            set_path(c, (d, &["enabled"]), toml::Value::Boolean(master));
-        }
-        for ((_, d), t) in TIERED.iter().zip(self.toggles) {
-            set_path(
-                c,
-                (d, &["enabled"]),
-                toml::Value::Boolean(master && t.unwrap_or(true)),
-            );
-        }
-        if let Some(n) = self.warning {
-            for k in WARNING_KEYS {
-                set_path(c, *k, int(n));
+        for reg in registry.entries() {
+            let on = match reg.openclaw.master {
+                MasterSwitch::Follows => Some(
+                    master
+                        && reg
+                            .openclaw
+                            .toggle
+                            .and_then(|t| self.toggles.get(t).copied())
+                            .unwrap_or(true),
+                ),
+                MasterSwitch::OffOnly if self.enabled == Some(false) => Some(false),
+                _ => None,
+            };
+            if let Some(on) = on {
+                set_key(
+                    c.detectors.entry(reg.name.to_owned()).or_default(),
+                    "enabled",
+                    toml::Value::Boolean(on),
+                );
             }
-        }
-        if let Some(n) = self.critical {
-            for k in CRITICAL_KEYS {
-                set_path(c, *k, int(n));
+            for (k, to) in reg.openclaw.keys {
+                if let Some(n) = self.values.get(*k) {
+                    set_key(
+                        c.detectors.entry(reg.name.to_owned()).or_default(),
+                        to,
+                        toml::Value::Integer(*n),
+                    );
+                }
             }
-        }
-        if let Some(n) = self.history {
-            for k in HISTORY_KEYS {
-                set_path(c, *k, int(n));
-            }
-        }
-        if let Some(n) = self.unknown {
-            set_path(c, UNKNOWN_KEY, int(n));
-        }
-        if let Some(n) = self.global {
-            set_path(c, GLOBAL_KEY, int(n));
-        }
-        if self.enabled == Some(false) {
-            set_path(
-                c,
-                ("post-compaction-guard", &["enabled"]),
-                toml::Value::Boolean(false),
-            );
-        }
-        if let Some(n) = self.window {
-            set_path(c, WINDOW_KEY, int(n));
         }
     }
 }
@@ -220,7 +182,7 @@ fn positive(path: &str, key: &str, v: &Value) -> Result<i64, ConfigError> {
         Some(n) if n > 0 => Ok(n),
         _ => Err(invalid(
             format!("{path}.{key}"),
-            format!("must be a positive integer, found {v}"),
+            format!("must be a positive integer (found {v})"),
         )),
     }
 }
@@ -240,34 +202,23 @@ fn object<'a>(path: &str, v: &'a Value) -> Result<&'a Map<String, Value>, Config
 }
 
 /// The loopguard keys an OpenClaw key of a `loopDetection` block sets (`value` decides for
-/// `enabled`, whose `false` also switches off the post-compaction guard).
-fn targets(key: &str, value: &Value) -> Vec<String> {
-    let keys = |ks: &[KeyPath]| ks.iter().map(|k| dotted(*k)).collect::<Vec<_>>();
-    match key {
-        "enabled" => {
-            let mut t: Vec<String> = ROLLING
-                .iter()
-                .map(|d| format!("detectors.{d}.enabled"))
-                .collect();
-            if value.as_bool() == Some(false) {
-                t.push("detectors.post-compaction-guard.enabled".to_owned());
-            }
-            t
-        }
-        "historySize" => keys(HISTORY_KEYS),
-        "warningThreshold" => keys(WARNING_KEYS),
-        "criticalThreshold" => keys(CRITICAL_KEYS),
-        "unknownToolThreshold" => vec![dotted(UNKNOWN_KEY)],
-        "globalCircuitBreakerThreshold" => vec![dotted(GLOBAL_KEY)],
-        "postCompactionGuard.windowSize" => vec![dotted(WINDOW_KEY)],
-        other => match other
-            .strip_prefix("detectors.")
-            .and_then(|t| TIERED.iter().find(|(j, _)| *j == t))
-        {
-            Some((_, d)) => vec![format!("detectors.{d}.enabled")],
-            None => Vec::new(),
-        },
+/// `enabled`, whose `false` also switches off the detectors that only follow a `false`).
+fn targets(registry: &Registry, key: &str, value: &Value) -> Vec<String> {
+    if key == MASTER {
+        return switched(registry, value.as_bool())
+            .into_iter()
+            .map(|d| format!("detectors.{d}.enabled"))
+            .collect();
     }
+    if let Some(t) = key.strip_prefix("detectors.") {
+        return registry
+            .entries()
+            .iter()
+            .filter(|r| r.openclaw.toggle == Some(t))
+            .map(|r| format!("detectors.{}.enabled", r.name))
+            .collect();
+    }
+    mapped(registry, key).into_iter().map(dotted).collect()
 }
 
 /// One OpenClaw key that was read, and where it went.
@@ -297,6 +248,7 @@ pub struct ImportReport {
 }
 
 fn parse_block(
+    registry: &Registry,
     path: &str,
     v: &Value,
     agent: Option<&str>,
@@ -307,7 +259,7 @@ fn parse_block(
     let mut note = |key: String, value: &Value| {
         let prefix = agent.map(|a| format!("agents.{a}.")).unwrap_or_default();
         record.push(Imported {
-            targets: targets(&key, value)
+            targets: targets(registry, &key, value)
                 .into_iter()
                 .map(|t| format!("{prefix}{t}"))
                 .collect(),
@@ -316,71 +268,68 @@ fn parse_block(
             agent: agent.map(str::to_owned),
         });
     };
+    let keys = block_keys(registry);
+    let mapped_keys: Vec<&str> = registry
+        .entries()
+        .iter()
+        .flat_map(|r| r.openclaw.keys.iter().map(|(k, _)| *k))
+        .collect();
+    let unknown = |at: String, expected: &[&str]| {
+        invalid(
+            at,
+            format!("unknown key (expected one of {})", expected.join(", ")),
+        )
+    };
     for (k, v) in map {
-        if !matches!(k.as_str(), "detectors" | "postCompactionGuard") {
+        if k == MASTER {
             note(k.clone(), v);
-        }
-        match k.as_str() {
-            "enabled" => b.enabled = Some(boolean(path, k, v)?),
-            "historySize" => b.history = Some(positive(path, k, v)?),
-            "warningThreshold" => b.warning = Some(positive(path, k, v)?),
-            "criticalThreshold" => b.critical = Some(positive(path, k, v)?),
-            "unknownToolThreshold" => b.unknown = Some(positive(path, k, v)?),
-            "globalCircuitBreakerThreshold" => b.global = Some(positive(path, k, v)?),
-            "detectors" => {
-                let dpath = format!("{path}.detectors");
-                for (dk, dv) in object(&dpath, v)? {
-                    let Some(i) = TIERED.iter().position(|(j, _)| j == dk) else {
-                        let known: Vec<&str> = TIERED.iter().map(|(j, _)| *j).collect();
-                        return Err(invalid(
-                            format!("{dpath}.{dk}"),
-                            format!("unknown key (expected one of {})", known.join(", ")),
-                        ));
-                    };
-                    if let Some(t) = b.toggles.get_mut(i) {
-                        *t = Some(boolean(&dpath, dk, dv)?);
-                    }
-                    note(format!("detectors.{dk}"), dv);
+            b.enabled = Some(boolean(path, k, v)?);
+        } else if k == TOGGLES {
+            let dpath = format!("{path}.{TOGGLES}");
+            let known = toggles(registry);
+            for (dk, dv) in object(&dpath, v)? {
+                if !known.contains(&dk.as_str()) {
+                    return Err(unknown(format!("{dpath}.{dk}"), &known));
                 }
+                b.toggles.insert(dk.clone(), boolean(&dpath, dk, dv)?);
+                note(format!("{TOGGLES}.{dk}"), dv);
             }
-            "postCompactionGuard" => {
-                let ppath = format!("{path}.postCompactionGuard");
-                for (pk, pv) in object(&ppath, v)? {
-                    match pk.as_str() {
-                        "windowSize" => {
-                            b.window = Some(positive(&ppath, pk, pv)?);
-                            note(format!("postCompactionGuard.{pk}"), pv);
-                        }
-                        _ => {
-                            return Err(invalid(
-                                format!("{ppath}.{pk}"),
-                                "unknown key (expected one of windowSize)",
-                            ))
-                        }
-                    }
+        } else if mapped_keys.contains(&k.as_str()) {
+            note(k.clone(), v);
+            b.values.insert(k.clone(), positive(path, k, v)?);
+        } else if keys.contains(&k.as_str()) {
+            // A sub-table whose keys the detectors map (`postCompactionGuard.windowSize`).
+            let tpath = format!("{path}.{k}");
+            let inner: Vec<&str> = mapped_keys
+                .iter()
+                .filter_map(|m| m.strip_prefix(k.as_str())?.strip_prefix('.'))
+                .collect();
+            for (ik, iv) in object(&tpath, v)? {
+                if !inner.contains(&ik.as_str()) {
+                    return Err(unknown(format!("{tpath}.{ik}"), &inner));
                 }
+                let full = format!("{k}.{ik}");
+                b.values.insert(full.clone(), positive(&tpath, ik, iv)?);
+                note(full, iv);
             }
-            _ => {
-                return Err(invalid(
-                    format!("{path}.{k}"),
-                    format!("unknown key (expected one of {})", BLOCK_KEYS.join(", ")),
-                ))
-            }
+        } else {
+            return Err(unknown(format!("{path}.{k}"), &keys));
         }
     }
-    if let (Some(w), Some(c)) = (b.warning, b.critical) {
+    let get = |k: &str| b.values.get(k).copied();
+    if let (Some(w), Some(c)) = (get(WARNING), get(CRITICAL)) {
         if w >= c {
             return Err(invalid(
-                format!("{path}.criticalThreshold"),
-                "tools.loopDetection.warningThreshold must be lower than criticalThreshold.",
+                format!("{path}.{CRITICAL}"),
+                format!("tools.loopDetection.{WARNING} must be lower than {CRITICAL}."),
             ));
         }
     }
-    if let (Some(c), Some(g)) = (b.critical, b.global) {
+    if let (Some(c), Some(g)) = (get(CRITICAL), get(GLOBAL)) {
         if c >= g {
             return Err(invalid(
-                format!("{path}.globalCircuitBreakerThreshold"),
-                "tools.loopDetection.criticalThreshold must be lower than globalCircuitBreakerThreshold.",
+                format!("{path}.{GLOBAL}"),
+                format!("tools.loopDetection.{CRITICAL} must be lower than {GLOBAL}."),
             ));
         }
     }
@@ -391,6 +340,7 @@ fn parse_block(
 /// configuration with `preset = "openclaw"`.
 ///
 /// ```
+/// # use loopguard_detect_ping_pong as _;
 /// use loopguard_orchestrator::config_from_openclaw_json;
 /// let c = config_from_openclaw_json(r#"{"tools":{"loopDetection":{"enabled":true,"warningThreshold":8}}}"#).unwrap();
 /// assert_eq!(c.preset.as_deref(), Some("openclaw"));
@@ -402,9 +352,19 @@ pub fn config_from_openclaw_json(text: &str) -> Result<Config, ConfigError> {
     import_openclaw(text).map(|(c, _)| c)
 }
 
+/// [`import_openclaw`] with the detectors of `registry` (what each OpenClaw key sets is
+/// declared by the detectors' registrations, [`loopguard_core::OpenClawImport`]).
+pub fn import_openclaw_with(
+    text: &str,
+    registry: &Registry,
+) -> Result<(Config, ImportReport), ConfigError> {
+    import(text, registry)
+}
+
 /// [`config_from_openclaw_json`], with the report of what was read and what was ignored.
 ///
 /// ```
+/// # use loopguard_detect_ping_pong as _;
 /// use loopguard_orchestrator::openclaw::import_openclaw;
 /// let (c, report) = import_openclaw(
 ///     "{ // JSON5, as OpenClaw writes it\n  gateway: {port: 18789},\n  tools: {loopDetection: {enabled: true,}},\n  agents: {list: [{id: 'main'}]},\n}",
@@ -415,6 +375,10 @@ pub fn config_from_openclaw_json(text: &str) -> Result<Config, ConfigError> {
 /// assert_eq!(report.agents, ["main"]);
 /// ```
 pub fn import_openclaw(text: &str) -> Result<(Config, ImportReport), ConfigError> {
+    import(text, &Registry::discover()?)
+}
+
+fn import(text: &str, registry: &Registry) -> Result<(Config, ImportReport), ConfigError> {
     let syntax = |line: usize, message: String| ConfigError::Syntax {
         at: Location {
             file: None,
@@ -429,9 +393,15 @@ pub fn import_openclaw(text: &str) -> Result<(Config, ImportReport), ConfigError
     let mut report = ImportReport::default();
     let document = root.contains_key("tools") || root.contains_key("agents");
     if !document {
-        let global = parse_block("tools.loopDetection", &value, None, &mut report.imported)?;
+        let global = parse_block(
+            registry,
+            "tools.loopDetection",
+            &value,
+            None,
+            &mut report.imported,
+        )?;
         let mut config = openclaw_base();
-        global.apply(&mut config);
+        global.apply(&mut config, registry);
         return Ok((config, report));
     }
     for k in root
@@ -447,14 +417,20 @@ pub fn import_openclaw(text: &str) -> Result<(Config, ImportReport), ConfigError
                 report.ignored.push(format!("tools.{k}"));
             }
             match tools.get("loopDetection") {
-                Some(b) => parse_block("tools.loopDetection", b, None, &mut report.imported)?,
+                Some(b) => parse_block(
+                    registry,
+                    "tools.loopDetection",
+                    b,
+                    None,
+                    &mut report.imported,
+                )?,
                 None => Block::default(),
             }
         }
         None => Block::default(),
     };
     let mut config = openclaw_base();
-    global.apply(&mut config);
+    global.apply(&mut config, registry);
     let mut agents: Vec<(String, Block)> = Vec::new();
     if let Some(a) = root.get("agents") {
         let a = object("agents", a)?;
@@ -489,7 +465,7 @@ pub fn import_openclaw(text: &str) -> Result<(Config, ImportReport), ConfigError
                     }
                     (None, false) => "",
                 };
-                if let Some(b) = agent_block(&path, e, id, &mut report)? {
+                if let Some(b) = agent_block(registry, &path, e, id, &mut report)? {
                     agents.push((id.to_owned(), b));
                 }
             }
@@ -498,7 +474,9 @@ pub fn import_openclaw(text: &str) -> Result<(Config, ImportReport), ConfigError
             for (id, entry) in object("agents.entries", entries)? {
                 let path = format!("agents.entries.{id}");
                 report.agents.push(id.clone());
-                if let Some(b) = agent_block(&path, object(&path, entry)?, id, &mut report)? {
+                if let Some(b) =
+                    agent_block(registry, &path, object(&path, entry)?, id, &mut report)?
+                {
                     agents.push((id.clone(), b));
                 }
             }
@@ -506,7 +484,7 @@ pub fn import_openclaw(text: &str) -> Result<(Config, ImportReport), ConfigError
     }
     for (id, b) in agents {
         let mut a = Config::default();
-        b.over(&global).apply(&mut a);
+        b.over(&global).apply(&mut a, registry);
         config.agents.insert(id, a);
     }
     Ok((config, report))
@@ -522,6 +500,7 @@ fn openclaw_base() -> Config {
 /// An agent entry's `tools.loopDetection` block, if it has one; its other keys are noted as
 /// ignored.
 fn agent_block(
+    registry: &Registry,
     path: &str,
     e: &Map<String, Value>,
     id: &str,
@@ -540,6 +519,7 @@ fn agent_block(
     }
     match tools.get("loopDetection") {
         Some(b) => parse_block(
+            registry,
             &format!("{tpath}.loopDetection"),
             b,
             Some(id),
@@ -673,6 +653,7 @@ pub fn read_config_file(path: &Path) -> Result<LoadedConfig, ConfigError> {
 /// applied here.
 ///
 /// ```
+/// # use loopguard_detect_ping_pong as _;
 /// use loopguard_orchestrator::openclaw::{load_config, ConfigFormat};
 /// let dir = std::env::temp_dir().join(format!("loopguard-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
@@ -732,6 +713,21 @@ pub fn load_config(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use loopguard_detect_circuit_breaker as _;
+    use loopguard_detect_generic_repeat as _;
+    use loopguard_detect_known_poll as _;
+    use loopguard_detect_ping_pong as _;
+    use loopguard_detect_post_compaction as _;
+    use loopguard_detect_unknown_tool as _;
+
+    /// The detectors OpenClaw's master switch turns on and off.
+    const ROLLING: &[&str] = &[
+        "generic-repeat",
+        "known-poll-no-progress",
+        "ping-pong",
+        "unknown-tool",
+        "circuit-breaker",
+    ];
 
     fn en(c: &Config, d: &str) -> Option<bool> {
         c.detectors

@@ -1,9 +1,9 @@
 //! Named presets: `default` (loopguard's own) and one per seed system, the checks a resolved
 //! configuration must pass, and its rendering for `loopguard config check`.
 
-use crate::openclaw::{dotted, get_path, CRITICAL_KEYS, GLOBAL_KEY};
+use crate::openclaw::{dotted, mapped};
 use crate::options::Policy;
-use loopguard_core::{Config, ConfigError, Location, Registry};
+use loopguard_core::{get_key, Config, ConfigError, Location, Registry};
 use std::fmt::Write as _;
 
 /// The preset names, `default` first.
@@ -25,7 +25,8 @@ pub fn preset_text(name: &str) -> Option<&'static str> {
     })
 }
 
-/// The configuration of preset `name`.
+/// The configuration of preset `name`, with the tables the linked detectors declare for it
+/// ([`Registry::discover`]; see [`preset_with`]).
 ///
 /// ```
 /// let c = loopguard_orchestrator::preset("pi-loop-guard").unwrap();
@@ -33,6 +34,13 @@ pub fn preset_text(name: &str) -> Option<&'static str> {
 /// assert!(loopguard_orchestrator::preset("nope").is_err());
 /// ```
 pub fn preset(name: &str) -> Result<Config, ConfigError> {
+    preset_with(name, &Registry::discover()?)
+}
+
+/// The configuration of preset `name`: its data file, over the table each detector of
+/// `registry` declares for it ([`loopguard_core::Registration::presets`]; a detector the data
+/// file does not name — a third party's — takes part in the preset this way).
+pub fn preset_with(name: &str, registry: &Registry) -> Result<Config, ConfigError> {
     let Some(text) = preset_text(name) else {
         return Err(ConfigError::UnknownPreset {
             at: Location::default(),
@@ -40,17 +48,38 @@ pub fn preset(name: &str) -> Result<Config, ConfigError> {
             known: PRESETS.join(", "),
         });
     };
-    let mut c = Config::from_toml_str(text, Some(&format!("preset {name}")))?;
+    let file = Config::from_toml_str(text, Some(&format!("preset {name}")))?;
+    let mut c = Config::default();
+    for reg in registry.entries() {
+        if let Some(table) = reg.preset_table(name) {
+            c.detectors.insert(reg.name.to_owned(), table?);
+        }
+    }
+    c.merge_from(&file);
     c.preset = Some(name.to_owned());
     Ok(c)
 }
 
 /// `config` resolved over its preset (`default` when it names none): the preset's tables
-/// first, the configuration's keys over them. Resolving twice gives the same result.
+/// first, the configuration's keys over them. Renamed keys of the configuration are moved to
+/// their new names first, with a note in [`Config::warnings`]. Resolving twice gives the same
+/// result. Uses the detectors linked into the program; see [`resolve_with`].
 pub fn resolve(config: &Config) -> Result<Config, ConfigError> {
+    resolve_with(config, &Registry::discover()?)
+}
+
+/// [`resolve`] with the detectors of `registry`.
+pub fn resolve_with(config: &Config, registry: &Registry) -> Result<Config, ConfigError> {
     let name = config.preset.as_deref().unwrap_or("default");
-    let mut base = preset(name).map_err(|e| e.in_file(config.source.as_deref()))?;
-    base.merge_from(config);
+    let mut base = preset_with(name, registry).map_err(|e| e.in_file(config.source.as_deref()))?;
+    let mut user = config.clone();
+    let notes = registry.upgrade(&mut user);
+    let file = config.source.as_deref();
+    user.warnings.extend(notes.into_iter().map(|n| match file {
+        Some(f) => format!("{f}: {n}"),
+        None => n,
+    }));
+    base.merge_from(&user);
     base.preset = Some(name.to_owned());
     base.source.clone_from(&config.source);
     Ok(base)
@@ -83,7 +112,7 @@ pub fn check_config(config: &Config, registry: &Registry) -> Result<(), ConfigEr
         registry
             .build(&view)
             .map_err(|e| prefixed(e).in_file(file))?;
-        check_ordering(&view).map_err(|e| prefixed(e).in_file(file))?;
+        check_ordering(&view, registry).map_err(|e| prefixed(e).in_file(file))?;
     }
     Ok(())
 }
@@ -96,26 +125,37 @@ fn enabled(c: &Config, name: &str) -> bool {
         .unwrap_or(true)
 }
 
-fn check_ordering(c: &Config) -> Result<(), ConfigError> {
-    let Some(global) = get_path(c, GLOBAL_KEY).and_then(toml::Value::as_integer) else {
-        return Ok(());
+/// OpenClaw's rule across detectors: every key its `criticalThreshold` sets stays lower than
+/// every key its `globalCircuitBreakerThreshold` sets (the mapping comes from the
+/// registrations), where both detectors are on and both keys are set.
+fn check_ordering(c: &Config, registry: &Registry) -> Result<(), ConfigError> {
+    let value = |(d, k): (&str, &str)| {
+        c.detectors
+            .get(d)
+            .and_then(|t| get_key(t, k))
+            .and_then(toml::Value::as_integer)
     };
-    if !enabled(c, GLOBAL_KEY.0) {
-        return Ok(());
-    }
-    for key in CRITICAL_KEYS {
-        let Some(critical) = get_path(c, *key).and_then(toml::Value::as_integer) else {
+    for global_key in mapped(registry, "globalCircuitBreakerThreshold") {
+        let Some(global) = value(global_key) else {
             continue;
         };
-        if enabled(c, key.0) && critical >= global {
-            return Err(ConfigError::invalid(
-                dotted(GLOBAL_KEY),
-                format!(
-                    "{} ({critical}) must be lower than {} ({global})",
-                    dotted(*key),
-                    dotted(GLOBAL_KEY)
-                ),
-            ));
+        if !enabled(c, global_key.0) {
+            continue;
+        }
+        for key in mapped(registry, "criticalThreshold") {
+            let Some(critical) = value(key) else {
+                continue;
+            };
+            if enabled(c, key.0) && critical >= global {
+                return Err(ConfigError::invalid(
+                    dotted(global_key),
+                    format!(
+                        "{} must be lower than {} (found {critical} and {global})",
+                        dotted(key),
+                        dotted(global_key)
+                    ),
+                ));
+            }
         }
     }
     Ok(())
@@ -140,6 +180,9 @@ pub fn render_resolved(config: &Config, registry: &Registry) -> Result<String, C
         "preset = {}",
         toml::Value::String(config.preset.clone().unwrap_or_else(|| "default".into()))
     );
+    for w in &config.warnings {
+        let _ = writeln!(out, "# warning: {w}");
+    }
     let _ = writeln!(out, "\n[guard]");
     write_table(&mut out, &settings.to_table());
     for reg in registry.entries() {
@@ -193,6 +236,10 @@ fn write_table(out: &mut String, t: &toml::Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use loopguard_detect_circuit_breaker as _;
+    use loopguard_detect_generic_repeat as _;
+    use loopguard_detect_known_poll as _;
+    use loopguard_detect_ping_pong as _;
 
     #[test]
     fn every_preset_parses_and_names_itself() {
@@ -246,11 +293,14 @@ mod tests {
             None,
         )
         .unwrap();
-        let err = check_ordering(&c).unwrap_err();
+        let r = Registry::discover().unwrap();
+        let err = check_ordering(&c, &r).unwrap_err();
         assert_eq!(err.path(), Some("detectors.circuit-breaker.threshold"));
         assert!(
-            err.to_string()
-                .contains("generic-repeat.openclaw.critical-threshold (30) must be lower than"),
+            err.to_string().contains(
+                "generic-repeat.openclaw.critical-threshold must be lower than \
+                 detectors.circuit-breaker.threshold (found 30 and 30)"
+            ),
             "{err}"
         );
         let ok = Config::from_toml_str(
@@ -258,6 +308,6 @@ mod tests {
             None,
         )
         .unwrap();
-        check_ordering(&ok).unwrap();
+        check_ordering(&ok, &r).unwrap();
     }
 }

@@ -659,11 +659,12 @@ fn presets_drop_tables_of_detectors_this_program_does_not_link() {
         let s = loopguard_orchestrator::Policy::from_table(&want.guard).unwrap();
         assert_eq!(g.settings(), &s, "{name}");
     }
-    // A detector the user names must be linked.
+    // A detector the user names must be linked (the program knows the name, e.g. from its
+    // facade, but does not link it).
     let c = Config::from_toml_str("[detectors.ping-pong]\nenabled = true\n", None).unwrap();
     let err = Guard::builder()
         .config(c)
-        .registry(registry())
+        .registry(registry().knowing(&["ping-pong"], "link `{name}`"))
         .build()
         .unwrap_err();
     assert!(err.to_string().contains("not linked"), "{err}");

@@ -98,10 +98,10 @@ fn every_preset_builds_over_the_real_detectors() {
 fn presets_name_every_builtin_detector() {
     for name in PRESETS {
         let preset = loopguard_orchestrator::preset(name).expect("preset");
-        for det in loopguard_core::BUILTIN_NAMES {
+        for det in Registry::discover().expect("registry").names() {
             let on = preset
                 .detectors
-                .get(*det)
+                .get(det)
                 .and_then(|t| t.get("enabled"))
                 .and_then(toml::Value::as_bool);
             assert!(
@@ -299,7 +299,12 @@ fn k66_warn_not_below_block_is_a_configuration_error() {
     .unwrap_err();
     assert_eq!(
         err.path(),
-        Some("detectors.generic-repeat.warn-threshold"),
+        Some("detectors.generic-repeat.critical-threshold"),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("warning-threshold must be lower than critical-threshold (found 5 and 5)"),
         "{err}"
     );
     let mut g = with_env(&[
@@ -311,6 +316,42 @@ fn k66_warn_not_below_block_is_a_configuration_error() {
     let r = results(&out);
     assert!(r[..4].iter().all(|v| v.is_continue()));
     assert_eq!(r[4].action(), Action::Steer, "warn at the 5th result");
+}
+
+#[test]
+fn old_threshold_keys_still_work_with_a_deprecation_warning() {
+    let old = loopguard_core::Config::from_toml_str(
+        "preset = \"pi-loop-guard\"\n[detectors.generic-repeat]\nwarn-threshold = 5\nblock-threshold = 8\n",
+        Some("old.toml"),
+    )
+    .unwrap();
+    let resolved = loopguard_orchestrator::resolve(&old).unwrap();
+    let g = &resolved.detectors["generic-repeat"];
+    // The user's old keys win over the preset's new ones.
+    assert_eq!(g["warning-threshold"].as_integer(), Some(5));
+    assert_eq!(g["critical-threshold"].as_integer(), Some(8));
+    assert!(!g.contains_key("warn-threshold") && !g.contains_key("block-threshold"));
+    assert_eq!(resolved.warnings.len(), 2, "{:?}", resolved.warnings);
+    assert!(
+        resolved.warnings[0].starts_with(
+            "old.toml: `detectors.generic-repeat.warn-threshold` is deprecated: write `warning-threshold`"
+        ),
+        "{:?}",
+        resolved.warnings
+    );
+    let rendered = Guard::builder().config(old.clone()).describe().unwrap();
+    assert!(
+        rendered.contains(
+            "# warning: old.toml: `detectors.generic-repeat.block-threshold` is deprecated"
+        ),
+        "{rendered}"
+    );
+    // It behaves as the new spelling does: warn at the 5th identical result.
+    let mut g = Guard::builder().config(old).build().unwrap();
+    let out = run(&mut g, &seven_reads());
+    let r = results(&out);
+    assert!(r[..4].iter().all(|v| v.is_continue()));
+    assert_eq!(r[4].action(), Action::Steer);
 }
 
 #[test]

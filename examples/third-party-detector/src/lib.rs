@@ -2,14 +2,16 @@
 #![warn(missing_docs)]
 
 use loopguard_core::{
-    parse_options, ConfigError, Cx, Detector, Event, EventKind, Finding, Interest, Level,
-    OptionDoc, Registration, RunScope, MAX_EVIDENCE,
+    parse_options, ConfigError, Cx, Detector, EnvKind, EnvVar, Event, EventKind, Finding, Interest,
+    Level, OpenClawImport, OptionDoc, PresetTable, Registration, RunScope, Scope, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The registered name.
 pub const NAME: &str = "acme-tool-streak";
+
+const SCOPE: &str = "detectors.acme-tool-streak";
 
 /// Options of `[detectors.acme-tool-streak]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,16 +35,19 @@ pub struct Settings {
 impl Settings {
     /// Default of `threshold`.
     pub const DEFAULT_THRESHOLD: u32 = 12;
+    /// The largest `threshold`.
+    pub const MAX_THRESHOLD: u32 = 10_000;
 
     /// Resolves and validates options.
     pub fn from_options(o: Options) -> Result<Settings, ConfigError> {
-        let threshold = o.threshold.unwrap_or(Self::DEFAULT_THRESHOLD);
-        if threshold < 2 {
-            return Err(ConfigError::invalid(
-                format!("detectors.{NAME}.threshold"),
-                "must be at least 2",
-            ));
-        }
+        let scope = Scope::new(SCOPE);
+        let threshold = scope.between(
+            "threshold",
+            o.threshold,
+            Self::DEFAULT_THRESHOLD,
+            2,
+            Self::MAX_THRESHOLD,
+        )?;
         Ok(Settings {
             threshold,
             ignore_tools: o.ignore_tools.unwrap_or_default(),
@@ -130,7 +135,7 @@ impl Detector for ToolStreak {
 }
 
 fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    let options: Options = parse_options(&format!("detectors.{NAME}"), table)?;
+    let options: Options = parse_options(SCOPE, table)?;
     Ok(Box::new(ToolStreak::new(Settings::from_options(options)?)))
 }
 
@@ -140,16 +145,38 @@ pub const REGISTRATION: Registration = Registration {
     code: "ACME001",
     summary: "the same tool called many times in a row, whatever the arguments (example third-party detector)",
     docs: include_str!("../README.md"),
+    package: env!("CARGO_PKG_NAME"),
     default_enabled: false,
     options: &[
         OptionDoc {
             name: "threshold",
-            ty: "integer",
+            ty: "integer (2 to 10000)",
             default: "12",
             doc: "Calls of one tool in a row at which a warning is reported, and again at each multiple.",
         },
         OptionDoc { name: "ignore-tools", ty: "list of strings", default: "[]", doc: "Tools that are never counted." },
     ],
+    // Environment overrides, read by `Config::apply_env` like loopguard's own.
+    env: &[
+        EnvVar {
+            var: "ACME_TOOL_STREAK_THRESHOLD",
+            key: "threshold",
+            kind: EnvKind::PositiveInt,
+        },
+        EnvVar {
+            var: "ACME_TOOL_STREAK_IGNORE_TOOLS",
+            key: "ignore-tools",
+            kind: EnvKind::List,
+        },
+    ],
+    // On in loopguard's `default` preset, at a threshold high enough for long legitimate
+    // series of one tool; the seed presets do not mention it, so it stays off there.
+    presets: &[PresetTable {
+        preset: "default",
+        toml: "enabled = true\nthreshold = 25\nignore-tools = [\"todo\", \"TodoWrite\"]\n",
+    }],
+    openclaw: OpenClawImport::NONE,
+    renamed: &[],
     build,
 };
 
@@ -220,5 +247,50 @@ mod tests {
         assert!(err.to_string().contains("treshold"), "{err}");
         let t: toml::Table = "threshold = 5\nignore-tools = [\"a\"]".parse().unwrap();
         assert!(build(&t).is_ok());
+    }
+
+    #[test]
+    fn environment_variables_and_the_preset_table_set_its_keys() {
+        let r = loopguard_core::Registry::from_entries([&REGISTRATION]).unwrap();
+        let mut c = loopguard_core::Config::default();
+        c.apply_env_with(
+            &r,
+            [
+                ("ACME_TOOL_STREAK_THRESHOLD".to_owned(), "7".to_owned()),
+                (
+                    "ACME_TOOL_STREAK_IGNORE_TOOLS".to_owned(),
+                    "todo, ls".to_owned(),
+                ),
+            ],
+        )
+        .unwrap();
+        let t = &c.detectors[NAME];
+        let o: Options = parse_options(SCOPE, t).unwrap();
+        assert_eq!(o.threshold, Some(7));
+        assert_eq!(
+            o.ignore_tools,
+            Some(vec!["todo".to_owned(), "ls".to_owned()])
+        );
+        let err = c
+            .apply_env_with(
+                &r,
+                [("ACME_TOOL_STREAK_THRESHOLD".to_owned(), "0".to_owned())],
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("ACME_TOOL_STREAK_THRESHOLD"),
+            "{err}"
+        );
+        let mut t = REGISTRATION.preset_table("default").unwrap().unwrap();
+        assert_eq!(t.remove("enabled").and_then(|v| v.as_bool()), Some(true));
+        assert!(build(&t).is_ok());
+    }
+
+    #[test]
+    fn every_accepted_key_is_documented() {
+        let docs: Vec<&str> = REGISTRATION.options.iter().map(|o| o.name).collect();
+        let mut docs: Vec<String> = docs.into_iter().map(str::to_owned).collect();
+        docs.sort();
+        assert_eq!(REGISTRATION.accepted_keys(), Some(docs));
     }
 }

@@ -62,10 +62,10 @@ impl GenericRepeat {
         push_bounded(&mut n.seqs, cx.seq());
     }
 
-    /// On the next call of the streak: warns on the `warn-threshold`-th consecutive call (one
+    /// On the next call of the streak: warns on the `warning-threshold`-th consecutive call (one
     /// call earlier when the same call also came before the streak, within the last
     /// `recurrence-window` calls), blocks from the
-    /// `block-threshold`-th (sticky: a blocked call's result never counts, so every further
+    /// `critical-threshold`-th (sticky: a blocked call's result never counts, so every further
     /// attempt is blocked too). Returns whether the call was blocked.
     pub(super) fn check_near(&mut self, call: &CallInfo, cx: &mut Cx<'_>, critical: bool) -> bool {
         let Some(nd) = &self.settings.near_duplicate else {

@@ -56,7 +56,7 @@ impl GenericRepeat {
     /// Extends the similar-calls streak when this call is of the streak's tool, like one of
     /// its newest calls (token similarity, or the same command skeleton when both results are
     /// empty), and its result has the streak's shape without progress; otherwise starts a new
-    /// streak at this call. Warns once the streak reaches `warn-threshold` calls.
+    /// streak at this call. Warns once the streak reaches `warning-threshold` calls.
     pub(super) fn similar_result(
         &mut self,
         tool: &str,

@@ -1,5 +1,5 @@
 //! pi-loop-guard's consecutive streak: the same (tool, arguments, result) again and again;
-//! a warning at `warn-threshold`, a sticky block from `block-threshold` (the `polls`
+//! a warning at `warning-threshold`, a sticky block from `critical-threshold` (the `polls`
 //! thresholds for polling calls).
 
 use super::{push_bounded, short_hex, times, GenericRepeat, Pair};

@@ -93,6 +93,7 @@ pub static REPEAT: Registration = Registration {
     code: "TST101",
     summary: "consecutive identical calls",
     docs: "",
+    package: "",
     default_enabled: true,
     options: &[
         OptionDoc {
@@ -108,6 +109,10 @@ pub static REPEAT: Registration = Registration {
             doc: "critical streak",
         },
     ],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport::NONE,
+    renamed: &[],
     build: build_repeat,
 };
 
@@ -148,8 +153,13 @@ pub static TEXT: Registration = Registration {
     code: "TST102",
     summary: "text loop",
     docs: "",
+    package: "",
     default_enabled: true,
     options: &[],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport::NONE,
+    renamed: &[],
     build: build_text,
 };
 
@@ -190,8 +200,13 @@ pub static PERSIST: Registration = Registration {
     code: "TST103",
     summary: "abort",
     docs: "",
+    package: "",
     default_enabled: true,
     options: &[],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport::NONE,
+    renamed: &[],
     build: build_persist,
 };
 
@@ -247,8 +262,13 @@ pub static POLL: Registration = Registration {
     code: "TST104",
     summary: "poll counter",
     docs: "",
+    package: "",
     default_enabled: false,
     options: &[],
+    env: &[],
+    presets: &[],
+    openclaw: loopguard_core::OpenClawImport::NONE,
+    renamed: &[],
     build: build_poll,
 };
 

@@ -96,7 +96,7 @@ fn near_duplicate_keeps_warning_once_then_blocks_from_the_eighth_call_sticky() {
     let mut s = Script::new();
     let calls = edit_loop(&mut s, 9);
     let f = near_keys(&run(
-        det("near-duplicate = { enabled = true, block-threshold = 8 }"),
+        det("near-duplicate = { enabled = true, critical-threshold = 8 }"),
         s.events(),
     ));
     assert_eq!(
@@ -121,7 +121,7 @@ fn near_duplicate_keeps_warning_once_then_blocks_from_the_eighth_call_sticky() {
     s.tool_result(&id, "edit", "ok", false);
     let after = last(&s);
     assert!(near_keys(&run(
-        det("near-duplicate = { enabled = true, block-threshold = 8 }"),
+        det("near-duplicate = { enabled = true, critical-threshold = 8 }"),
         s.events()
     ))
     .iter()
@@ -441,18 +441,21 @@ fn near_duplicate_config_errors_name_the_key() {
     assert!(err("near-duplicate = { similarity = 0.0 }").contains("near-duplicate.similarity"));
     assert!(err("near-duplicate = { similarity = 1.5 }").contains("near-duplicate.similarity"));
     assert!(err("near-duplicate = { similarity = nan }").contains("near-duplicate.similarity"));
+    assert!(err("near-duplicate = { warning-threshold = 2 }")
+        .contains("near-duplicate.warning-threshold"));
+    // The old spelling is still read, under the new name.
     assert!(
-        err("near-duplicate = { warn-threshold = 2 }").contains("near-duplicate.warn-threshold")
+        err("near-duplicate = { warn-threshold = 2 }").contains("near-duplicate.warning-threshold")
     );
     assert!(
-        err("near-duplicate = { warn-threshold = 5, block-threshold = 5 }")
-            .contains("near-duplicate.warn-threshold")
+        err("near-duplicate = { warning-threshold = 5, critical-threshold = 5 }")
+            .contains("near-duplicate.critical-threshold")
     );
     assert!(err("near-duplicate = { recurrence-window = 65 }")
         .contains("near-duplicate.recurrence-window"));
     assert!(err("near-duplicate = { threshold = 3 }").contains("threshold"));
     // 0 never blocks; `enabled = false` turns a written table off.
-    let s = settings_of("near-duplicate = { block-threshold = 0 }");
+    let s = settings_of("near-duplicate = { critical-threshold = 0 }");
     assert_eq!(s.near_duplicate.unwrap().block_threshold, None);
     assert!(
         settings_of("near-duplicate = { enabled = false, similarity = 0.9 }")
@@ -461,7 +464,7 @@ fn near_duplicate_config_errors_name_the_key() {
     );
     let mut s = Script::new();
     let calls = edit_loop(&mut s, 12);
-    let d = det("near-duplicate = { block-threshold = 0 }");
+    let d = det("near-duplicate = { critical-threshold = 0 }");
     assert_eq!(
         near_keys(&run(d, s.events())),
         vec![(calls[3], Level::Warning)]

@@ -221,7 +221,7 @@ fn oc_config_validation_names_the_key() {
         .unwrap();
     assert_eq!(
         Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.openclaw.warning-threshold")
+        Some("detectors.generic-repeat.openclaw.critical-threshold")
     );
     let t: toml::Table = "openclaw = { history-size = 0 }".parse().unwrap();
     assert_eq!(

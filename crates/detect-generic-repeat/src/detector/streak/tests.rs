@@ -278,24 +278,28 @@ fn a10_the_result_hash_streams() {
 #[test]
 fn k66_warn_not_below_block_is_a_config_error() {
     for text in [
+        "warning-threshold = 5\ncritical-threshold = 5",
+        "warning-threshold = 6",
+        "critical-threshold = 2\nwarning-threshold = 3",
+        // The old spellings, still read.
         "warn-threshold = 5\nblock-threshold = 5",
-        "warn-threshold = 6",
-        "block-threshold = 2\nwarn-threshold = 3",
     ] {
         let t: toml::Table = text.parse().unwrap();
         let err = Settings::from_table(&t).unwrap_err();
         assert_eq!(
             err.path(),
-            Some("detectors.generic-repeat.warn-threshold"),
+            Some("detectors.generic-repeat.critical-threshold"),
             "{text}"
         );
         assert!(
             err.to_string()
-                .contains("must be lower than block-threshold"),
+                .contains("warning-threshold must be lower than critical-threshold"),
             "{err}"
         );
     }
-    let t: toml::Table = "warn-threshold = 5\nblock-threshold = 8".parse().unwrap();
+    let t: toml::Table = "warning-threshold = 5\ncritical-threshold = 8"
+        .parse()
+        .unwrap();
     let s = Settings::from_table(&t).unwrap();
     assert_eq!((s.warn_threshold, s.block_threshold), (5, 8));
     let d = Settings::default();
@@ -309,17 +313,20 @@ fn k66_warn_not_below_block_is_a_config_error() {
     .unwrap();
     let reg = Registry::from_entries([&REGISTRATION]).unwrap();
     let err = reg.build(&c).unwrap_err();
-    assert_eq!(err.path(), Some("detectors.generic-repeat.warn-threshold"));
-    // Zero and negative values are rejected with their key.
-    let t: toml::Table = "block-threshold = 0".parse().unwrap();
     assert_eq!(
-        Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.block-threshold")
+        err.path(),
+        Some("detectors.generic-repeat.critical-threshold")
     );
-    let t: toml::Table = "warn-threshold = -1".parse().unwrap();
+    // Zero and negative values are rejected with their key.
+    let t: toml::Table = "critical-threshold = 0".parse().unwrap();
     assert_eq!(
         Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.warn-threshold")
+        Some("detectors.generic-repeat.critical-threshold")
+    );
+    let t: toml::Table = "warning-threshold = -1".parse().unwrap();
+    assert_eq!(
+        Settings::from_table(&t).unwrap_err().path(),
+        Some("detectors.generic-repeat.warning-threshold")
     );
 }
 
@@ -565,13 +572,13 @@ fn polls_whose_output_advances_are_never_flagged() {
 
 #[test]
 fn a_polls_table_is_validated() {
-    let t: toml::Table = "polls = { warn-threshold = 20, block-threshold = 10 }"
+    let t: toml::Table = "polls = { warning-threshold = 20, critical-threshold = 10 }"
         .parse()
         .unwrap();
     let err = Settings::from_table(&t).unwrap_err();
     assert_eq!(
         err.path(),
-        Some("detectors.generic-repeat.polls.warn-threshold")
+        Some("detectors.generic-repeat.polls.critical-threshold")
     );
     let t: toml::Table = "polls = { warn = 3 }".parse().unwrap();
     assert!(Settings::from_table(&t).is_err());

@@ -1,0 +1,255 @@
+//! Checks for the option shapes every detector repeats — positive counts, bounded counts,
+//! windows, fractions, a warning tier below a critical one — with one wording per error and
+//! the key path of the offending key.
+//!
+//! ```
+//! use loopguard_core::options::Scope;
+//! let s = Scope::new("detectors.my-detector");
+//! assert_eq!(s.positive("history-size", None, 30).unwrap(), 30);
+//! let err = s.positive("history-size", Some(0), 30).unwrap_err();
+//! assert_eq!(err.to_string(), "`detectors.my-detector.history-size`: must be a positive integer (found 0)");
+//! let err = s.below(("warning-threshold", 9), ("critical-threshold", 9)).unwrap_err();
+//! assert_eq!(err.path(), Some("detectors.my-detector.critical-threshold"));
+//! assert_eq!(err.to_string(), "`detectors.my-detector.critical-threshold`: warning-threshold must be lower than critical-threshold (found 9 and 9)");
+//! ```
+
+use crate::error::ConfigError;
+use std::fmt::Display;
+
+/// The path of one options table (e.g. `detectors.ping-pong`, or `detectors.x.near-duplicate`
+/// for a nested one), which every error of its checks names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scope<'a> {
+    path: &'a str,
+}
+
+impl<'a> Scope<'a> {
+    /// The scope of the table at `path`.
+    pub const fn new(path: &'a str) -> Scope<'a> {
+        Scope { path }
+    }
+
+    /// The table's own path.
+    pub fn path(&self) -> &'a str {
+        self.path
+    }
+
+    /// The dotted path of `key` in this table.
+    pub fn key(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{}.{key}", self.path)
+        }
+    }
+
+    /// An error at `key` with `message`.
+    pub fn invalid(&self, key: &str, message: impl Into<String>) -> ConfigError {
+        ConfigError::invalid(self.key(key), message)
+    }
+
+    /// A count that must be at least 1; `None` is `default`.
+    pub fn positive<T: PartialOrd + Display + Copy + Default>(
+        &self,
+        key: &str,
+        value: Option<T>,
+        default: T,
+    ) -> Result<T, ConfigError> {
+        let n = value.unwrap_or(default);
+        if n <= T::default() {
+            return Err(self.invalid(key, format!("must be a positive integer (found {n})")));
+        }
+        Ok(n)
+    }
+
+    /// A count between 1 and `max` (a window, a history size); `None` is `default`.
+    pub fn positive_at_most<T: PartialOrd + Display + Copy + Default>(
+        &self,
+        key: &str,
+        value: Option<T>,
+        default: T,
+        max: T,
+    ) -> Result<T, ConfigError> {
+        let n = value.unwrap_or(default);
+        if n <= T::default() || n > max {
+            return Err(self.invalid(
+                key,
+                format!("must be a positive integer of at most {max} (found {n})"),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// [`Scope::positive_at_most`] for a key read as a signed integer (negative values are
+    /// rejected with the same wording).
+    pub fn positive_at_most_i64(
+        &self,
+        key: &str,
+        value: Option<i64>,
+        default: u32,
+        max: u32,
+    ) -> Result<u32, ConfigError> {
+        let n = value.unwrap_or(i64::from(default));
+        match u32::try_from(n) {
+            Ok(n) if n >= 1 && n <= max => Ok(n),
+            _ => Err(self.invalid(
+                key,
+                format!("must be a positive integer of at most {max} (found {n})"),
+            )),
+        }
+    }
+
+    /// A value of at least `min` (a count that needs a few occurrences to mean anything);
+    /// `None` is `default`.
+    pub fn at_least<T: PartialOrd + Display + Copy>(
+        &self,
+        key: &str,
+        value: Option<T>,
+        default: T,
+        min: T,
+    ) -> Result<T, ConfigError> {
+        let n = value.unwrap_or(default);
+        // NaN is not at least anything.
+        if n.partial_cmp(&min)
+            .is_none_or(|o| o == std::cmp::Ordering::Less)
+        {
+            return Err(self.invalid(key, format!("must be at least {min} (found {n})")));
+        }
+        Ok(n)
+    }
+
+    /// A value greater than 0 and at most 1 (a similarity); `None` is `default`.
+    pub fn similarity(
+        &self,
+        key: &str,
+        value: Option<f64>,
+        default: f64,
+    ) -> Result<f64, ConfigError> {
+        let n = value.unwrap_or(default);
+        if !(n > 0.0 && n <= 1.0) {
+            return Err(self.invalid(
+                key,
+                format!("must be greater than 0 and at most 1 (found {n})"),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// A value between `min` and `max`, both included; `None` is `default`.
+    pub fn between<T: PartialOrd + Display + Copy>(
+        &self,
+        key: &str,
+        value: Option<T>,
+        default: T,
+        min: T,
+        max: T,
+    ) -> Result<T, ConfigError> {
+        let n = value.unwrap_or(default);
+        // Written so that NaN is out of range too.
+        if !(n >= min && n <= max) {
+            return Err(self.invalid(key, format!("must be between {min} and {max} (found {n})")));
+        }
+        Ok(n)
+    }
+
+    /// A fraction between 0 and 1, both included; `None` is `default`.
+    pub fn fraction(
+        &self,
+        key: &str,
+        value: Option<f64>,
+        default: f64,
+    ) -> Result<f64, ConfigError> {
+        self.between(key, value, default, 0.0, 1.0)
+    }
+
+    /// A value that must not exceed another key's (e.g. a count within a window); the error
+    /// names `small`'s key.
+    pub fn within<T: PartialOrd + Display + Copy>(
+        &self,
+        (small_key, small): (&str, T),
+        (large_key, large): (&str, T),
+    ) -> Result<(), ConfigError> {
+        if small > large {
+            return Err(self.invalid(
+                small_key,
+                format!("must be at most {large_key} (found {small} and {large})"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A lower tier strictly below a higher one (a warning threshold below the critical one);
+    /// the error names the higher key.
+    pub fn below<T: PartialOrd + Display + Copy>(
+        &self,
+        (low_key, low): (&str, T),
+        (high_key, high): (&str, T),
+    ) -> Result<(), ConfigError> {
+        if low >= high {
+            return Err(self.invalid(
+                high_key,
+                format!("{low_key} must be lower than {high_key} (found {low} and {high})"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_check_names_the_key_and_keeps_valid_values() {
+        let s = Scope::new("detectors.d");
+        assert_eq!(s.positive("k", Some(4), 1).ok(), Some(4));
+        assert_eq!(
+            s.positive("k", Some(0), 1)
+                .err()
+                .and_then(|e| e.path().map(str::to_owned)),
+            Some("detectors.d.k".to_owned())
+        );
+        assert_eq!(s.positive_at_most("w", Some(10), 3, 10).ok(), Some(10));
+        let err = s
+            .positive_at_most("w", Some(11), 3, 10)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("`detectors.d.w`: must be a positive integer of at most 10 (found 11)")
+        );
+        assert!(s.positive_at_most("w", Some(0), 3, 10).is_err());
+        assert_eq!(s.positive_at_most_i64("w", Some(10), 3, 10).ok(), Some(10));
+        assert_eq!(s.positive_at_most_i64("w", None, 3, 10).ok(), Some(3));
+        let err = s
+            .positive_at_most_i64("w", Some(-2), 3, 10)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("`detectors.d.w`: must be a positive integer of at most 10 (found -2)")
+        );
+        assert_eq!(s.fraction("f", None, 0.5).ok(), Some(0.5));
+        assert!(s.fraction("f", Some(1.5), 0.5).is_err());
+        assert!(s.fraction("f", Some(f64::NAN), 0.5).is_err());
+        assert!(s.similarity("f", Some(0.0), 0.5).is_err());
+        assert_eq!(s.similarity("f", Some(1.0), 0.5).ok(), Some(1.0));
+        assert_eq!(s.at_least("a", Some(3u32), 4, 3).ok(), Some(3));
+        let err = s
+            .at_least("a", Some(2u32), 4, 3)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("`detectors.d.a`: must be at least 3 (found 2)")
+        );
+        assert_eq!(s.between("b", Some(2u32), 3, 2, 6).ok(), Some(2));
+        assert!(s.between("b", Some(7u32), 3, 2, 6).is_err());
+        assert!(s.within(("c", 4u32), ("w", 4)).is_ok());
+        let err = s.within(("c", 5u32), ("w", 4)).err();
+        assert_eq!(err.as_ref().and_then(|e| e.path()), Some("detectors.d.c"));
+        assert!(s.below(("lo", 3u32), ("hi", 4)).is_ok());
+        assert!(s.below(("lo", 4u32), ("hi", 4)).is_err());
+        assert_eq!(Scope::new("").key("x"), "x");
+    }
+}

@@ -1,0 +1,100 @@
+//! What every built-in registration declares holds together: its documented options are exactly
+//! the keys its table accepts (inner tables included, old spellings of renamed keys aside), and
+//! its preset tables, environment variables, OpenClaw mapping and renamed keys name accepted
+//! keys.
+
+use loopguard::Registration;
+use std::collections::BTreeSet;
+
+fn top(key: &str) -> &str {
+    key.split('.').next().unwrap_or(key)
+}
+
+/// The keys of the table at `table` (empty: the detector's own) that the options accept,
+/// without the old spellings of renamed keys.
+fn current(reg: &Registration, table: &str) -> BTreeSet<String> {
+    reg.accepted_keys_in(table)
+        .unwrap_or_else(|| panic!("{}: the table `{table}` does not list its keys", reg.name))
+        .into_iter()
+        .filter(|k| {
+            let full = if table.is_empty() {
+                k.clone()
+            } else {
+                format!("{table}.{k}")
+            };
+            !reg.renamed.iter().any(|r| r.old == full)
+        })
+        .collect()
+}
+
+#[test]
+fn documented_options_are_exactly_the_accepted_keys() {
+    for reg in loopguard::builtin() {
+        let tops: BTreeSet<String> = reg.options.iter().map(|o| top(o.name).to_owned()).collect();
+        assert_eq!(current(reg, ""), tops, "{}", reg.name);
+        for table in &tops {
+            let mut inner: BTreeSet<String> = reg
+                .options
+                .iter()
+                .filter_map(|o| o.name.strip_prefix(table.as_str())?.strip_prefix('.'))
+                .map(str::to_owned)
+                .collect();
+            for o in reg.options.iter().filter(|o| o.name == table) {
+                if let Some(list) =
+                    o.ty.strip_prefix("table {")
+                        .and_then(|t| t.strip_suffix('}'))
+                {
+                    inner.extend(list.split(',').map(|k| k.trim().to_owned()));
+                }
+            }
+            if !inner.is_empty() {
+                assert_eq!(current(reg, table), inner, "{}.{table}", reg.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn declared_keys_are_accepted_keys() {
+    for reg in loopguard::builtin() {
+        let accepted: BTreeSet<String> = current(reg, "")
+            .into_iter()
+            .chain(["enabled".to_owned()])
+            .collect();
+        for e in reg.env {
+            assert!(
+                accepted.contains(top(e.key)),
+                "{}: {} -> {}",
+                reg.name,
+                e.var,
+                e.key
+            );
+        }
+        for (from, to) in reg.openclaw.keys {
+            assert!(accepted.contains(top(to)), "{}: {from} -> {to}", reg.name);
+        }
+        for r in reg.renamed {
+            assert!(
+                accepted.contains(top(r.new)),
+                "{}: {} -> {}",
+                reg.name,
+                r.old,
+                r.new
+            );
+        }
+        for p in reg.presets {
+            let table = reg
+                .preset_table(p.preset)
+                .and_then(Result::ok)
+                .unwrap_or_else(|| panic!("{}: preset {} parses", reg.name, p.preset));
+            for k in table.keys() {
+                assert!(
+                    accepted.contains(k),
+                    "{}: preset {}: {k}",
+                    reg.name,
+                    p.preset
+                );
+            }
+        }
+    }
+}
