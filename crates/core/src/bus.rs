@@ -1,11 +1,12 @@
 //! The event bus: hands each event to the detectors interested in its kind, with the facts
 //! every detector needs computed once, and collects their findings.
 
-use crate::detector::{CallInfo, Cx, Detector, ResultInfo, StateError};
+use crate::detector::{CallInfo, Cx, Detector, Facts, LazyShape, ResultInfo, StateError};
 use crate::event::{Event, EventKind, Origin};
 use crate::finding::Finding;
 use crate::fingerprint::{args_fingerprint, result_fingerprint, Fingerprint};
 use crate::normalize::{Normalizers, ResultInput};
+use crate::shape::Echo;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -23,6 +24,9 @@ struct Pending {
     call: CallInfoState,
     /// The call's arguments when the tool's normaliser reads them, else `null`.
     args: Value,
+    /// The pieces of the arguments its result may echo, when a detector reads result shapes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    echo: Option<Echo>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -115,6 +119,8 @@ pub struct Bus {
     detectors: Vec<Box<dyn Detector>>,
     index: Vec<Vec<usize>>,
     normalizers: Normalizers,
+    /// Some detector interested in results reads their shapes.
+    shapes: bool,
     state: BusState,
 }
 
@@ -136,8 +142,11 @@ impl Bus {
     /// A bus over `detectors` using `normalizers`.
     pub fn with_normalizers(detectors: Vec<Box<dyn Detector>>, normalizers: Normalizers) -> Bus {
         let mut index = vec![Vec::new(); EventKind::ALL.len()];
+        let mut shapes = false;
         for (i, d) in detectors.iter().enumerate() {
             let interest = d.interest();
+            shapes |= interest.contains(EventKind::ToolResult)
+                && d.facts().contains(Facts::RESULT_SHAPE);
             for k in EventKind::ALL {
                 if interest.contains(k) {
                     index[k as usize].push(i);
@@ -148,6 +157,7 @@ impl Bus {
             detectors,
             index,
             normalizers,
+            shapes,
             state: BusState::default(),
         }
     }
@@ -253,6 +263,7 @@ impl Bus {
         let mut result_info: Option<ResultInfo> = None;
         let mut details: Option<&Value> = None;
         let mut char_offset = 0;
+        let mut shape: Option<LazyShape<'_>> = None;
 
         match event {
             Event::User { text, origin } => {
@@ -321,6 +332,7 @@ impl Bus {
                 if self.state.pending.len() >= MAX_PENDING_CALLS {
                     self.state.pending.pop_front();
                 }
+                let echo = self.shapes.then(|| Echo::of_args(args));
                 // Only a normaliser that reads the arguments needs them at result time: a
                 // `write`'s whole file content is not copied for nothing.
                 let args = if self.normalizers.uses_args(tool) {
@@ -332,6 +344,7 @@ impl Bus {
                     id: (*id).to_owned(),
                     call: st,
                     args,
+                    echo,
                 });
             }
             Event::ToolResult {
@@ -357,8 +370,24 @@ impl Bus {
                     return findings;
                 }
                 let (call, args, orphan) = match found.and_then(|i| self.state.pending.remove(i)) {
-                    Some(p) => (p.call.into_info(), Some(p.args), false),
+                    Some(p) => {
+                        if self.shapes {
+                            shape = Some(LazyShape {
+                                echo: p.echo,
+                                content,
+                                cell: std::cell::OnceCell::new(),
+                            });
+                        }
+                        (p.call.into_info(), Some(p.args), false)
+                    }
                     None => {
+                        if self.shapes {
+                            shape = Some(LazyShape {
+                                echo: None,
+                                content,
+                                cell: std::cell::OnceCell::new(),
+                            });
+                        }
                         let args_fp = args_fingerprint(&Value::Null);
                         let batch = (1 << 63) | self.state.inferred_batch;
                         (
@@ -420,6 +449,7 @@ impl Bus {
             call: call_info.as_ref(),
             result: result_info.as_ref(),
             details,
+            shape: shape.as_ref(),
             findings: &mut findings,
         };
         for &i in &self.index[kind as usize] {

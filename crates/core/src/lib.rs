@@ -29,7 +29,7 @@ pub mod shape;
 
 pub use bus::{call_fingerprint, Bus, Lifecycle, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};
 pub use config::{line_of, merge_tables, parse_options, Config};
-pub use detector::{CallInfo, Cx, Detector, ResultInfo, StateError};
+pub use detector::{CallInfo, Cx, Detector, Facts, ResultInfo, StateError};
 pub use error::{ConfigError, Location};
 pub use event::{Event, EventKind, Interest, Origin, OwnedEvent, Stream};
 pub use finding::{truncate_chars, Finding, Level, MAX_EVIDENCE};

@@ -6,7 +6,7 @@ use crate::sketch::Sketch;
 use crate::{ResultIdentity, Settings, WindowIdentity, NAME};
 use loopguard_core::shape::{self, Echo, TokenSet, Trend};
 use loopguard_core::{
-    CallInfo, Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest, Level,
+    CallInfo, Cx, Detector, Event, EventKind, Facts, Finding, Fingerprint, FixedMap, Interest, Level,
     ResultInfo, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
@@ -93,7 +93,6 @@ struct PendingCall {
     seq: u64,
     tokens: TokenSet,
     skeleton: Option<Fingerprint>,
-    echo: Echo,
 }
 
 /// One call of the similar-calls streak.
@@ -249,7 +248,6 @@ impl GenericRepeat {
                 seq: call.seq,
                 tokens: TokenSet::of_args(args),
                 skeleton: skeleton(args),
-                echo: Echo::of_args(args),
             });
         }
         if self
@@ -611,7 +609,15 @@ impl GenericRepeat {
         let Some(sc) = &self.settings.similar_calls else {
             return;
         };
-        let rs = shape::result_shape(&p.echo, content);
+        // The bus's shape of the result, with the echo of the call it answers.
+        let own;
+        let rs = match cx.result_shape() {
+            Some(rs) => rs,
+            None => {
+                own = shape::result_shape(&Echo::none(), content);
+                &own
+            }
+        };
         let call = SimilarCall {
             tokens: p.tokens,
             skeleton: p.skeleton,
@@ -1038,6 +1044,14 @@ impl GenericRepeat {
 impl Detector for GenericRepeat {
     fn name(&self) -> &'static str {
         NAME
+    }
+
+    fn facts(&self) -> Facts {
+        if self.settings.similar_calls.is_some() {
+            Facts::RESULT_SHAPE
+        } else {
+            Facts::NONE
+        }
     }
 
     fn interest(&self) -> Interest {
