@@ -145,8 +145,8 @@ impl Bus {
         let mut shapes = false;
         for (i, d) in detectors.iter().enumerate() {
             let interest = d.interest();
-            shapes |= interest.contains(EventKind::ToolResult)
-                && d.facts().contains(Facts::RESULT_SHAPE);
+            shapes |=
+                interest.contains(EventKind::ToolResult) && d.facts().contains(Facts::RESULT_SHAPE);
             for k in EventKind::ALL {
                 if interest.contains(k) {
                     index[k as usize].push(i);

@@ -6,8 +6,8 @@ use crate::sketch::Sketch;
 use crate::{ResultIdentity, Settings, WindowIdentity, NAME};
 use loopguard_core::shape::{self, Echo, TokenSet, Trend};
 use loopguard_core::{
-    CallInfo, Cx, Detector, Event, EventKind, Facts, Finding, Fingerprint, FixedMap, Interest, Level,
-    ResultInfo, MAX_EVIDENCE,
+    CallInfo, Cx, Detector, Event, EventKind, Facts, Finding, Fingerprint, FixedMap, Interest,
+    Level, ResultInfo, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
