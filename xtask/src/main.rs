@@ -16,7 +16,8 @@
 //!   and prints executions and crashes per target (needs nightly and cargo-fuzz).
 //! - `cargo xtask bench [FILTER]`: short criterion runs: the scan benchmark (100,000 tool
 //!   call/result pairs, one core) beside a serde_json parse-only baseline of the same stream,
-//!   as a ratio; the text detectors on real code (`loopguard-eval`'s `text_code` bench).
+//!   as a ratio; the whole `loopguard scan` process on that stream (release binary, one
+//!   thread); the text detectors on real code (`loopguard-eval`'s `text_code` bench).
 //! - `cargo xtask gen-stream N OUT`: writes that synthetic stream with N pairs to OUT.
 
 use std::env;
@@ -320,6 +321,7 @@ fn bench(args: &[String]) -> Result<(), String> {
     ]);
     scan.args(args);
     run("scan benchmark", scan)?;
+    whole_process_scan()?;
     let mut cmd = cargo();
     cmd.args([
         "bench",
@@ -335,6 +337,54 @@ fn bench(args: &[String]) -> Result<(), String> {
     ]);
     cmd.args(args);
     run("text detectors on real code (criterion)", cmd)
+}
+
+/// The whole `loopguard scan --format json` process on the 100,000-pair stream, one thread:
+/// the release binary, median wall time of 3 runs.
+fn whole_process_scan() -> Result<(), String> {
+    let mut build = cargo();
+    build.args([
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "loopguard-cli",
+        "--bin",
+        "loopguard",
+    ]);
+    run("build the release binary", build)?;
+    let stream = env::temp_dir().join(format!("loopguard-bench-{}.jsonl", std::process::id()));
+    gen_stream(&["100000".to_owned(), stream.to_string_lossy().into_owned()])?;
+    let target = env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
+    let bin = target.join("release/loopguard");
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let t = std::time::Instant::now();
+        let out = Command::new(&bin)
+            .env("RAYON_NUM_THREADS", "1")
+            .args(["scan", "--format", "json"])
+            .arg(&stream)
+            .output()
+            .map_err(|e| format!("{}: {e}", bin.display()))?;
+        times.push(t.elapsed().as_secs_f64());
+        if !out.status.success() {
+            let _ = std::fs::remove_file(&stream);
+            return Err(format!("loopguard scan failed ({})", out.status));
+        }
+    }
+    let bytes = std::fs::metadata(&stream).map(|m| m.len()).unwrap_or(0);
+    let _ = std::fs::remove_file(&stream);
+    times.sort_by(f64::total_cmp);
+    let s = times[1];
+    println!(
+        "whole process, RAYON_NUM_THREADS=1 loopguard scan --format json (100000 pairs, {:.1} MB): {:.0} ms median of 3, {:.0} MB/s",
+        bytes as f64 / 1e6,
+        s * 1e3,
+        bytes as f64 / 1e6 / s
+    );
+    Ok(())
 }
 
 fn gen_stream(args: &[String]) -> Result<(), String> {

@@ -1,12 +1,13 @@
 //! The event bus: hands each event to the detectors interested in its kind, with the facts
 //! every detector needs computed once, and collects their findings.
 
-use crate::detector::{CallInfo, Cx, Detector, ResultInfo, RunScope, StateError};
+use crate::detector::{CallInfo, Cx, Detector, Facts, LazyShape, ResultInfo, RunScope, StateError};
 use crate::event::{Event, EventKind, Origin};
 use crate::finding::Finding;
 use crate::fingerprint::{args_fingerprint, result_fingerprint, Fingerprint};
 use crate::normalize::{Normalizers, ResultInput};
 use crate::tools::{ToolKind, Tools};
+use crate::shape::Echo;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -24,6 +25,9 @@ struct Pending {
     call: CallInfoState,
     /// The call's arguments when the tool's normaliser reads them, else `null`.
     args: Value,
+    /// The pieces of the arguments its result may echo, when a detector reads result shapes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    echo: Option<Echo>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -120,6 +124,8 @@ pub struct Bus {
     index: Vec<Vec<usize>>,
     normalizers: Normalizers,
     tools: Tools,
+    /// Some detector interested in results reads their shapes.
+    shapes: bool,
     state: BusState,
 }
 
@@ -151,8 +157,11 @@ impl Bus {
         normalizers: Normalizers,
     ) -> Bus {
         let mut index = vec![Vec::new(); EventKind::ALL.len()];
+        let mut shapes = false;
         for (i, d) in detectors.iter().enumerate() {
             let interest = d.interest();
+            shapes |=
+                interest.contains(EventKind::ToolResult) && d.facts().contains(Facts::RESULT_SHAPE);
             for k in EventKind::ALL {
                 if interest.contains(k) {
                     index[k as usize].push(i);
@@ -164,6 +173,7 @@ impl Bus {
             index,
             normalizers,
             tools,
+            shapes,
             state: BusState::default(),
         }
     }
@@ -274,6 +284,7 @@ impl Bus {
         let mut result_info: Option<ResultInfo> = None;
         let mut details: Option<&Value> = None;
         let mut char_offset = 0;
+        let mut shape: Option<LazyShape<'_>> = None;
 
         match event {
             Event::User { text, origin } => {
@@ -343,6 +354,7 @@ impl Bus {
                 if self.state.pending.len() >= MAX_PENDING_CALLS {
                     self.state.pending.pop_front();
                 }
+                let echo = self.shapes.then(|| Echo::of_args(args));
                 // Only a normaliser that reads the arguments needs them at result time: a
                 // `write`'s whole file content is not copied for nothing.
                 let args = if self.normalizers.uses_args(tool) {
@@ -354,6 +366,7 @@ impl Bus {
                     id: (*id).to_owned(),
                     call: st,
                     args,
+                    echo,
                 });
             }
             Event::ToolResult {
@@ -379,8 +392,24 @@ impl Bus {
                     return findings;
                 }
                 let (call, args, orphan) = match found.and_then(|i| self.state.pending.remove(i)) {
-                    Some(p) => (p.call.into_info(), Some(p.args), false),
+                    Some(p) => {
+                        if self.shapes {
+                            shape = Some(LazyShape {
+                                echo: p.echo,
+                                content,
+                                cell: std::cell::OnceCell::new(),
+                            });
+                        }
+                        (p.call.into_info(), Some(p.args), false)
+                    }
                     None => {
+                        if self.shapes {
+                            shape = Some(LazyShape {
+                                echo: None,
+                                content,
+                                cell: std::cell::OnceCell::new(),
+                            });
+                        }
                         let args_fp = args_fingerprint(&Value::Null);
                         let batch = (1 << 63) | self.state.inferred_batch;
                         (
@@ -455,6 +484,7 @@ impl Bus {
             call: call_info.as_ref(),
             result: result_info.as_ref(),
             details,
+            shape: shape.as_ref(),
             findings: &mut findings,
         };
         for &i in &self.index[kind as usize] {

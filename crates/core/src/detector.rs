@@ -4,7 +4,9 @@ use crate::event::{Event, Interest};
 use crate::finding::Finding;
 use crate::fingerprint::Fingerprint;
 use crate::tools::ToolKind;
+use crate::shape::{Echo, ResultShape};
 use serde_json::Value;
+use std::cell::OnceCell;
 
 /// Facts about a tool call that the bus computes once, for every detector.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +63,40 @@ pub struct RunScope<'a> {
     pub new_run: bool,
 }
 
+/// Facts a detector reads beyond those the bus always computes ([`CallInfo`], [`ResultInfo`]).
+/// The bus prepares the union of its detectors' facts, and computes each at most once per
+/// event, when a detector first asks for it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Facts(u32);
+
+impl Facts {
+    /// No extra facts.
+    pub const NONE: Facts = Facts(0);
+    /// [`Cx::result_shape`]: the bus keeps each call's [`Echo`] until its result.
+    pub const RESULT_SHAPE: Facts = Facts(1);
+    /// Every fact.
+    pub const ALL: Facts = Facts(1);
+
+    /// Both sets.
+    #[must_use]
+    pub fn union(self, other: Facts) -> Facts {
+        Facts(self.0 | other.0)
+    }
+
+    /// Whether every fact of `other` is in the set.
+    pub fn contains(self, other: Facts) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+/// The inputs of a result's shape, and the shape once a detector asked for it.
+#[derive(Debug)]
+pub(crate) struct LazyShape<'a> {
+    pub(crate) echo: Option<Echo>,
+    pub(crate) content: &'a str,
+    pub(crate) cell: OnceCell<ResultShape>,
+}
+
 /// What the bus hands a detector with each event: logical time, precomputed facts about
 /// tool events, and the place to report findings.
 #[derive(Debug)]
@@ -75,6 +111,7 @@ pub struct Cx<'a> {
     pub(crate) call: Option<&'a CallInfo>,
     pub(crate) result: Option<&'a ResultInfo>,
     pub(crate) details: Option<&'a Value>,
+    pub(crate) shape: Option<&'a LazyShape<'a>>,
     pub(crate) findings: &'a mut Vec<Finding>,
 }
 
@@ -93,6 +130,7 @@ impl<'a> Cx<'a> {
             call: None,
             result: None,
             details: None,
+            shape: None,
             findings,
         }
     }
@@ -147,6 +185,18 @@ impl<'a> Cx<'a> {
     /// For a `ToolResult`: the structured details, if any.
     pub fn details(&self) -> Option<&'a Value> {
         self.details
+    }
+
+    /// For a `ToolResult`, on a bus whose detectors declared [`Facts::RESULT_SHAPE`]: the
+    /// result's [`shape::result_shape`](crate::shape::result_shape) with the echo of the call
+    /// the bus paired it with (no echo for an orphan). Computed once, by the first detector
+    /// that asks.
+    pub fn result_shape(&self) -> Option<&'a ResultShape> {
+        let s = self.shape?;
+        Some(s.cell.get_or_init(|| {
+            let none = Echo::none();
+            crate::shape::result_shape(s.echo.as_ref().unwrap_or(&none), s.content)
+        }))
     }
 
     /// Reports a finding.
@@ -214,6 +264,12 @@ pub trait Detector: Send + 'static {
     /// calls a detector with other kinds.
     fn interest(&self) -> Interest {
         Interest::ALL
+    }
+
+    /// The facts beyond [`CallInfo`] and [`ResultInfo`] this detector reads from its [`Cx`].
+    /// Asked once when the bus is built; the default is every fact.
+    fn facts(&self) -> Facts {
+        Facts::ALL
     }
 
     /// Observes one event. Must do bounded work and keep bounded state.

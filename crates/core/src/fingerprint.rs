@@ -26,6 +26,16 @@ impl Fingerprint {
         u64::from_le_bytes(b)
     }
 
+    /// Hex form, written into `buf` (no allocation).
+    pub fn hex_into<'b>(&self, buf: &'b mut [u8; 64]) -> &'b str {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        for (pair, b) in buf.chunks_exact_mut(2).zip(self.0) {
+            pair[0] = HEX[usize::from(b >> 4)];
+            pair[1] = HEX[usize::from(b & 0xf)];
+        }
+        std::str::from_utf8(buf).unwrap_or_default()
+    }
+
     /// Hex form.
     pub fn to_hex(&self) -> String {
         let mut s = String::with_capacity(64);
@@ -120,32 +130,84 @@ enum Work<'a> {
     Key(&'a str),
 }
 
-fn write_canonical(root: &Value, out: &mut dyn Sink) {
+/// Nesting handled by recursion (no allocation); deeper values continue on a heap stack.
+const MAX_RECURSION: u32 = 64;
+/// Objects with at most this many members are sorted on the stack.
+const SMALL_OBJECT: usize = 16;
+static NULL: Value = Value::Null;
+
+fn write_canonical<S: Sink>(root: &Value, out: &mut S) {
+    write_value(root, out, 0);
+}
+
+/// The canonical form of `v`: recursive (and allocation-free for small objects) up to
+/// [`MAX_RECURSION`] levels, iterative below.
+fn write_value<S: Sink>(v: &Value, out: &mut S, depth: u32) {
+    if depth >= MAX_RECURSION {
+        return write_deep(v, out);
+    }
+    match v {
+        Value::Null => out.put("null"),
+        Value::Bool(true) => out.put("true"),
+        Value::Bool(false) => out.put("false"),
+        Value::Number(n) => push_number(out, n),
+        Value::String(s) => push_json_string(out, s),
+        Value::Array(items) => {
+            out.put("[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.put(",");
+                }
+                write_value(item, out, depth + 1);
+            }
+            out.put("]");
+        }
+        Value::Object(map) => {
+            out.put("{");
+            if map.len() <= SMALL_OBJECT {
+                let mut members: [(&str, &Value); SMALL_OBJECT] = [("", &NULL); SMALL_OBJECT];
+                for (slot, (k, item)) in members.iter_mut().zip(map.iter()) {
+                    *slot = (k.as_str(), item);
+                }
+                let members = &mut members[..map.len()];
+                // Keys are unique: an unstable sort by their bytes is the one order.
+                members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                for (i, (k, item)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.put(",");
+                    }
+                    push_json_string(out, k);
+                    out.put(":");
+                    write_value(item, out, depth + 1);
+                }
+            } else {
+                let mut members: Vec<(&String, &Value)> = map.iter().collect();
+                members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                for (i, (k, item)) in members.into_iter().enumerate() {
+                    if i > 0 {
+                        out.put(",");
+                    }
+                    push_json_string(out, k);
+                    out.put(":");
+                    write_value(item, out, depth + 1);
+                }
+            }
+            out.put("}");
+        }
+    }
+}
+
+/// The same canonical form with an explicit stack: no nesting depth overflows it.
+fn write_deep<S: Sink>(root: &Value, out: &mut S) {
     let mut stack: Vec<Work<'_>> = vec![Work::Val(root)];
-    let mut scratch = String::new();
     while let Some(w) = stack.pop() {
         match w {
             Work::Lit(s) => out.put(s),
             Work::Key(k) => {
-                scratch.clear();
-                push_json_string(&mut scratch, k);
-                scratch.push(':');
-                out.put(&scratch);
+                push_json_string(out, k);
+                out.put(":");
             }
             Work::Val(v) => match v {
-                Value::Null => out.put("null"),
-                Value::Bool(true) => out.put("true"),
-                Value::Bool(false) => out.put("false"),
-                Value::Number(n) => {
-                    scratch.clear();
-                    push_number(&mut scratch, n);
-                    out.put(&scratch);
-                }
-                Value::String(s) => {
-                    scratch.clear();
-                    push_json_string(&mut scratch, s);
-                    out.put(&scratch);
-                }
                 Value::Array(items) => {
                     out.put("[");
                     stack.push(Work::Lit("]"));
@@ -169,14 +231,93 @@ fn write_canonical(root: &Value, out: &mut dyn Sink) {
                         }
                     }
                 }
+                leaf => write_value(leaf, out, 0),
             },
         }
     }
 }
 
+/// Hashes canonical JSON written piece by piece (no text is built): what
+/// [`args_fingerprint`] gives for the value the pieces spell.
+pub(crate) struct CanonicalHasher(Sha256);
+
+impl CanonicalHasher {
+    pub(crate) fn new() -> CanonicalHasher {
+        CanonicalHasher(Sha256::new())
+    }
+
+    /// Literal canonical JSON (punctuation, keys already quoted).
+    pub(crate) fn raw(&mut self, s: &str) {
+        self.0.update(s.as_bytes());
+    }
+
+    /// The canonical form of `v`.
+    pub(crate) fn value(&mut self, v: &Value) {
+        write_canonical(v, &mut self.0);
+    }
+
+    /// `s` as a JSON string.
+    pub(crate) fn string(&mut self, s: &str) {
+        push_json_string(&mut self.0, s);
+    }
+
+    pub(crate) fn finish(self) -> Fingerprint {
+        Fingerprint(self.0.finalize().into())
+    }
+}
+
+/// A fixed buffer for one formatted number (no allocation).
+struct NumBuf {
+    buf: [u8; 64],
+    len: usize,
+}
+
+impl std::fmt::Write for NumBuf {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let dst = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 /// One number form: integers (and floats with an exact integer value below 2^53) print as
 /// integers, other floats in the shortest round-trip form.
-fn push_number(out: &mut String, n: &serde_json::Number) {
+fn push_number<S: Sink>(out: &mut S, n: &serde_json::Number) {
+    use std::fmt::Write;
+    let mut b = NumBuf {
+        buf: [0; 64],
+        len: 0,
+    };
+    let ok = if let Some(i) = n.as_i64() {
+        write!(b, "{i}")
+    } else if let Some(u) = n.as_u64() {
+        write!(b, "{u}")
+    } else if let Some(f) = n.as_f64() {
+        if f.is_finite() && f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+            write!(b, "{}", f as i64)
+        } else {
+            write!(b, "{f:?}")
+        }
+    } else {
+        write!(b, "{n}")
+    };
+    match (
+        ok,
+        std::str::from_utf8(b.buf.get(..b.len).unwrap_or_default()),
+    ) {
+        (Ok(()), Ok(s)) => out.put(s),
+        // A form longer than the buffer (a number kept verbatim): formatted on the heap.
+        _ => {
+            let mut s = String::new();
+            push_number_slow(&mut s, n);
+            out.put(&s);
+        }
+    }
+}
+
+fn push_number_slow(out: &mut String, n: &serde_json::Number) {
     use std::fmt::Write;
     if let Some(i) = n.as_i64() {
         let _ = write!(out, "{i}");
@@ -193,23 +334,40 @@ fn push_number(out: &mut String, n: &serde_json::Number) {
     }
 }
 
-fn push_json_string(out: &mut String, s: &str) {
-    use std::fmt::Write;
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+fn push_json_string<S: Sink>(out: &mut S, s: &str) {
+    out.put("\"");
+    let bytes = s.as_bytes();
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        // Escapes are ASCII: `run..i` is on char boundaries.
+        out.put(s.get(run..i).unwrap_or_default());
+        if esc.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            let u = [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ];
+            out.put(std::str::from_utf8(&u).unwrap_or_default());
+        } else {
+            out.put(esc);
         }
+        run = i + 1;
     }
-    out.push('"');
+    out.put(s.get(run..).unwrap_or_default());
+    out.put("\"");
 }
 
 /// The canonical JSON text of `value`: keys sorted recursively, arrays in order, no spaces.
@@ -504,7 +662,60 @@ mod tests {
         }
     }
 
+    /// The escaping rule written one char at a time: what the byte-run writer must equal.
+    fn escape_reference(s: &str) -> String {
+        use std::fmt::Write;
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if (c as u32) < 0x20 => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn deep_and_wide_values_keep_one_canonical_form() {
+        // Past the recursion depth and past the small-object size, the same text as the
+        // value parsed back from it.
+        let mut v = json!({"z": 1, "a": [1.5, "x"]});
+        for i in 0..(MAX_RECURSION as usize + 10) {
+            v = json!({ "k": v, "b": i });
+        }
+        let wide: serde_json::Map<String, Value> = (0..40)
+            .rev()
+            .map(|i| (format!("key{i:02}"), json!(i)))
+            .collect();
+        let v = json!({"deep": v, "wide": Value::Object(wide)});
+        let text = canonical_json(&v);
+        assert!(
+            text.starts_with(r#"{"deep":{"b":73,"k":{"b":72,"#),
+            "{}",
+            &text[..40]
+        );
+        assert!(text.contains(r#""wide":{"key00":0,"key01":1,"#));
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(canonical_json(&back), text);
+        assert_eq!(args_fingerprint(&back), args_fingerprint(&v));
+    }
+
     proptest! {
+        #[test]
+        fn prop_strings_escape_like_the_char_by_char_rule(s in "\\PC*|[\\x00-\\x20\"\\\\a\u{e9}]*") {
+            let mut out = String::new();
+            push_json_string(&mut out, &s);
+            prop_assert_eq!(out, escape_reference(&s));
+        }
+
         #[test]
         fn prop_key_order_never_matters(v in arb_json()) {
             prop_assert_eq!(args_fingerprint(&v), args_fingerprint(&reverse_keys(&v)));

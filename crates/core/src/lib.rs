@@ -33,7 +33,7 @@ pub use bus::{call_fingerprint, Bus, Lifecycle, MAX_OWN_MESSAGES, MAX_PENDING_CA
 pub use config::{
     get_key, line_of, merge_tables, parse_options, set_key, take_key, Config, GUARD_ENV,
 };
-pub use detector::{CallInfo, Cx, Detector, ResultInfo, RunScope, StateError};
+pub use detector::{CallInfo, Cx, Detector, Facts, ResultInfo, RunScope, StateError};
 pub use error::{ConfigError, Location};
 pub use event::{Event, EventKind, Interest, Origin, OwnedEvent, Stream};
 pub use finding::{truncate_chars, Finding, Level, MAX_EVIDENCE};

@@ -130,7 +130,7 @@ impl Echo {
             lines += 1;
             let t = strip_line_number(line.trim()).trim();
             if t.chars().count() >= MIN_ECHO_LINE {
-                self.lines.insert(hash_str(&collapse(t)));
+                self.lines.insert(hash_collapsed(t));
             } else if !t.is_empty() {
                 self.short.insert(hash_str(t));
             }
@@ -156,7 +156,7 @@ impl Echo {
         let stripped = strip_line_number(trimmed);
         let t = stripped.trim();
         if t.chars().count() >= MIN_ECHO_LINE {
-            return self.lines.contains(&hash_str(&collapse(t)));
+            return self.lines.contains(&hash_collapsed(t));
         }
         let numbered = stripped.len() != trimmed.len();
         numbered && !t.is_empty() && self.short.contains(&hash_str(t))
@@ -190,6 +190,23 @@ fn strip_line_number(line: &str) -> &str {
         return rest;
     }
     line
+}
+
+/// The hash of [`collapse`] of `s`, without building it when `s` is collapsed already.
+fn hash_collapsed(s: &str) -> u64 {
+    let t = s.trim();
+    let mut prev_space = false;
+    let collapsed = t.chars().all(|c| {
+        let space = c.is_whitespace();
+        let ok = !space || (c == ' ' && !prev_space);
+        prev_space = space;
+        ok
+    });
+    if collapsed {
+        hash_str(t)
+    } else {
+        hash_str(&collapse(t))
+    }
 }
 
 /// Whitespace runs become one space.
@@ -1023,6 +1040,11 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn prop_hash_collapsed_is_the_hash_of_collapse(s in "[a b\\t\\n\\u{a0}\\u{3000}]{0,12}") {
+            prop_assert_eq!(hash_collapsed(&s), hash_str(&collapse(&s)));
+        }
+
         /// Echo removal: whatever edit is echoed (with any line numbers), the shape of the
         /// rejection is the shape of the rejection without the echo.
         #[test]

@@ -93,6 +93,10 @@ impl Default for CircuitBreaker {
 }
 
 impl Detector for CircuitBreaker {
+    fn facts(&self) -> loopguard_core::Facts {
+        loopguard_core::Facts::NONE
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }

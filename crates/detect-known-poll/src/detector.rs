@@ -44,6 +44,10 @@ impl Default for KnownPoll {
 }
 
 impl Detector for KnownPoll {
+    fn facts(&self) -> loopguard_core::Facts {
+        loopguard_core::Facts::NONE
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }

@@ -21,9 +21,10 @@
 
 use crate::window::{Cycles, Resolved};
 use crate::{CycleIdentity, Settings, NAME};
-use loopguard_core::shape::{self, Echo, Trend};
+use loopguard_core::shape::{self, Echo, ResultShape, Trend};
 use loopguard_core::{
-    Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest, Level, RunScope,
+    Cx, Detector, Event, EventKind, Facts, Finding, Fingerprint, FixedMap, Interest, Level,
+    RunScope,
     StateError,
 };
 use serde::{Deserialize, Serialize};
@@ -43,9 +44,8 @@ struct Record {
     seq: u64,
     /// `None` while pending; `Some(None)` when resolved without a result.
     result: Option<Option<Fingerprint>>,
-    /// With `cycle-identity = "shape"`: the call's shape, the pieces of its arguments a
-    /// result may echo (until the result arrives), and the result's shape (a unique value
-    /// when the result progressed).
+    /// With `cycle-identity = "shape"`: the call's shape and the result's shape (a unique
+    /// value when the result progressed; the bus removes the call's echo from it).
     #[serde(default)]
     shape: Option<ShapeRec>,
 }
@@ -54,7 +54,6 @@ struct Record {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct ShapeRec {
     call: u64,
-    echo: Option<Echo>,
     result: Option<u64>,
 }
 
@@ -238,7 +237,6 @@ impl PingPong {
         let Some(call) = cx.call() else { return };
         let shape_rec = self.shapes().then(|| ShapeRec {
             call: shape::args_shape(&call.tool, args).short(),
-            echo: Some(Echo::of_args(args)),
             result: None,
         });
         self.give_up_before(call.batch);
@@ -356,9 +354,7 @@ impl PingPong {
 
     /// The result shape of record `sh` for `content`: a unique value when the numbers of the
     /// call shape's results moved steadily since its previous result (progress).
-    fn result_shape(&mut self, sh: &mut ShapeRec, content: &str, seq: u64) {
-        let echo = sh.echo.take().unwrap_or_default();
-        let rs = shape::result_shape(&echo, content);
+    fn result_shape(&mut self, sh: &mut ShapeRec, rs: &ResultShape, seq: u64) {
         if self.state.trends.len() >= MAX_TRENDS && !self.state.trends.contains_key(&sh.call) {
             self.state.trends.clear();
         }
@@ -398,7 +394,16 @@ impl PingPong {
                     rec.shape.take()
                 });
                 if let Some(sh) = sh.as_mut() {
-                    self.result_shape(sh, content, cx.seq());
+                    // The bus paired the result with this call: its shape has the call's echo.
+                    let own;
+                    let rs = match cx.result_shape() {
+                        Some(rs) => rs,
+                        None => {
+                            own = shape::result_shape(&Echo::none(), content);
+                            &own
+                        }
+                    };
+                    self.result_shape(sh, rs, cx.seq());
                 }
                 if let Some(rec) = self.state.history.get_mut(i) {
                     rec.shape = sh;
@@ -407,11 +412,20 @@ impl PingPong {
             None => {
                 let mut sh = shapes.then(|| ShapeRec {
                     call: r.call.call_fp.short(),
-                    echo: None,
                     result: None,
                 });
                 if let Some(sh) = sh.as_mut() {
-                    self.result_shape(sh, content, cx.seq());
+                    // A call this detector no longer holds: its result is taken without an
+                    // echo (the bus's shape has none only for an orphan).
+                    let own;
+                    let rs = match cx.result_shape().filter(|_| r.orphan) {
+                        Some(rs) => rs,
+                        None => {
+                            own = shape::result_shape(&Echo::none(), content);
+                            &own
+                        }
+                    };
+                    self.result_shape(sh, rs, cx.seq());
                 }
                 self.append(Record {
                     call: r.call.call_fp,
@@ -450,6 +464,14 @@ impl Detector for PingPong {
 
     fn interest(&self) -> Interest {
         Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
+    }
+
+    fn facts(&self) -> Facts {
+        if self.shapes() {
+            Facts::RESULT_SHAPE
+        } else {
+            Facts::NONE
+        }
     }
 
     fn reset_run(&mut self, scope: &RunScope<'_>) {

@@ -124,6 +124,10 @@ impl PostCompactionGuard {
 }
 
 impl Detector for PostCompactionGuard {
+    fn facts(&self) -> loopguard_core::Facts {
+        loopguard_core::Facts::NONE
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }

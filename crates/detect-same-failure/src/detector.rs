@@ -10,8 +10,8 @@ use crate::FailureIdentity;
 use crate::{Settings, NAME};
 use loopguard_core::shape::{self, Echo, Trend};
 use loopguard_core::{
-    truncate_chars, Cx, Detector, Event, EventKind, Finding, Fingerprint, FixedMap, Interest,
-    Level, ResultInfo, RunScope, MAX_EVIDENCE,
+    truncate_chars, Cx, Detector, Event, EventKind, Facts, Finding, Fingerprint, FixedMap,
+    Interest, Level, ResultInfo, RunScope, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -107,8 +107,10 @@ struct Pending {
     /// stops the recurring rule counting the family's earlier failures.
     #[serde(default)]
     family: u64,
-    /// The argument pieces a result may echo (only for the `shape` identity).
-    echo: Option<Echo>,
+    /// The call's sequence number: the bus's result shape (with this call's echo) is used
+    /// when the bus paired the result with the same call.
+    #[serde(default)]
+    seq: Option<u64>,
 }
 
 /// The recurring rule: the newest `recurring-window` tool results, each with its failure
@@ -315,13 +317,24 @@ impl SameFailure {
         let (error_fp, numbers) = match self.settings.failure_identity {
             FailureIdentity::Exact => (info.norm_fp, Vec::new()),
             FailureIdentity::Shape => {
-                let none = Echo::none();
-                let echo = pending
-                    .as_ref()
-                    .and_then(|p| p.echo.as_ref())
-                    .unwrap_or(&none);
-                let s = shape::result_shape(echo, content);
-                (s.fp, s.numbers)
+                let same_call = !info.orphan
+                    && pending
+                        .as_ref()
+                        .is_some_and(|p| p.seq == Some(info.call.seq));
+                // The bus's shape carries the echo of the call it paired the result with: right
+                // when that is this detector's call too, or when neither knows the call.
+                let usable = if pending.is_some() {
+                    same_call
+                } else {
+                    info.orphan
+                };
+                match cx.result_shape().filter(|_| usable) {
+                    Some(s) => (s.fp, s.numbers.clone()),
+                    None => {
+                        let s = shape::result_shape(&Echo::none(), content);
+                        (s.fp, s.numbers)
+                    }
+                }
             }
         };
         if recurring_on {
@@ -413,18 +426,16 @@ impl SameFailure {
         }
     }
 
-    fn remember_call(&mut self, id: &str, tool: &str, args: &serde_json::Value) {
+    fn remember_call(&mut self, id: &str, tool: &str, args: &serde_json::Value, seq: Option<u64>) {
         if self.state.pending.len() >= MAX_PENDING {
             self.state.pending.pop_front();
         }
-        let echo =
-            (self.settings.failure_identity == FailureIdentity::Shape).then(|| Echo::of_args(args));
         self.state.pending.push_back(Pending {
             id: id.to_owned(),
             reads: shape::reads_file(tool, args),
             search: shape::is_search(args),
             family: family(tool, args),
-            echo,
+            seq,
         });
     }
 
@@ -458,6 +469,14 @@ impl Detector for SameFailure {
         Interest::of(&[EventKind::User, EventKind::ToolCall, EventKind::ToolResult])
     }
 
+    fn facts(&self) -> Facts {
+        if self.settings.failure_identity == FailureIdentity::Shape {
+            Facts::RESULT_SHAPE
+        } else {
+            Facts::NONE
+        }
+    }
+
     fn reset_run(&mut self, scope: &RunScope<'_>) {
         if scope.new_turn {
             self.state.run = None;
@@ -468,7 +487,8 @@ impl Detector for SameFailure {
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
             Event::ToolCall { id, tool, args, .. } => {
-                self.remember_call(id, tool, args);
+                let seq = cx.call().map(|c| c.seq);
+                self.remember_call(id, tool, args, seq);
                 let tool = cx.call().map_or(*tool, |c| c.tool.as_str());
                 self.on_call(tool, cx);
             }

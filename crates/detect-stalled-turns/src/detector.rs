@@ -300,6 +300,10 @@ impl StalledTurns {
 }
 
 impl Detector for StalledTurns {
+    fn facts(&self) -> loopguard_core::Facts {
+        loopguard_core::Facts::NONE
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }

@@ -622,6 +622,10 @@ impl TailPeriodicity {
 }
 
 impl Detector for TailPeriodicity {
+    fn facts(&self) -> loopguard_core::Facts {
+        loopguard_core::Facts::NONE
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }

@@ -168,6 +168,10 @@ impl Default for UnknownTool {
 }
 
 impl Detector for UnknownTool {
+    fn facts(&self) -> loopguard_core::Facts {
+        loopguard_core::Facts::NONE
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }

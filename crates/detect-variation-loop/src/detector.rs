@@ -709,6 +709,10 @@ impl VariationLoop {
 }
 
 impl Detector for VariationLoop {
+    fn facts(&self) -> loopguard_core::Facts {
+        loopguard_core::Facts::NONE
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }

@@ -26,7 +26,7 @@
 mod json;
 pub(crate) mod text;
 
-use crate::fingerprint::{args_fingerprint, Fingerprint, ResultHasher};
+use crate::fingerprint::{args_fingerprint, CanonicalHasher, Fingerprint, ResultHasher};
 use crate::normalize::{Normalizer, Normalizers, ResultInput};
 use crate::tools::{Condition, SEND_VOLATILE};
 use serde_json::{json, Map, Value};
@@ -39,10 +39,15 @@ pub(crate) fn builtin() -> Normalizers {
 
 /// Hashes one normalised shape with the rule's name, the error flag and the image count.
 fn finish(rule: &str, shape: &Value, input: &ResultInput<'_>) -> Fingerprint {
+    finish_fp(rule, &args_fingerprint(shape), input)
+}
+
+/// [`finish`] with the shape's fingerprint already computed.
+fn finish_fp(rule: &str, shape: &Fingerprint, input: &ResultInput<'_>) -> Fingerprint {
     let mut h = ResultHasher::new();
     h.text(rule);
     h.text(if input.is_error { "error" } else { "ok" });
-    h.text(&args_fingerprint(shape).to_hex());
+    h.text(shape.hex_into(&mut [0; 64]));
     h.images(input.images);
     h.finish()
 }
@@ -109,6 +114,9 @@ fn text_field(details: Option<&Value>, key: &str) -> Value {
 pub struct Generic;
 
 impl Generic {
+    /// The shape the rule hashes, as a tree ([`Normalizer::fingerprint`] hashes it without
+    /// building it).
+    #[cfg(test)]
     fn shape(input: &ResultInput<'_>, extra: &[String]) -> Value {
         let details = input
             .details
@@ -125,7 +133,27 @@ impl Generic {
         if input.content.len() > STREAMED_RESULT_BYTES {
             return streamed(input, extra);
         }
-        finish("generic", &Generic::shape(input, extra), input)
+        let details = input
+            .details
+            .map(|d| generic_value(d, extra))
+            .unwrap_or(Value::Null);
+        let shape = match json::parse_json_text(input.content) {
+            Some(v) => args_fingerprint(&json!({
+                "details": details,
+                "text": { "json": generic_value(&v, extra) },
+            })),
+            // The canonical JSON of `{details, text}` hashed as it is written (no tree).
+            None => {
+                let mut h = CanonicalHasher::new();
+                h.raw("{\"details\":");
+                h.value(&details);
+                h.raw(",\"text\":");
+                h.string(&text::normalize_text(input.content.trim()));
+                h.raw("}");
+                h.finish()
+            }
+        };
+        finish_fp("generic", &shape, input)
     }
 }
 
@@ -728,6 +756,37 @@ mod tests {
         let img = ResultInput { images: 1, ..ok };
         assert_ne!(n.fingerprint(&ok), n.fingerprint(&err));
         assert_ne!(n.fingerprint(&ok), n.fingerprint(&img));
+    }
+
+    #[test]
+    fn generic_fingerprint_equals_the_hash_of_its_shape_tree() {
+        let details = json!({"exitCode": 1, "at": "2026-03-13T19:44:50.935Z"});
+        let texts = [
+            "",
+            "  plain text \"quoted\" \\ back\tslash\u{1}\n/bin/bash: line 12: x: not found\n",
+            "Ran 3 tests in 0.012s\nh\u{e9} \u{1f600}",
+            "{\"status\": \"ok\", \"requestId\": \"r-1\"}",
+            "[1, 2",
+        ];
+        for content in texts {
+            for d in [None, Some(&details)] {
+                for (is_error, images) in [(false, 0), (true, 2)] {
+                    let input = ResultInput {
+                        tool: "read",
+                        args: None,
+                        content,
+                        is_error,
+                        images,
+                        details: d,
+                    };
+                    assert_eq!(
+                        Generic.fingerprint(&input),
+                        finish("generic", &Generic::shape(&input, &[]), &input),
+                        "{content:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

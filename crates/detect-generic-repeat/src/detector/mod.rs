@@ -3,9 +3,9 @@
 //! generic thresholds.
 
 use crate::{ResultIdentity, Settings, NAME};
-use loopguard_core::shape::{Echo, TokenSet};
+use loopguard_core::shape::TokenSet;
 use loopguard_core::{
-    CallInfo, Cx, Detector, Event, EventKind, Fingerprint, Interest, ResultInfo, RunScope,
+    CallInfo, Cx, Detector, Event, EventKind, Facts, Fingerprint, Interest, ResultInfo, RunScope,
     MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
@@ -120,7 +120,6 @@ impl GenericRepeat {
                 seq: call.seq,
                 tokens: TokenSet::of_args(args),
                 skeleton: skeleton(args),
-                echo: Echo::of_args(args),
             });
         }
         if self
@@ -255,6 +254,14 @@ impl GenericRepeat {
 impl Detector for GenericRepeat {
     fn name(&self) -> &'static str {
         NAME
+    }
+
+    fn facts(&self) -> Facts {
+        if self.settings.similar_calls.is_some() {
+            Facts::RESULT_SHAPE
+        } else {
+            Facts::NONE
+        }
     }
 
     fn interest(&self) -> Interest {

@@ -20,7 +20,6 @@ pub(super) struct PendingCall {
     pub(super) seq: u64,
     pub(super) tokens: TokenSet,
     pub(super) skeleton: Option<Fingerprint>,
-    pub(super) echo: Echo,
 }
 
 /// One call of the similar-calls streak.
@@ -68,7 +67,15 @@ impl GenericRepeat {
         let Some(sc) = &self.settings.similar_calls else {
             return;
         };
-        let rs = shape::result_shape(&p.echo, content);
+        // The bus's shape of the result, with the echo of the call it answers.
+        let own;
+        let rs = match cx.result_shape() {
+            Some(rs) => rs,
+            None => {
+                own = shape::result_shape(&Echo::none(), content);
+                &own
+            }
+        };
         let call = SimilarCall {
             tokens: p.tokens,
             skeleton: p.skeleton,
