@@ -733,19 +733,15 @@ impl VariationLoop {
             }
         }
         #[cfg(test)]
-        let per_char = self.per_char;
-        #[cfg(not(test))]
-        let per_char = false;
-        let count = if per_char {
-            match self.lines_per_char(delta, base, cx) {
-                Some(count) => count,
-                None => return,
-            }
+        let fed = if self.per_char {
+            self.lines_per_char(delta, base, cx)
         } else {
-            match self.lines(delta, base, cx) {
-                Some(count) => count,
-                None => return,
-            }
+            self.lines(delta, base, cx)
+        };
+        #[cfg(not(test))]
+        let fed = self.lines(delta, base, cx);
+        let Some(count) = fed else {
+            return;
         };
         if seed_cadence
             && self.state.len - self.state.last_scan >= self.settings.rescan_every as u64
