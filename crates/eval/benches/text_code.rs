@@ -9,6 +9,9 @@
 //! - `10KB-one`: the first 10 KB, the same message every iteration;
 //! - `1MB`, `16MB`: one message of that length.
 //!
+//! `bus-only` streams the same messages through a bus without detectors: the cost of the bus
+//! itself, under every other row.
+//!
 //! Time is the thread's CPU time (`/proc/thread-self/schedstat`, wall time where that is
 //! absent), so the figures are per core even on a loaded machine. After criterion's report a
 //! table gives MB/s (10^6 bytes per second, median per-iteration time) and the 16 MB / 10 KB
@@ -145,6 +148,11 @@ fn both() -> Vec<Box<dyn Detector>> {
     v
 }
 
+/// No detector: what the bus itself costs per streamed byte (the floor under every row).
+fn bus_only() -> Vec<Box<dyn Detector>> {
+    Vec::new()
+}
+
 /// Streams the message; returns the number of findings (0 on this code: nothing stops early).
 fn stream(make: Make, parts: &[&str]) -> usize {
     let mut bus = Bus::new(make());
@@ -185,6 +193,7 @@ fn bench(c: &mut Criterion) {
             ("tail-periodicity", tail as Make),
             ("variation-loop", variation as Make),
             ("both", both as Make),
+            ("bus-only", bus_only as Make),
         ] {
             let id = BenchmarkId::new(name, label);
             for (i, parts) in messages.iter().enumerate() {
@@ -252,7 +261,7 @@ fn summary() {
         "{:<18} {:>9} {:>9} {:>9} {:>9} {:>13}",
         "detector", "10KB", "10KB-one", "1MB", "16MB", "16MB / 10KB"
     );
-    for name in ["tail-periodicity", "variation-loop", "both"] {
+    for name in ["tail-periodicity", "variation-loop", "both", "bus-only"] {
         let r: Vec<f64> = ["10KB", "10KB-one", "1MB", "16MB"]
             .iter()
             .map(|l| rate(name, l))
