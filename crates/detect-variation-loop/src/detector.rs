@@ -463,6 +463,18 @@ pub fn is_prose(text: &str) -> bool {
     ) {
         return false;
     }
+    // Code: statement ends, blocks, operators, paths, macros (first: the cheapest test that
+    // rejects most code lines; every test here only rejects, so their order changes nothing).
+    let last = b.last().copied().unwrap_or(b' ');
+    if matches!(
+        last,
+        b';' | b'{' | b'}' | b'(' | b'[' | b'\\' | b'=' | b'>' | b'|' | b'&'
+    ) || text.ends_with("),")
+        || text.ends_with("\",")
+        || text.ends_with("],")
+    {
+        return false;
+    }
     // Numbered and line-numbered listings, timestamps: a leading number followed by
     // punctuation or a tab (`12. `, `12)`, `12:`, `12 |`, `12→`, `2024-05-01`).
     let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
@@ -518,17 +530,6 @@ pub fn is_prose(text: &str) -> bool {
             _ => {}
         }
         spaces_run = 0;
-    }
-    // Code: statement ends, blocks, operators, paths, macros.
-    let last = b.last().copied().unwrap_or(b' ');
-    if matches!(
-        last,
-        b';' | b'{' | b'}' | b'(' | b'[' | b'\\' | b'=' | b'>' | b'|' | b'&'
-    ) || text.ends_with("),")
-        || text.ends_with("\",")
-        || text.ends_with("],")
-    {
-        return false;
     }
     // A call or an index with arguments (`f(x`, `a[i`), not a bare mention (`solve()`).
     let call = b.windows(3).any(|w| {
