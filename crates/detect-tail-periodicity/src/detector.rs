@@ -231,7 +231,9 @@ impl Noisy {
         if self.gap {
             self.gap = false;
             self.sentinels = self.sentinels.wrapping_add(1) % 0x0fff_ffff;
-            let _ = self.tracker.push_started(NOISY_SENTINEL_BASE + self.sentinels);
+            let _ = self
+                .tracker
+                .push_started(NOISY_SENTINEL_BASE + self.sentinels);
         }
         let started = self.tracker.push_started(if digit { DIGITS } else { sym });
         let (root, start) = self.tracker.current()?;
@@ -584,8 +586,7 @@ impl TailPeriodicity {
                         count += 1;
                         lines.feed(ch);
                         if let Some(sym) = prep.map(ch) {
-                            if let Some((q, span)) =
-                                e.push(s, sym, lines.code(), lines.sentence())
+                            if let Some((q, span)) = e.push(s, sym, lines.code(), lines.sentence())
                             {
                                 hit = Some((q, Some(span), base + count));
                                 break;

@@ -256,7 +256,9 @@ fn summary() {
                 .collect(),
         )
     };
-    println!("\ntext detectors on code, default settings, MB/s per core (10^6 bytes / CPU second):");
+    println!(
+        "\ntext detectors on code, default settings, MB/s per core (10^6 bytes / CPU second):"
+    );
     println!(
         "{:<18} {:>9} {:>9} {:>9} {:>9} {:>13}",
         "detector", "10KB", "10KB-one", "1MB", "16MB", "16MB / 10KB"
