@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use loopguard_core::OwnedEvent;
+use loopguard_core::{Level, OwnedEvent};
 use loopguard::post_compaction::{PostCompactionGuard, Settings};
 
 fuzz_target!(|data: &[u8]| {

@@ -7,7 +7,8 @@
 //!   pytest and `node --test`; `.ci/run` installs their tools).
 //! - `cargo xtask eval [--preset P] [--check]`: corpus evaluation (see docs/evaluation.md).
 //! - `cargo xtask bindings`: only the `bindings/` part of `ci`.
-//! - `cargo xtask fuzz-smoke [SECONDS]`: runs every fuzz target briefly (needs nightly and cargo-fuzz).
+//! - `cargo xtask fuzz-smoke [SECONDS [JOBS]]`: runs every fuzz target for SECONDS, JOBS at a time,
+//!   and prints executions and crashes per target (needs nightly and cargo-fuzz).
 //! - `cargo xtask bench [FILTER]`: short criterion runs: the scan benchmark (100,000 tool
 //!   call/result pairs, one core) beside a serde_json parse-only baseline of the same stream,
 //!   as a ratio; the text detectors on real code (`loopguard-eval`'s `text_code` bench).
@@ -23,12 +24,15 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("eval") => eval(&args[1..]),
         Some("bindings") => bindings(),
-        Some("fuzz-smoke") => fuzz_smoke(args.get(1).map(String::as_str)),
+        Some("fuzz-smoke") => fuzz_smoke(
+            args.get(1).map(String::as_str),
+            args.get(2).map(String::as_str),
+        ),
         Some("bench") => bench(&args[1..]),
         Some("gen-stream") => gen_stream(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | eval [--preset P] [--check] | bindings | fuzz-smoke [SECONDS] | bench [FILTER] | gen-stream N OUT>"
+                "usage: cargo xtask <ci | eval [--preset P] [--check] | bindings | fuzz-smoke [SECONDS [JOBS]] | bench [FILTER] | gen-stream N OUT>"
             );
             return ExitCode::from(2);
         }
@@ -92,6 +96,12 @@ fn ci() -> Result<(), String> {
     let mut one = cargo();
     one.args(["test", "-p", "loopguard-facade-feature-test"]);
     run("facade with one feature links exactly one detector", one)?;
+
+    // The fuzz targets are their own workspace (cargo-fuzz); they must keep compiling against
+    // the detectors' APIs even where the fuzzer itself (nightly) is not run.
+    let mut fuzz = cargo();
+    fuzz.args(["check", "--manifest-path", "fuzz/Cargo.toml", "--bins"]);
+    run("fuzz targets compile", fuzz)?;
 
     if root().join("docs/evaluation.md").exists() {
         eval(&["--check".to_owned()])?;
@@ -304,11 +314,23 @@ fn gen_stream(args: &[String]) -> Result<(), String> {
     run("gen-stream", cmd)
 }
 
-/// The fuzz campaign: every target for `seconds` (default 10), starting from the seeds in
-/// `fuzz/corpus/<target>/` (read only; what the fuzzer finds goes to
-/// `fuzz/target/campaign/<target>/`), then a table of executions and crashes per target.
-fn fuzz_smoke(seconds: Option<&str>) -> Result<(), String> {
-    let secs = seconds.unwrap_or("10");
+/// The fuzz campaign: every target for `seconds` (default 10), `jobs` targets at a time
+/// (default 1), starting from the seeds in `fuzz/corpus/<target>/` (read only; what the fuzzer
+/// finds goes to `fuzz/target/campaign/<target>/`), then a table of executions, executions per
+/// second and crashes per target. Without AddressSanitizer (`-s none`): the workspace forbids
+/// `unsafe` code (`[workspace.lints.rust]`), and the sanitizer makes each execution about ten
+/// times slower.
+fn fuzz_smoke(seconds: Option<&str>, jobs: Option<&str>) -> Result<(), String> {
+    let secs: u64 = seconds
+        .unwrap_or("10")
+        .parse()
+        .map_err(|_| "fuzz-smoke: SECONDS must be a whole number".to_owned())?;
+    let jobs: usize = jobs
+        .unwrap_or("1")
+        .parse()
+        .ok()
+        .filter(|&j| j > 0)
+        .ok_or_else(|| "fuzz-smoke: JOBS must be a positive whole number".to_owned())?;
     let fuzz = root().join("fuzz");
     let list = Command::new("cargo")
         .current_dir(&fuzz)
@@ -320,58 +342,115 @@ fn fuzz_smoke(seconds: Option<&str>) -> Result<(), String> {
             "`cargo +nightly fuzz list` failed: install with `cargo install cargo-fuzz`".to_owned(),
         );
     }
-    let mut table = Vec::new();
+    // Build once, so that the parallel runs below do not race to build.
+    let mut build = Command::new("cargo");
+    build
+        .current_dir(&fuzz)
+        .args(["+nightly", "fuzz", "build", "-O"]);
+    run("cargo fuzz build -O", build)?;
+    let targets: Vec<String> = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let table = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(target) = targets.get(i) else { break };
+                let row = fuzz_one(&fuzz, target, secs);
+                if let Ok(mut t) = table.lock() {
+                    t.push(row);
+                }
+            });
+        }
+    });
+    let mut table = table
+        .into_inner()
+        .map_err(|_| "fuzz-smoke: a run panicked".to_owned())?;
+    table.sort_by(|a, b| a.target.cmp(&b.target));
+    println!("| target | seconds | executions | executions/s | crashed |");
+    println!("|---|---|---|---|---|");
     let mut failed = Vec::new();
-    for target in String::from_utf8_lossy(&list.stdout).lines() {
-        let work = fuzz.join("target/campaign").join(target);
-        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
-        let seeds = fuzz.join("corpus").join(target);
-        let mut c = Command::new("cargo");
-        c.current_dir(&fuzz)
-            .args(["+nightly", "fuzz", "run", target])
-            .arg(&work);
-        if seeds.is_dir() {
-            c.arg(&seeds);
+    for r in &table {
+        let per_sec = match (r.runs, r.seconds) {
+            (Some(n), Some(s)) if s > 0 => (n / s).to_string(),
+            _ => "?".to_owned(),
+        };
+        let runs = r.runs.map_or_else(|| "?".to_owned(), |n| n.to_string());
+        let seconds = r.seconds.map_or_else(|| "?".to_owned(), |n| n.to_string());
+        println!(
+            "| {} | {seconds} | {runs} | {per_sec} | {} |",
+            r.target,
+            if r.crashed { "yes" } else { "no" }
+        );
+        if r.crashed {
+            failed.push(r.target.clone());
         }
-        c.args(["--", &format!("-max_total_time={secs}")]);
-        eprintln!("==> fuzz {target} ({secs} s)");
-        let out = c.output().map_err(|e| format!("fuzz {target}: {e}"))?;
-        let log = String::from_utf8_lossy(&out.stderr);
-        // libFuzzer ends with "Done N runs in S second(s)".
-        let runs = log
-            .lines()
-            .rev()
-            .find_map(|l| {
-                l.strip_prefix("Done ")
-                    .and_then(|r| r.split_whitespace().next())
-            })
-            .unwrap_or("?")
-            .to_owned();
-        let crashed = !out.status.success();
-        if crashed {
-            failed.push(target.to_owned());
-            eprintln!(
-                "{}",
-                log.lines()
-                    .rev()
-                    .take(40)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            );
-        }
-        table.push((target.to_owned(), runs, crashed));
-    }
-    println!("| target | executions | crashed |");
-    println!("|---|---|---|");
-    for (t, runs, crashed) in &table {
-        println!("| {t} | {runs} | {} |", if *crashed { "yes" } else { "no" });
     }
     if failed.is_empty() {
         Ok(())
     } else {
         Err(format!("fuzz targets crashed: {}", failed.join(", ")))
+    }
+}
+
+struct FuzzRow {
+    target: String,
+    runs: Option<u64>,
+    seconds: Option<u64>,
+    crashed: bool,
+}
+
+fn fuzz_one(fuzz: &std::path::Path, target: &str, secs: u64) -> FuzzRow {
+    let work = fuzz.join("target/campaign").join(target);
+    let failed = |target: &str| FuzzRow {
+        target: target.to_owned(),
+        runs: None,
+        seconds: None,
+        crashed: true,
+    };
+    if let Err(e) = std::fs::create_dir_all(&work) {
+        eprintln!("{}: {e}", work.display());
+        return failed(target);
+    }
+    let seeds = fuzz.join("corpus").join(target);
+    let mut c = Command::new("cargo");
+    c.current_dir(fuzz)
+        .args(["+nightly", "fuzz", "run", "-O", "-s", "none", target])
+        .arg(&work);
+    if seeds.is_dir() {
+        c.arg(&seeds);
+    }
+    c.args(["--", &format!("-max_total_time={secs}")]);
+    eprintln!("==> fuzz {target} ({secs} s)");
+    let out = match c.output() {
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!("fuzz {target}: {e}");
+            return failed(target);
+        }
+    };
+    let log = String::from_utf8_lossy(&out.stderr);
+    // libFuzzer ends with "Done N runs in S second(s)".
+    let done = log.lines().rev().find_map(|l| l.strip_prefix("Done "));
+    let mut words = done.into_iter().flat_map(str::split_whitespace);
+    let runs = words.next().and_then(|w| w.parse().ok());
+    let seconds = words.nth(2).and_then(|w| w.parse().ok());
+    let crashed = !out.status.success();
+    if crashed {
+        let tail: Vec<&str> = log.lines().rev().take(40).collect();
+        eprintln!(
+            "==> fuzz {target} crashed:\n{}",
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        );
+    }
+    eprintln!("==> fuzz {target} done: {runs:?} runs");
+    FuzzRow {
+        target: target.to_owned(),
+        runs,
+        seconds,
+        crashed,
     }
 }

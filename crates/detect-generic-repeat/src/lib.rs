@@ -4,7 +4,7 @@
 mod detector;
 mod sketch;
 #[cfg(test)]
-mod tests;
+mod testutil;
 
 pub use detector::GenericRepeat;
 

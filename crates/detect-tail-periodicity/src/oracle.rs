@@ -113,7 +113,9 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
                 let scale = settings.evidence_scale;
                 let mut prose = row_for(PROSE_TABLE, p as u64).need(p as u64, scale);
                 let mut code = row_for(CODE_TABLE, p as u64).need(p as u64, scale);
-                if settings.chant_copies > 0 && first_content.is_some_and(|f| start <= f) {
+                // Causal, as the detector is: a run is a chant only if the message's first content
+                // has been seen by now and the run began at or before it.
+                if settings.chant_copies > 0 && first_content.is_some_and(|f| f < n && start <= f) {
                     let chant =
                         (settings.chant_copies as u64 * p as u64).max(2 * settings.min_unit as u64);
                     prose = prose.min(chant);

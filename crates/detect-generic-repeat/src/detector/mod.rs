@@ -1,0 +1,332 @@
+//! The `generic-repeat` state machine: the consecutive streak (pi-loop-guard), the whole-batch
+//! streak, the near-duplicate streak, the sliding window (pi-repetition-guard) and OpenClaw's
+//! generic thresholds.
+
+use crate::{ResultIdentity, Settings, NAME};
+use loopguard_core::shape::{Echo, TokenSet};
+use loopguard_core::{
+    CallInfo, Cx, Detector, Event, EventKind, Fingerprint, Interest, ResultInfo, MAX_EVIDENCE,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+use batch::BatchStreak;
+use near::NearStreak;
+use openclaw::Record;
+use polls::{is_known_poll, is_polling_command};
+use similar::{skeleton, PendingCall, SimilarStreak, MAX_PENDING};
+use streak::Streak;
+use window::Window;
+
+mod batch;
+mod near;
+mod openclaw;
+mod polls;
+mod similar;
+mod streak;
+#[cfg(test)]
+mod tests;
+mod window;
+
+/// How many calls blocked by this detector are remembered, so that their results (an error
+/// carrying the block reason, or a replayed original) never count.
+const MAX_BLOCKED: usize = 64;
+/// How many recent known poll call identities are remembered.
+const MAX_POLLS: usize = 16;
+
+/// The `generic-repeat` detector (LG001).
+#[derive(Debug)]
+pub struct GenericRepeat {
+    settings: Settings,
+    state: State,
+}
+
+/// One completed (call, result) pair.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Pair {
+    tool: String,
+    call: Fingerprint,
+    args: Fingerprint,
+    result: Fingerprint,
+}
+
+/// All mutable state (one serde value, for snapshots).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct State {
+    streak: Streak,
+    batch: BatchStreak,
+    near: NearStreak,
+    /// The most recent calls (`near-duplicate.recurrence-window` of them).
+    recent: VecDeque<Fingerprint>,
+    /// Sequence numbers of calls this detector reported as critical (blocked).
+    blocked: VecDeque<u64>,
+    /// Recent known poll calls (their results are left out of the near-duplicate streak).
+    #[serde(default)]
+    polls: VecDeque<Fingerprint>,
+    window: Window,
+    history: VecDeque<Record>,
+    /// Calls seen (not ignored), for the spans messages report.
+    #[serde(default)]
+    calls: u64,
+    #[serde(default)]
+    pending: VecDeque<PendingCall>,
+    #[serde(default)]
+    similar: SimilarStreak,
+}
+
+impl GenericRepeat {
+    /// A detector with these settings.
+    pub fn new(settings: Settings) -> GenericRepeat {
+        GenericRepeat {
+            settings,
+            state: State::default(),
+        }
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    fn ignored_tool(&self, tool: &str) -> bool {
+        self.settings.ignore_tools.iter().any(|t| t == tool)
+    }
+
+    fn identity(&self, r: &ResultInfo) -> Fingerprint {
+        match self.settings.result_identity {
+            ResultIdentity::Raw => r.raw_fp,
+            ResultIdentity::Normalized => r.norm_fp,
+        }
+    }
+
+    fn reset_turn(&mut self) {
+        self.state.streak = Streak::default();
+        self.state.batch = BatchStreak::default();
+        self.state.near = NearStreak::default();
+        self.state.similar = SimilarStreak::default();
+        self.state.recent.clear();
+        self.clear_window();
+    }
+
+    fn on_call(&mut self, event: &Event<'_>, call: &CallInfo, cx: &mut Cx<'_>) {
+        let Event::ToolCall { tool, args, .. } = event else {
+            return;
+        };
+        if self.ignored_tool(tool) {
+            return;
+        }
+        self.state.calls = self.state.calls.saturating_add(1);
+        if self.settings.similar_calls.is_some() {
+            if self.state.pending.len() >= MAX_PENDING {
+                self.state.pending.pop_front();
+            }
+            self.state.pending.push_back(PendingCall {
+                seq: call.seq,
+                tokens: TokenSet::of_args(args),
+                skeleton: skeleton(args),
+                echo: Echo::of_args(args),
+            });
+        }
+        if self
+            .state
+            .batch
+            .open
+            .as_ref()
+            .is_some_and(|b| b.id != call.batch)
+        {
+            self.finish_batch(cx);
+        }
+        let known_poll = self.state.polls.contains(&call.call_fp);
+        let mut critical = false;
+        if self.settings.streak {
+            critical |= self.check_streak_block(call, known_poll, cx);
+        }
+        if self.settings.batch_streak {
+            critical |= self.check_batch_block(call, cx);
+        }
+        let near_skips_polls = self
+            .settings
+            .near_duplicate
+            .as_ref()
+            .is_some_and(|nd| nd.skip_known_polls);
+        let poll = (near_skips_polls || self.settings.polls.is_some())
+            && (is_known_poll(tool, args) || is_polling_command(args));
+        if poll && !known_poll {
+            if self.state.polls.len() >= MAX_POLLS {
+                self.state.polls.pop_front();
+            }
+            self.state.polls.push_back(call.call_fp);
+        }
+        if self.settings.near_duplicate.is_some() && !(poll && near_skips_polls) {
+            critical |= self.check_near(call, cx, critical);
+        }
+        if self.settings.window.is_some() {
+            critical |= self.window_call(tool, args, call, cx);
+        }
+        if self.settings.openclaw.is_some() {
+            critical |= self.openclaw_call(tool, args, call, cx, critical);
+        }
+        if let Some(nd) = &self.settings.near_duplicate {
+            let cap = nd.recurrence_window as usize;
+            if cap > 0 {
+                let recent = &mut self.state.recent;
+                while recent.len() >= cap {
+                    recent.pop_front();
+                }
+                recent.push_back(call.call_fp);
+            }
+        }
+        if critical {
+            if self.state.blocked.len() >= MAX_BLOCKED {
+                self.state.blocked.pop_front();
+            }
+            self.state.blocked.push_back(call.seq);
+        }
+    }
+
+    fn on_result(&mut self, result: &ResultInfo, content: &str, empty: bool, cx: &mut Cx<'_>) {
+        if result.orphan {
+            // The call was never seen, so its arguments are unknown: not a usable identity.
+            return;
+        }
+        let blocked = match self
+            .state
+            .blocked
+            .iter()
+            .position(|s| *s == result.call.seq)
+        {
+            // Our own block (or the recorded original of a blocked call): never an outcome.
+            Some(pos) => self.state.blocked.remove(pos).is_some(),
+            None => false,
+        };
+        let ignored = blocked || self.ignored_tool(&result.call.tool);
+        let skipped_error = self.settings.ignore_errors && result.is_error;
+        let skipped_empty = self.settings.ignore_empty_results && empty;
+        let counted = !(ignored || skipped_error || skipped_empty);
+        let known_poll = self.state.polls.contains(&result.call.call_fp);
+        let pair = Pair {
+            tool: result.call.tool.clone(),
+            call: result.call.call_fp,
+            args: result.call.args_fp,
+            result: self.identity(result),
+        };
+        if self.settings.openclaw.is_some() && counted {
+            self.openclaw_result(result, pair.result, cx);
+        }
+        if counted {
+            self.window_result(&pair, cx);
+        }
+        if let Some(nd) = &self.settings.near_duplicate {
+            let empty_counts = nd.count_empty_results || !self.settings.ignore_empty_results;
+            if known_poll {
+                // A known poll: its streak is known-poll-no-progress's to judge.
+                self.state.near = NearStreak::default();
+            } else if !(ignored || skipped_error || (empty && !empty_counts)) {
+                if result.batch_size > 1 {
+                    // A parallel batch is not a repeat of one call: it ends the streak.
+                    self.state.near = NearStreak::default();
+                } else {
+                    self.near_result(&pair, content, cx);
+                }
+            }
+        }
+        if self.settings.similar_calls.is_some() {
+            let pending = match self
+                .state
+                .pending
+                .iter()
+                .position(|p| p.seq == result.call.seq)
+            {
+                Some(i) => self.state.pending.remove(i),
+                None => None,
+            };
+            if known_poll || result.batch_size > 1 {
+                self.state.similar = SimilarStreak::default();
+            } else if let (Some(p), false) = (pending, ignored || skipped_error) {
+                self.similar_result(&result.call.tool, p, content, result.raw_fp, cx);
+            }
+        }
+        if result.batch_size > 1 {
+            self.batch_result(result, counted.then_some(pair), cx);
+            return;
+        }
+        if !counted {
+            // Transparent: an ignored tool, an ignored error or a blocked call's result
+            // neither advances nor breaks anything.
+            return;
+        }
+        self.finish_batch(cx);
+        // A serial outcome breaks any run of identical batches.
+        let batch = &mut self.state.batch;
+        batch.last_sig = None;
+        batch.count = 0;
+        batch.warned = false;
+        batch.calls.clear();
+        batch.seqs.clear();
+        if self.settings.streak {
+            self.streak_result(pair, known_poll, cx);
+        }
+    }
+}
+
+impl Detector for GenericRepeat {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn interest(&self) -> Interest {
+        Interest::of(&[
+            EventKind::User,
+            EventKind::RunStart,
+            EventKind::ToolCall,
+            EventKind::ToolResult,
+        ])
+    }
+
+    fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
+        match event {
+            Event::User { .. } if cx.is_new_turn() => self.reset_turn(),
+            Event::RunStart { .. } => {
+                self.finish_batch(cx);
+                self.clear_window();
+            }
+            Event::ToolCall { .. } => {
+                if let Some(call) = cx.call() {
+                    self.on_call(event, call, cx);
+                }
+            }
+            Event::ToolResult {
+                content, images, ..
+            } => {
+                if let Some(result) = cx.result() {
+                    let empty = content.trim().is_empty() && *images == 0;
+                    self.on_result(result, content, empty, cx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    loopguard_core::snapshot_via_serde!(state);
+}
+
+fn push_bounded(q: &mut VecDeque<u64>, seq: u64) {
+    if q.len() >= MAX_EVIDENCE {
+        q.pop_front();
+    }
+    q.push_back(seq);
+}
+
+/// "4 times in a row" when the streak spans exactly its own calls, else "4 times in the last
+/// 9 calls".
+fn times(count: u32, span: u64) -> String {
+    if span <= u64::from(count) {
+        format!("{count} times in a row")
+    } else {
+        format!("{count} times in the last {span} calls")
+    }
+}
+
+fn short_hex(fp: &Fingerprint) -> String {
+    format!("{:016x}", fp.short())
+}

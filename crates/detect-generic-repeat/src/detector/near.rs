@@ -1,0 +1,160 @@
+//! The near-duplicate streak: the same call again and again whose consecutive results barely
+//! change (shingle-sketch Jaccard).
+
+use super::{push_bounded, short_hex, GenericRepeat, Pair};
+use crate::sketch::Sketch;
+use crate::NAME;
+use loopguard_core::{CallInfo, Cx, Finding, Fingerprint, Level};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// The near-duplicate streak: consecutive results of one call, each a near-duplicate of the
+/// one before. Only the newest result's sketch is kept.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(super) struct NearStreak {
+    /// The call of the streak (`None`: no streak).
+    pub(super) call: Option<Fingerprint>,
+    pub(super) tool: String,
+    pub(super) args: Fingerprint,
+    /// The newest result's sketch.
+    pub(super) sketch: Sketch,
+    /// The newest result's identity (`result-identity`): an identical result is a
+    /// near-duplicate whatever its raw text.
+    pub(super) result: Option<Fingerprint>,
+    /// Results in the streak.
+    pub(super) count: u32,
+    pub(super) warned: bool,
+    /// Attempts blocked since the block began.
+    pub(super) blocked: u32,
+    /// Result sequence numbers of the streak (newest kept).
+    pub(super) seqs: VecDeque<u64>,
+    /// The call counter at the streak's first call.
+    #[serde(default)]
+    pub(super) start_call: u64,
+}
+
+impl GenericRepeat {
+    /// Extends the streak when this result of the same call is a near-duplicate of the
+    /// previous one; otherwise starts a new streak at this result.
+    pub(super) fn near_result(&mut self, pair: &Pair, content: &str, cx: &mut Cx<'_>) {
+        let Some(nd) = &self.settings.near_duplicate else {
+            return;
+        };
+        let sketch = Sketch::of_text(content);
+        let n = &mut self.state.near;
+        let same_result = n.result == Some(pair.result);
+        if n.call == Some(pair.call)
+            && (same_result || n.sketch.similar(&sketch, nd.similarity_permille))
+        {
+            n.count = n.count.saturating_add(1);
+        } else {
+            *n = NearStreak {
+                call: Some(pair.call),
+                tool: pair.tool.clone(),
+                args: pair.args,
+                count: 1,
+                start_call: self.state.calls,
+                ..NearStreak::default()
+            };
+        }
+        n.sketch = sketch;
+        n.result = Some(pair.result);
+        push_bounded(&mut n.seqs, cx.seq());
+    }
+
+    /// On the next call of the streak: warns on the `warn-threshold`-th consecutive call (one
+    /// call earlier when the same call also came before the streak, within the last
+    /// `recurrence-window` calls), blocks from the
+    /// `block-threshold`-th (sticky: a blocked call's result never counts, so every further
+    /// attempt is blocked too). Returns whether the call was blocked.
+    pub(super) fn check_near(&mut self, call: &CallInfo, cx: &mut Cx<'_>, critical: bool) -> bool {
+        let Some(nd) = &self.settings.near_duplicate else {
+            return false;
+        };
+        // The exact streak already warned about this very call: one steer is enough.
+        let exact_warned = self.state.streak.warned
+            && self
+                .state
+                .streak
+                .last
+                .as_ref()
+                .is_some_and(|p| p.call == call.call_fp);
+        let n = &mut self.state.near;
+        if n.call != Some(call.call_fp) {
+            return false;
+        }
+        let next = n.count.saturating_add(1);
+        let attempt = next.saturating_add(n.blocked);
+        // Key and evidence are built only when a finding is reported.
+        let key = |n: &NearStreak| format!("near:{}:{}", n.tool, short_hex(&n.args));
+        let evidence = |n: &NearStreak, seq: u64| -> Vec<u64> {
+            n.seqs.iter().copied().chain(std::iter::once(seq)).collect()
+        };
+        let pct = nd.similarity_permille.div_ceil(10);
+        if nd.block_threshold.is_some_and(|b| next >= b) {
+            n.blocked = n.blocked.saturating_add(1);
+            if critical {
+                // Another rule already blocks this call.
+                return false;
+            }
+            let msg = format!(
+                "Blocked: `{}` was called with the same arguments {} times in a row and its result barely \
+                 changed each time (at least {pct}% the same); identical attempt {attempt} is refused. Make a \
+                 different call or give your final answer.",
+                n.tool, n.count
+            );
+            cx.report(
+                Finding::new(NAME, Level::Critical, attempt, key(n), msg)
+                    .with_tool(n.tool.clone())
+                    .with_evidence(evidence(n, cx.seq())),
+            );
+            return true;
+        }
+        // The call also came before the streak (a different call broke it once): one call
+        // earlier, as pi-repetition-guard's window would count it.
+        let recurs = || {
+            let seen = self
+                .state
+                .recent
+                .iter()
+                .filter(|c| **c == call.call_fp)
+                .count();
+            seen > n.count as usize
+        };
+        let early = nd.recurrence_window > 0
+            && n.count >= 2
+            && next.saturating_add(1) >= nd.warn_threshold
+            && recurs();
+        if (next >= nd.warn_threshold || early) && !n.warned {
+            n.warned = true;
+            if exact_warned {
+                return false;
+            }
+            let span = self.state.calls.saturating_sub(n.start_call) + 1;
+            let which = if span == u64::from(next) {
+                format!("this is your call number {next} in a row to `{}`", n.tool)
+            } else {
+                format!(
+                    "this is your call number {next} to `{}` in the last {span} calls",
+                    n.tool
+                )
+            };
+            let msg = format!(
+                "Loop warning: {which} with the same arguments, and \
+                 the last {} results barely changed (each at least {pct}% the same as the one before). \
+                 Repeating it will not make progress: change the arguments, use a different tool, or give \
+                 your final answer.",
+                n.count
+            );
+            cx.report(
+                Finding::new(NAME, Level::Warning, next, key(n), msg)
+                    .with_tool(n.tool.clone())
+                    .with_evidence(evidence(n, cx.seq())),
+            );
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,496 @@
+//! The near-duplicate streak (loopguard's default).
+
+use crate::testutil::*;
+
+// ---- near-duplicate streak (loopguard's default) -------------------------------------------
+
+/// Only the near-duplicate rule, at its defaults.
+fn near_only() -> Box<dyn Detector> {
+    det("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nnear-duplicate = {}")
+}
+
+fn near_keys(f: &[(usize, Finding)]) -> Vec<(usize, Level)> {
+    f.iter()
+        .filter(|(_, f)| f.key.starts_with("near:"))
+        .map(|(i, f)| (*i, f.level))
+        .collect()
+}
+
+/// SWE-agent's answer to an edit: the whole file, numbered, then a reminder.
+fn listing(lines: &[String]) -> String {
+    let mut out = format!("[File: /repo/test_foo.py ({} lines total)]\n", lines.len());
+    for (i, l) in lines.iter().enumerate() {
+        out.push_str(&format!("{}:{l}\n", i + 1));
+    }
+    out.push_str(
+        "File updated. Please review the changes and make sure they are correct (correct \
+         indentation, no duplicate lines, etc). Edit the file again if necessary.",
+    );
+    out
+}
+
+/// The same `edit 4:4` applied again and again: each application inserts one more copy of
+/// the same line, so every result differs from the one before by one line.
+fn edit_loop(s: &mut Script, times: usize) -> Vec<usize> {
+    let mut file: Vec<String> = [
+        "import json",
+        "",
+        "class Foo:",
+        "    def __init__(self, rawQuery):",
+        "        self.query = rawQuery",
+        "",
+        "def main():",
+        "    data = json.loads('{\"query\": \"bar\"}')",
+        "    foo = Foo(data['query'])",
+        "    print(foo.query)",
+        "",
+        "if __name__ == \"__main__\":",
+        "    main()",
+    ]
+    .iter()
+    .map(|l| l.to_string())
+    .collect();
+    let args = json!({"command": "edit 4:4\n    def __init__(self, rawQuery):\n        self.query = None  # Ignore the rawQuery parameter\nend_of_edit"});
+    let mut calls = Vec::new();
+    for _ in 0..times {
+        file.insert(
+            4,
+            "        self.query = None  # Ignore the rawQuery parameter".into(),
+        );
+        let id = attempt(s, "edit", args.clone());
+        calls.push(last(s));
+        s.tool_result(&id, "edit", &listing(&file), false);
+    }
+    calls
+}
+
+#[test]
+fn near_duplicate_edit_loop_is_caught_at_the_fourth_call() {
+    let mut s = Script::new();
+    s.user("fix the bug");
+    let calls = edit_loop(&mut s, 4);
+    let f = run(dflt(), s.events());
+    assert_eq!(near_keys(&f), vec![(calls[3], Level::Warning)], "{f:?}");
+    assert_eq!(f.len(), 1, "nothing else fires: {f:?}");
+    let w = &f[0].1;
+    assert_eq!(w.count, 4);
+    assert!(
+        w.message.contains("`edit`") && w.message.contains("4 in a row"),
+        "{}",
+        w.message
+    );
+    assert!(w.evidence.contains(&(calls[3] as u64)));
+    assert_eq!(w.evidence.len(), 4, "three results and the call");
+    // No result is identical, so the exact streak (pi-loop-guard) never fires...
+    assert!(run(plg(), s.events()).is_empty());
+    // ...and pi-repetition-guard (4 in 8, results ignored) fires on the same call.
+    assert_eq!(criticals(&run(prg(), s.events())), vec![calls[3]]);
+    // Three calls are not enough.
+    let mut s = Script::new();
+    edit_loop(&mut s, 3);
+    assert!(run(dflt(), s.events()).is_empty());
+}
+
+#[test]
+fn near_duplicate_keeps_warning_once_then_blocks_from_the_eighth_call_sticky() {
+    let mut s = Script::new();
+    let calls = edit_loop(&mut s, 9);
+    let f = near_keys(&run(
+        det("near-duplicate = { enabled = true, block-threshold = 8 }"),
+        s.events(),
+    ));
+    assert_eq!(
+        f,
+        vec![
+            (calls[3], Level::Warning),
+            (calls[7], Level::Critical),
+            (calls[8], Level::Critical),
+        ]
+    );
+    // Another call lifts the block.
+    s.call(
+        "open",
+        json!({"path": "test_foo.py"}),
+        "[File: test_foo.py]",
+    );
+    let id = attempt(
+        &mut s,
+        "edit",
+        json!({"command": "edit 4:4\nx\nend_of_edit"}),
+    );
+    s.tool_result(&id, "edit", "ok", false);
+    let after = last(&s);
+    assert!(near_keys(&run(
+        det("near-duplicate = { enabled = true, block-threshold = 8 }"),
+        s.events()
+    ))
+    .iter()
+    .all(|(i, _)| *i < after - 3));
+}
+
+#[test]
+fn near_duplicate_paging_with_distinct_windows_is_not_caught() {
+    // `scroll_down` eight times: the same call, but every window shows other lines.
+    let mut s = Script::new();
+    let mut seed: u64 = 7;
+    let mut word = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        format!("w{:x}", seed >> 40)
+    };
+    for page in 0..8 {
+        let mut text = format!(
+            "[File: /repo/big.py (800 lines total)]\n({} more lines above)\n",
+            page * 100
+        );
+        for n in 0..100 {
+            let line: Vec<String> = (0..6).map(|_| word()).collect();
+            text.push_str(&format!("{}:    {}\n", page * 100 + n + 1, line.join(" ")));
+        }
+        s.call("scroll_down", json!({"command": "scroll_down"}), &text);
+    }
+    assert!(run(near_only(), s.events()).is_empty());
+    assert!(near_keys(&run(dflt(), s.events())).is_empty());
+}
+
+#[test]
+fn near_duplicate_polling_with_advancing_output_is_not_caught() {
+    // A poll that returns the new lines of a build each time.
+    let crates = [
+        "serde",
+        "syn",
+        "quote",
+        "proc-macro2",
+        "libc",
+        "regex",
+        "memchr",
+        "toml",
+        "tokio",
+        "bytes",
+        "mio",
+        "ahash",
+        "hashbrown",
+        "indexmap",
+        "itoa",
+        "ryu",
+        "clap",
+        "anyhow",
+        "thiserror",
+        "sha2",
+        "digest",
+        "generic-array",
+        "typenum",
+        "cfg-if",
+        "once_cell",
+        "smallvec",
+        "log",
+        "tracing",
+        "futures",
+        "pin-project",
+        "slab",
+        "socket2",
+        "criterion",
+        "rayon",
+        "crossbeam",
+        "either",
+        "num-traits",
+        "autocfg",
+        "unicode-ident",
+        "version_check",
+    ];
+    let mut s = Script::new();
+    for chunk in crates.chunks(4) {
+        let text: Vec<String> = chunk
+            .iter()
+            .map(|c| format!("   Compiling {c} v1.{}.0 (registry)", c.len()))
+            .collect();
+        s.call(
+            "bash",
+            json!({"command": "tail -n 4 build.log"}),
+            &text.join("\n"),
+        );
+    }
+    assert!(run(near_only(), s.events()).is_empty());
+    assert!(near_keys(&run(dflt(), s.events())).is_empty());
+}
+
+#[test]
+fn near_duplicate_a_recurring_call_warns_one_call_earlier() {
+    // A B A A A: pi-repetition-guard counts the first A too (4 in 8) and fires on the last
+    // A; the near-duplicate streak warns on the same call because the call recurred.
+    let mut s = Script::new();
+    let mut file = vec!["a".to_string(), "b".to_string()];
+    let args = json!({"command": "edit 1:1\nline\nend_of_edit"});
+    let a = |s: &mut Script, file: &mut Vec<String>| {
+        file.insert(0, "        self.value = compute_the_value(argument)".into());
+        let id = attempt(s, "edit", args.clone());
+        let at = last(s);
+        s.tool_result(&id, "edit", &listing(file), false);
+        at
+    };
+    a(&mut s, &mut file);
+    s.call(
+        "python",
+        json!({"command": "python test.py"}),
+        "Traceback: ValueError",
+    );
+    a(&mut s, &mut file);
+    a(&mut s, &mut file);
+    let third = a(&mut s, &mut file);
+    assert_eq!(
+        near_keys(&run(dflt(), s.events())),
+        vec![(third, Level::Warning)]
+    );
+    assert_eq!(criticals(&run(prg(), s.events())), vec![third]);
+    // Without the recurrence allowance the 4th consecutive call is needed.
+    let d = det("near-duplicate = { recurrence-window = 0 }");
+    assert!(run(d, s.events()).is_empty());
+    // The recurrence must be within the window: 8 other calls in between push it out.
+    let mut s = Script::new();
+    let mut file = vec!["a".to_string()];
+    a(&mut s, &mut file);
+    for i in 0..8 {
+        s.call(
+            "read",
+            json!({"path": format!("f{i}")}),
+            &format!("content {i}"),
+        );
+    }
+    a(&mut s, &mut file);
+    a(&mut s, &mut file);
+    a(&mut s, &mut file);
+    assert!(near_keys(&run(dflt(), s.events())).is_empty());
+}
+
+#[test]
+fn near_duplicate_edits_between_reruns_are_never_a_streak() {
+    // Corpus hard negative: re-running a script after each edit, same output every time.
+    let mut s = Script::new();
+    for i in 0..6 {
+        s.call(
+            "python",
+            json!({"command": "python3 test_valid_path.py"}),
+            "Did not accept valid path",
+        );
+        s.call(
+            "sed",
+            json!({"command": format!("sed -i 's/timeout={i}/timeout={}/' t.py", i + 1)}),
+            "",
+        );
+    }
+    assert!(near_keys(&run(dflt(), s.events())).is_empty());
+}
+
+#[test]
+fn near_duplicate_does_not_repeat_the_exact_streaks_warning() {
+    // Identical results: the exact streak warns on the 3rd result; the near-duplicate rule
+    // stays silent on the 4th call, and the exact streak blocks the 5th.
+    let mut s = Script::new();
+    for _ in 0..4 {
+        s.call("read", json!({"path": "a"}), "X");
+    }
+    attempt(&mut s, "read", json!({"path": "a"}));
+    let third_result = s
+        .events()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, OwnedEvent::ToolResult { .. }))
+        .nth(2)
+        .map(|(i, _)| i)
+        .unwrap();
+    let f = run(dflt(), s.events());
+    assert!(near_keys(&f).is_empty(), "{f:?}");
+    // The streak's warning; the 5th call is blocked.
+    assert_eq!(warnings(&f), vec![third_result]);
+    assert_eq!(criticals(&f), vec![last(&s)]);
+}
+
+#[test]
+fn near_duplicate_identical_normalised_results_count_whatever_the_raw_text() {
+    // The bash line counter differs in every raw result; the normaliser masks it.
+    let mut s = Script::new();
+    s.call("echo", json!({"command": "echo hi"}), "hi");
+    for i in 0..3 {
+        s.call(
+            "javac",
+            json!({"command": "javac -cp .:lib/* Repro.java"}),
+            &format!(
+                "/bin/bash: line {}: javac: command not found",
+                50776 + 15 * i
+            ),
+        );
+    }
+    attempt(
+        &mut s,
+        "javac",
+        json!({"command": "javac -cp .:lib/* Repro.java"}),
+    );
+    let d =
+        det("streak = false\nwindow = { enabled = false }\nnear-duplicate = { similarity = 1.0 }");
+    assert_eq!(
+        near_keys(&run(d, s.events())),
+        vec![(last(&s), Level::Warning)]
+    );
+}
+
+#[test]
+fn near_duplicate_silence_counts_unless_configured() {
+    let mut s = Script::new();
+    for _ in 0..3 {
+        s.call("python", json!({"command": "python replicate_bug.py"}), "");
+    }
+    attempt(
+        &mut s,
+        "python",
+        json!({"command": "python replicate_bug.py"}),
+    );
+    assert_eq!(
+        near_keys(&run(dflt(), s.events())),
+        vec![(last(&s), Level::Warning)]
+    );
+    let d = det("near-duplicate = { count-empty-results = false }");
+    assert!(run(d, s.events()).is_empty());
+    // Silence after output is no near-duplicate of it: the streak restarts at the first
+    // silent result (only the recurrence allowance, 4 calls in 8, still sees the call).
+    let mut s = Script::new();
+    s.call(
+        "python",
+        json!({"command": "python r.py"}),
+        "some output here",
+    );
+    for _ in 0..2 {
+        s.call("python", json!({"command": "python r.py"}), "");
+    }
+    attempt(&mut s, "python", json!({"command": "python r.py"}));
+    let d = det("near-duplicate = { recurrence-window = 0 }");
+    assert!(run(d, s.events()).is_empty());
+}
+
+#[test]
+fn near_duplicate_resets_on_a_new_turn_a_batch_and_ignored_tools_are_transparent() {
+    let mut s = Script::new();
+    edit_loop(&mut s, 3);
+    s.user("try again");
+    edit_loop(&mut s, 1);
+    assert!(
+        near_keys(&run(dflt(), s.events())).is_empty(),
+        "a new turn starts over"
+    );
+
+    let mut s = Script::new();
+    edit_loop(&mut s, 3);
+    s.batch(&[
+        ("read", json!({"path": "a"}), "A"),
+        ("read", json!({"path": "b"}), "B"),
+    ]);
+    edit_loop(&mut s, 1);
+    assert!(
+        near_keys(&run(dflt(), s.events())).is_empty(),
+        "a batch ends the streak"
+    );
+
+    let mut s = Script::new();
+    edit_loop(&mut s, 2);
+    s.call("todo", json!({}), "noted");
+    let calls = edit_loop(&mut s, 2);
+    let mut t = preset_table("default");
+    t.insert(
+        "ignore-tools".into(),
+        toml::Value::Array(vec!["todo".into()]),
+    );
+    assert_eq!(
+        near_keys(&run(det_from(&t), s.events())),
+        vec![(calls[1], Level::Warning)]
+    );
+}
+
+#[test]
+fn near_duplicate_is_off_in_the_seed_presets_and_by_default() {
+    let mut s = Script::new();
+    edit_loop(&mut s, 10);
+    for d in [plg(), prg(), oc(), default_det()] {
+        assert!(near_keys(&run(d, s.events())).is_empty());
+    }
+    assert!(Settings::default().near_duplicate.is_none());
+    for p in ["pi-loop-guard", "pi-repetition-guard", "openclaw"] {
+        let s = Settings::from_table(&preset_table(p)).unwrap();
+        assert!(s.near_duplicate.is_none(), "{p}");
+    }
+    let s = Settings::from_table(&preset_table("default")).unwrap();
+    assert_eq!(
+        s.near_duplicate,
+        Some(NearDuplicateSettings {
+            similarity_permille: 700,
+            warn_threshold: 4,
+            block_threshold: None,
+            count_empty_results: true,
+            recurrence_window: 8,
+            skip_known_polls: true,
+        })
+    );
+}
+
+#[test]
+fn near_duplicate_config_errors_name_the_key() {
+    let err = |t: &str| {
+        Settings::from_table(&t.parse::<toml::Table>().unwrap())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(err("near-duplicate = { similarity = 0.0 }").contains("near-duplicate.similarity"));
+    assert!(err("near-duplicate = { similarity = 1.5 }").contains("near-duplicate.similarity"));
+    assert!(err("near-duplicate = { similarity = nan }").contains("near-duplicate.similarity"));
+    assert!(
+        err("near-duplicate = { warn-threshold = 2 }").contains("near-duplicate.warn-threshold")
+    );
+    assert!(
+        err("near-duplicate = { warn-threshold = 5, block-threshold = 5 }")
+            .contains("near-duplicate.warn-threshold")
+    );
+    assert!(err("near-duplicate = { recurrence-window = 65 }")
+        .contains("near-duplicate.recurrence-window"));
+    assert!(err("near-duplicate = { threshold = 3 }").contains("threshold"));
+    // 0 never blocks; `enabled = false` turns a written table off.
+    let s = settings_of("near-duplicate = { block-threshold = 0 }");
+    assert_eq!(s.near_duplicate.unwrap().block_threshold, None);
+    assert!(
+        settings_of("near-duplicate = { enabled = false, similarity = 0.9 }")
+            .near_duplicate
+            .is_none()
+    );
+    let mut s = Script::new();
+    let calls = edit_loop(&mut s, 12);
+    let d = det("near-duplicate = { block-threshold = 0 }");
+    assert_eq!(
+        near_keys(&run(d, s.events())),
+        vec![(calls[3], Level::Warning)]
+    );
+}
+
+#[test]
+fn near_duplicate_snapshot_round_trips_mid_streak() {
+    let mut s = Script::new();
+    let calls = edit_loop(&mut s, 9);
+    let settings = Settings::from_table(&preset_table("default")).unwrap();
+    let events = s.events();
+    let plain = run(Box::new(GenericRepeat::new(settings.clone())), events);
+    // Cut right before the 4th call: the streak (sketch included) must survive.
+    let cut = calls[3];
+    let mut bus = loopguard_core::Bus::new(vec![Box::new(GenericRepeat::new(settings.clone()))]);
+    let mut out = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        if i == cut {
+            let text = serde_json::to_string(&bus.snapshot().unwrap()).unwrap();
+            let mut fresh =
+                loopguard_core::Bus::new(vec![Box::new(GenericRepeat::new(settings.clone()))]);
+            fresh
+                .restore(&serde_json::from_str(&text).unwrap())
+                .unwrap();
+            bus = fresh;
+        }
+        out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
+    }
+    assert_eq!(plain, out);
+    assert!(!near_keys(&plain).is_empty());
+}

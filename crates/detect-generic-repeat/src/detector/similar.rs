@@ -1,0 +1,190 @@
+//! The similar-calls streak: consecutive calls of one tool with nearly the same arguments
+//! whose results keep the same shape without progress.
+
+use super::{push_bounded, short_hex, times, GenericRepeat};
+use crate::NAME;
+use loopguard_core::shape::{self, Echo, TokenSet, Trend};
+use loopguard_core::{Cx, Finding, Fingerprint, Level};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::VecDeque;
+
+/// How many issued calls the similar-calls rule remembers until their results arrive.
+pub(super) const MAX_PENDING: usize = 32;
+/// How many of its newest calls a similar-calls streak compares a new call with.
+pub(super) const SIMILAR_MEMORY: usize = 3;
+
+/// What the similar-calls rule keeps of a call until its result arrives.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct PendingCall {
+    pub(super) seq: u64,
+    pub(super) tokens: TokenSet,
+    pub(super) skeleton: Option<Fingerprint>,
+    pub(super) echo: Echo,
+}
+
+/// One call of the similar-calls streak.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct SimilarCall {
+    pub(super) tokens: TokenSet,
+    pub(super) skeleton: Option<Fingerprint>,
+}
+
+/// The similar-calls streak: consecutive calls of one tool, each like one of the last few
+/// before it, whose results have the same shape and do not progress.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(super) struct SimilarStreak {
+    pub(super) tool: String,
+    /// The newest calls of the streak (at most [`SIMILAR_MEMORY`]).
+    pub(super) calls: VecDeque<SimilarCall>,
+    /// The shape of the streak's results.
+    pub(super) shape: Option<Fingerprint>,
+    pub(super) empty: bool,
+    /// The temp ids of the newest result.
+    pub(super) ids: Option<u64>,
+    /// The raw fingerprint (the bus's `raw_fp`) of the newest result.
+    #[serde(default)]
+    pub(super) last_raw: Option<Fingerprint>,
+    pub(super) trend: Trend,
+    pub(super) count: u32,
+    pub(super) warned: bool,
+    pub(super) start_call: u64,
+    pub(super) seqs: VecDeque<u64>,
+}
+
+impl GenericRepeat {
+    /// Extends the similar-calls streak when this call is of the streak's tool, like one of
+    /// its newest calls (token similarity, or the same command skeleton when both results are
+    /// empty), and its result has the streak's shape without progress; otherwise starts a new
+    /// streak at this call. Warns once the streak reaches `warn-threshold` calls.
+    pub(super) fn similar_result(
+        &mut self,
+        tool: &str,
+        p: PendingCall,
+        content: &str,
+        raw: Fingerprint,
+        cx: &mut Cx<'_>,
+    ) {
+        let Some(sc) = &self.settings.similar_calls else {
+            return;
+        };
+        let rs = shape::result_shape(&p.echo, content);
+        let call = SimilarCall {
+            tokens: p.tokens,
+            skeleton: p.skeleton,
+        };
+        let st = &mut self.state.similar;
+        // A new id in each result is a new object each time (an agent launched): progress.
+        let new_ids = rs.ids.is_some() && st.ids != rs.ids;
+        // A call that differs from the previous one only in its numbers (`ls dir7` after
+        // `ls dir6`) and gets a different answer addressed another object: progress.
+        let renumbered = !rs.empty
+            && st.last_raw.is_some_and(|r| r != raw)
+            && st
+                .calls
+                .back()
+                .is_some_and(|c| c.tokens.similarity_permille(&call.tokens) >= 1000);
+        let like = st.tool == tool
+            && st.shape == Some(rs.fp)
+            && !new_ids
+            && st.calls.iter().any(|c| {
+                c.tokens.similarity_permille(&call.tokens) >= sc.similarity_permille
+                    || (rs.empty
+                        && st.empty
+                        && call.skeleton.is_some()
+                        && c.skeleton == call.skeleton)
+            });
+        let progress = like && (st.trend.step(&rs.numbers) || renumbered);
+        if like && !progress {
+            st.count = st.count.saturating_add(1);
+            st.last_raw = Some(raw);
+        } else {
+            let mut trend = if like {
+                std::mem::take(&mut st.trend)
+            } else {
+                Trend::new()
+            };
+            if !like {
+                trend.step(&rs.numbers);
+            }
+            *st = SimilarStreak {
+                tool: tool.to_owned(),
+                shape: Some(rs.fp),
+                empty: rs.empty,
+                ids: rs.ids,
+                last_raw: Some(raw),
+                trend,
+                count: 1,
+                start_call: self.state.calls,
+                ..SimilarStreak::default()
+            };
+        }
+        if st.calls.len() >= SIMILAR_MEMORY {
+            st.calls.pop_front();
+        }
+        st.calls.push_back(call);
+        push_bounded(&mut st.seqs, cx.seq());
+        let warn_at = if st.empty {
+            sc.empty_warn_threshold
+        } else {
+            sc.warn_threshold
+        };
+        if st.count < warn_at || st.warned {
+            return;
+        }
+        st.warned = true;
+        // One steer per loop: the exact or near-duplicate streak may already speak for it.
+        let exact = self.state.streak.warned && self.state.streak.count >= 2;
+        let near = self.state.near.warned;
+        if exact || near {
+            return;
+        }
+        let st = &self.state.similar;
+        let span = self.state.calls.saturating_sub(st.start_call) + 1;
+        let what = if st.empty {
+            "each returned nothing".to_owned()
+        } else {
+            "each returned the same result up to its numbers, without progress".to_owned()
+        };
+        let msg = format!(
+            "Loop warning: you called `{}` {} with nearly the same arguments and {what}. Small variations \
+             of the same call will not change the outcome: step back, rethink the approach, or give your \
+             final answer.",
+            st.tool,
+            times(st.count, span)
+        );
+        let key = format!(
+            "similar:{}:{}",
+            st.tool,
+            st.shape.map(|f| short_hex(&f)).unwrap_or_default()
+        );
+        let f = Finding::new(NAME, Level::Warning, st.count, key, msg)
+            .with_tool(st.tool.clone())
+            .with_evidence(st.seqs.iter().copied().collect());
+        cx.report(f);
+    }
+}
+
+/// A shell command's skeleton: its words with path arguments (`/usr/lib`, `./src`, `~/x`,
+/// `../y`) left out; `find /usr/lib -name X` and `find /opt -name X` share it. `None` when
+/// the call has no `command` / `cmd` string.
+pub(super) fn skeleton(args: &Value) -> Option<Fingerprint> {
+    let cmd = ["command", "cmd"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))?;
+    let cmd = cmd.get(..cmd.len().min(2000)).unwrap_or(cmd);
+    let words: Vec<&str> = cmd
+        .split_whitespace()
+        .filter(|w| {
+            let w = w.trim_start_matches(['"', '\'']);
+            !(w.starts_with('/')
+                || w.starts_with("./")
+                || w.starts_with("../")
+                || w.starts_with("~/"))
+        })
+        .collect();
+    Some(Fingerprint::combine(&[
+        b"skeleton",
+        words.join(" ").as_bytes(),
+    ]))
+}

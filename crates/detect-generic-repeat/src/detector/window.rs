@@ -1,0 +1,114 @@
+//! pi-repetition-guard's sliding window: the same call N times within the last M calls.
+
+use super::{short_hex, GenericRepeat, Pair};
+use crate::{WindowIdentity, NAME};
+use loopguard_core::{CallInfo, Cx, Finding, Fingerprint, FixedMap, Level};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::VecDeque;
+
+/// pi-repetition-guard's window of the last N calls.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(super) struct Window {
+    pub(super) calls: VecDeque<(Fingerprint, u64)>,
+    pub(super) counts: FixedMap<Fingerprint, u32>,
+}
+
+impl GenericRepeat {
+    pub(super) fn clear_window(&mut self) {
+        self.state.window.calls.clear();
+        self.state.window.counts.clear();
+    }
+
+    pub(super) fn window_call(
+        &mut self,
+        tool: &str,
+        args: &Value,
+        call: &CallInfo,
+        cx: &mut Cx<'_>,
+    ) -> bool {
+        match &self.settings.window {
+            Some(ws) if ws.identity == WindowIdentity::Call => {
+                let key = window_key(tool, args, &call.call_fp);
+                self.window_push(key, tool, cx)
+            }
+            _ => false,
+        }
+    }
+
+    pub(super) fn window_result(&mut self, pair: &Pair, cx: &mut Cx<'_>) {
+        if let Some(ws) = &self.settings.window {
+            if ws.identity == WindowIdentity::CallAndResult {
+                let key = Fingerprint::combine(&[pair.call.as_bytes(), pair.result.as_bytes()]);
+                self.window_push(key, &pair.tool, cx);
+            }
+        }
+    }
+
+    /// Adds one occurrence to the window and reports when its key reached the threshold.
+    /// Returns whether the finding is critical.
+    pub(super) fn window_push(&mut self, key: Fingerprint, tool: &str, cx: &mut Cx<'_>) -> bool {
+        let Some(ws) = &self.settings.window else {
+            return false;
+        };
+        let w = &mut self.state.window;
+        w.calls.push_back((key, cx.seq()));
+        *w.counts.entry(key).or_insert(0) += 1;
+        while w.calls.len() > ws.size as usize {
+            if let Some((old, _)) = w.calls.pop_front() {
+                if let Some(n) = w.counts.get_mut(&old) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        w.counts.remove(&old);
+                    }
+                }
+            }
+        }
+        let count = w.counts.get(&key).copied().unwrap_or(0);
+        if count < ws.threshold {
+            return false;
+        }
+        let evidence: Vec<u64> = w
+            .calls
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, s)| *s)
+            .collect();
+        let what = match ws.identity {
+            WindowIdentity::Call => "with the same arguments",
+            WindowIdentity::CallAndResult => "with the same arguments and got the same result",
+        };
+        let msg = format!(
+            "Repetition guard: tool-call loop (same tool+args repeated): `{tool}` was called {what} {count} times \
+             within the last {} calls. Stop repeating it and finish the task from the information you already \
+             have.",
+            ws.size
+        );
+        let f = Finding::new(
+            NAME,
+            ws.level,
+            count,
+            format!("window:{tool}:{}", short_hex(&key)),
+            msg,
+        )
+        .with_tool(tool)
+        .with_evidence(evidence);
+        cx.report(f);
+        ws.level == Level::Critical
+    }
+}
+
+/// pi-repetition-guard's call key: tool name plus the normalised input (`null` → empty, a
+/// string as is, anything else as JSON with keys sorted recursively, i.e. the call
+/// fingerprint the bus already computed). The one difference from the seed: a string input
+/// whose text happens to be the JSON of an object input does not collide with it.
+pub(crate) fn window_key(tool: &str, args: &Value, call_fp: &Fingerprint) -> Fingerprint {
+    match args {
+        Value::Null => Fingerprint::combine(&[b"s", tool.as_bytes(), b""]),
+        Value::String(s) => Fingerprint::combine(&[b"s", tool.as_bytes(), s.as_bytes()]),
+        _ => *call_fp,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,147 @@
+//! The sliding window: checklist items I (tool-call loop, pi-repetition-guard).
+
+use crate::testutil::*;
+
+// ---- I. tool-call loop, sliding window (pi-repetition-guard) -------------------------------
+
+#[test]
+fn i51_the_fourth_occurrence_within_eight_fires() {
+    // Six identical calls: false, false, false, then true from the 4th on (PRG test 12).
+    let mut s = Script::new();
+    let mut calls = Vec::new();
+    for i in 0..6 {
+        let id = attempt(&mut s, "bash", json!({"command": "make"}));
+        calls.push(last(&s));
+        s.tool_result(&id, "bash", &format!("output {i}"), false);
+    }
+    let f = run(prg(), s.events());
+    assert_eq!(criticals(&f), calls[3..].to_vec());
+    assert!(warnings(&f).is_empty());
+    assert!(f[0]
+        .1
+        .message
+        .starts_with("Repetition guard: tool-call loop (same tool+args repeated)"));
+    // Not adjacent: positions 1, 3, 5, 7 of eight calls.
+    let mut s = Script::new();
+    let mut target = Vec::new();
+    for i in 0..8 {
+        if i % 2 == 0 {
+            s.call("read", json!({"path": "a"}), &format!("r{i}"));
+            target.push(last(&s) - 1);
+        } else {
+            s.call("grep", json!({"q": i}), "z");
+        }
+    }
+    let f = run(prg(), s.events());
+    assert_eq!(criticals(&f), vec![target[3]]);
+    assert_eq!(f[0].1.count, 4);
+}
+
+#[test]
+fn i51_varied_legitimate_usage_never_fires() {
+    // PRG test 13: varied git/read/edit calls with "git status" twice.
+    let mut s = Script::new();
+    s.call("bash", json!({"command": "git status"}), "clean");
+    s.call("read", json!({"path": "src/a.rs"}), "a");
+    s.call(
+        "edit",
+        json!({"path": "src/a.rs", "old": "x", "new": "y"}),
+        "ok",
+    );
+    s.call("bash", json!({"command": "git diff"}), "diff");
+    s.call("read", json!({"path": "src/b.rs"}), "b");
+    s.call("bash", json!({"command": "git status"}), "modified");
+    s.call("bash", json!({"command": "git commit -am fix"}), "done");
+    assert!(run(prg(), s.events()).is_empty());
+    assert!(run(default_det(), s.events()).is_empty());
+}
+
+#[test]
+fn i52_occurrences_slide_out_and_a_new_run_clears_the_window() {
+    let mut s = Script::new();
+    for _ in 0..4 {
+        s.call("read", json!({"path": "a"}), "X");
+    }
+    for i in 0..8 {
+        s.call("grep", json!({"q": i}), "z");
+    }
+    let before = run(prg(), s.events()).len();
+    assert_eq!(before, 1);
+    s.call("read", json!({"path": "a"}), "X");
+    assert_eq!(run(prg(), s.events()).len(), before);
+
+    let mut s = Script::new();
+    for _ in 0..3 {
+        s.call("read", json!({"path": "a"}), "X");
+    }
+    s.run_start();
+    s.call("read", json!({"path": "a"}), "X");
+    assert!(run(prg(), s.events()).is_empty());
+    s.call("read", json!({"path": "a"}), "X");
+    s.call("read", json!({"path": "a"}), "X");
+    s.call("read", json!({"path": "a"}), "X");
+    assert_eq!(criticals(&run(prg(), s.events())).len(), 1);
+}
+
+#[test]
+fn i53_inputs_are_normalised_like_pi_repetition_guard() {
+    use super::window_key;
+    let key = |tool: &str, args: Value| {
+        let fp = loopguard_core::call_fingerprint(tool, &loopguard_core::args_fingerprint(&args));
+        window_key(tool, &args, &fp)
+    };
+    // A string input is used as is; null and "" are the same; object keys are sorted.
+    assert_eq!(key("t", Value::Null), key("t", json!("")));
+    assert_ne!(key("t", json!("abc")), key("t", json!("abd")));
+    assert_eq!(
+        key("t", json!({"b": {"d": 1, "c": 2}, "a": [2, 1]})),
+        key("t", json!({"a": [2, 1], "b": {"c": 2, "d": 1}}))
+    );
+    assert_ne!(
+        key("t", json!({"a": [1, 2]})),
+        key("t", json!({"a": [2, 1]}))
+    );
+    assert_ne!(key("t", json!("x")), key("u", json!("x")));
+    assert_ne!(key("t", Value::Null), key("t", json!({})));
+    let mut s = Script::new();
+    for args in [Value::Null, json!(""), Value::Null, json!("")] {
+        s.call("think", args, "ok");
+    }
+    assert_eq!(criticals(&run(prg(), s.events())), vec![last(&s) - 1]);
+}
+
+// ---- outcome identity and the default level ------------------------------------------------
+
+#[test]
+fn window_can_count_identical_outcomes_instead_of_calls() {
+    let d = || {
+        det("streak = false\nbatch-streak = false\nwindow = { identity = \"call-and-result\", size = 6, threshold = 3 }")
+    };
+    let mut s = Script::new();
+    s.call("read", json!({"path": "a"}), "X");
+    s.call("bash", json!({"command": "make"}), "built");
+    s.call("read", json!({"path": "a"}), "Y");
+    s.call("read", json!({"path": "a"}), "X");
+    assert!(run(d(), s.events()).is_empty());
+    s.call("read", json!({"path": "a"}), "X");
+    let f = run(d(), s.events());
+    assert_eq!(summary(&f), vec![(last(&s), Level::Warning, 3)]);
+    assert!(matches!(
+        s.events()[last(&s)],
+        OwnedEvent::ToolResult { .. }
+    ));
+}
+
+#[test]
+fn the_default_window_warns_and_never_blocks() {
+    let mut s = Script::new();
+    let mut calls = Vec::new();
+    for i in 0..6 {
+        let id = attempt(&mut s, "bash", json!({"command": "cargo check"}));
+        calls.push(last(&s));
+        s.tool_result(&id, "bash", &format!("{i} errors"), false);
+    }
+    let f = run(default_det(), s.events());
+    assert_eq!(warnings(&f), calls[4..].to_vec(), "5 of the last 8 calls");
+    assert!(criticals(&f).is_empty());
+}

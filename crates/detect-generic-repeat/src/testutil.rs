@@ -1,0 +1,127 @@
+//! Helpers shared by the rules' tests: detectors built from the README's presets, and
+//! views of findings.
+
+pub(crate) use crate::*;
+pub(crate) use loopguard_core::{
+    Config, Detector, Finding, Level, Origin, OwnedEvent, Registry, ResultHasher,
+};
+pub(crate) use loopguard_testkit::{run, Script};
+pub(crate) use serde_json::{json, Value};
+
+/// The `[detectors.generic-repeat]` table of the preset `name`, read from the README (so the
+/// documented TOML is the tested TOML).
+pub(crate) fn preset_table(name: &str) -> toml::Table {
+    let readme = include_str!("../README.md");
+    let marker = format!("# preset: {name}\n");
+    let start = readme
+        .find(&marker)
+        .unwrap_or_else(|| panic!("README has no block for preset {name}"));
+    let rest = &readme[start..];
+    let end = rest.find("```").expect("unterminated block");
+    let config =
+        Config::from_toml_str(&rest[..end], Some("README.md")).expect("preset TOML parses");
+    let mut table = config
+        .detectors
+        .get(NAME)
+        .cloned()
+        .expect("preset has a generic-repeat table");
+    assert_eq!(
+        table.remove("enabled").and_then(|v| v.as_bool()),
+        Some(true),
+        "preset {name} enables the detector"
+    );
+    table
+}
+
+pub(crate) fn det_from(table: &toml::Table) -> Box<dyn Detector> {
+    Box::new(GenericRepeat::new(
+        Settings::from_table(table).expect("valid settings"),
+    ))
+}
+
+pub(crate) fn det(toml_text: &str) -> Box<dyn Detector> {
+    let t: toml::Table = toml_text.parse().expect("valid TOML");
+    det_from(&t)
+}
+
+pub(crate) fn default_det() -> Box<dyn Detector> {
+    det("")
+}
+
+pub(crate) fn plg() -> Box<dyn Detector> {
+    det_from(&preset_table("pi-loop-guard"))
+}
+
+pub(crate) fn prg() -> Box<dyn Detector> {
+    det_from(&preset_table("pi-repetition-guard"))
+}
+
+pub(crate) fn oc() -> Box<dyn Detector> {
+    det_from(&preset_table("openclaw"))
+}
+
+/// Findings as (event index, level, count).
+pub(crate) fn summary(f: &[(usize, Finding)]) -> Vec<(usize, Level, u32)> {
+    f.iter().map(|(i, f)| (*i, f.level, f.count)).collect()
+}
+
+pub(crate) fn criticals(f: &[(usize, Finding)]) -> Vec<usize> {
+    f.iter()
+        .filter(|(_, f)| f.level == Level::Critical)
+        .map(|(i, _)| *i)
+        .collect()
+}
+
+pub(crate) fn warnings(f: &[(usize, Finding)]) -> Vec<usize> {
+    f.iter()
+        .filter(|(_, f)| f.level == Level::Warning)
+        .map(|(i, _)| *i)
+        .collect()
+}
+
+/// Index of the last event pushed so far.
+pub(crate) fn last(s: &Script) -> usize {
+    s.events().len() - 1
+}
+
+/// A sequential call whose result carries `images` image blocks.
+pub(crate) fn call_images(s: &mut Script, tool: &str, args: Value, text: &str, images: u32) {
+    s.push(OwnedEvent::MessageStart);
+    s.push(OwnedEvent::MessageEnd);
+    let id = s.tool_call(tool, args);
+    s.push(OwnedEvent::ToolResult {
+        id,
+        tool: tool.to_owned(),
+        content: text.to_owned(),
+        is_error: false,
+        images,
+        details: None,
+    });
+}
+
+/// A sequential assistant message with one call and no result (yet).
+pub(crate) fn attempt(s: &mut Script, tool: &str, args: Value) -> String {
+    s.push(OwnedEvent::MessageStart);
+    s.push(OwnedEvent::MessageEnd);
+    s.tool_call(tool, args)
+}
+
+pub(crate) fn dflt() -> Box<dyn Detector> {
+    det_from(&preset_table("default"))
+}
+
+pub(crate) fn settings_of(t: &str) -> Settings {
+    Settings::from_table(&t.parse::<toml::Table>().unwrap()).unwrap()
+}
+
+pub(crate) fn default_preset() -> Box<dyn Detector> {
+    det_from(&preset_table("default"))
+}
+
+/// Two parallel calls with the same results, as one batch.
+pub(crate) fn same_batch(s: &mut Script) {
+    s.batch(&[
+        ("read", json!({"path": "a"}), "A"),
+        ("grep", json!({"q": "todo"}), "none"),
+    ]);
+}
