@@ -128,7 +128,7 @@ pub struct Lines {
 
 impl Lines {
     /// Feeds one character of the message.
-    #[inline]
+    #[inline(always)]
     pub fn feed(&mut self, ch: char) {
         if ch == '\n' {
             self.end_line();
@@ -231,9 +231,11 @@ impl Noisy {
         if self.gap {
             self.gap = false;
             self.sentinels = self.sentinels.wrapping_add(1) % 0x0fff_ffff;
-            let _ = self.tracker.push(NOISY_SENTINEL_BASE + self.sentinels);
+            let _ = self
+                .tracker
+                .push_started(NOISY_SENTINEL_BASE + self.sentinels);
         }
-        let (_, started) = self.tracker.push(if digit { DIGITS } else { sym });
+        let started = self.tracker.push_started(if digit { DIGITS } else { sym });
         let (root, start) = self.tracker.current()?;
         if started {
             let syms = self.tracker.root_symbols();
@@ -289,20 +291,14 @@ impl Evidence {
         }
     }
 
-    /// Pushes one symbol; returns the run that broke, and whether the run at the tail now
-    /// fires (its root and span).
-    #[inline]
-    fn push(
-        &mut self,
-        s: &Settings,
-        sym: u32,
-        code: bool,
-        sentence: u8,
-    ) -> (Option<Run>, Option<(u64, u64)>) {
+    /// Pushes one symbol; returns whether the run at the tail now fires (its root and
+    /// span).
+    #[inline(always)]
+    fn push(&mut self, s: &Settings, sym: u32, code: bool, sentence: u8) -> Option<(u64, u64)> {
         if self.first_content.is_none() && !char::from_u32(sym).is_some_and(char::is_whitespace) {
             self.first_content = Some(self.tracker.len());
         }
-        let (ended, started) = self.tracker.push(sym);
+        let started = self.tracker.push_started(sym);
         let noisy_hit = match self.noisy.as_deref_mut() {
             Some(noisy) if !code && sentence == 1 => noisy.push(s, sym),
             Some(noisy) if code || sentence == 2 => {
@@ -313,7 +309,7 @@ impl Evidence {
         };
         let (root, start) = match self.tracker.current() {
             Some(r) => r,
-            None => return (ended, noisy_hit),
+            None => return noisy_hit,
         };
         if started {
             let scale = s.evidence_scale;
@@ -328,7 +324,7 @@ impl Evidence {
         }
         let span = self.tracker.len() - start;
         let need = if code { self.need.1 } else { self.need.0 };
-        (ended, (span >= need).then_some((root, span)).or(noisy_hit))
+        (span >= need).then_some((root, span)).or(noisy_hit)
     }
 }
 
@@ -581,7 +577,7 @@ impl TailPeriodicity {
             }
             Engine::Evidence(e) => {
                 if let Some(sym) = sep {
-                    if let (_, Some((q, span))) = e.push(s, sym, lines.code(), lines.sentence()) {
+                    if let Some((q, span)) = e.push(s, sym, lines.code(), lines.sentence()) {
                         hit = Some((q, Some(span), base));
                     }
                 }
@@ -590,8 +586,7 @@ impl TailPeriodicity {
                         count += 1;
                         lines.feed(ch);
                         if let Some(sym) = prep.map(ch) {
-                            if let (_, Some((q, span))) =
-                                e.push(s, sym, lines.code(), lines.sentence())
+                            if let Some((q, span)) = e.push(s, sym, lines.code(), lines.sentence())
                             {
                                 hit = Some((q, Some(span), base + count));
                                 break;

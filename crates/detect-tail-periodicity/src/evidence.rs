@@ -149,6 +149,26 @@ impl RunTracker {
         (ended, started)
     }
 
+    /// As [`RunTracker::push`], without the run that broke: whether a run started here.
+    #[inline(always)]
+    pub fn push_started(&mut self, sym: u32) -> bool {
+        let hit = self.finder.push(sym);
+        if let Some((root, _)) = self.run {
+            let n = self.finder.n;
+            if self.finder.ring.get(n - 1 - root) == sym {
+                return false;
+            }
+            self.run = None;
+        }
+        match hit {
+            Some(q) => {
+                self.run = Some(self.start_run(q));
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The run ending now whose last `2q` symbols are two copies of a unit of `q`.
     #[cold]
     fn start_run(&mut self, q: u64) -> (u64, u64) {

@@ -552,6 +552,7 @@ impl Finder {
     /// Appends one symbol (a character's scalar value, or a separator above `char::MAX`) and
     /// returns the smallest unit length `q` such that the sequence now ends with `copies`
     /// copies of a unit of length `q`, if any.
+    #[inline(always)]
     pub fn push(&mut self, sym: u32) -> Option<u64> {
         self.push_bands(sym).and_then(|[(q, _), _]| q)
     }

@@ -306,6 +306,7 @@ struct Splitter {
 type Cut<'a> = Option<(&'a str, usize)>;
 
 impl Splitter {
+    #[cfg(test)]
     fn push(&mut self, ch: char, s: &Settings, at: u64) {
         if self.chars == 0 && ch.is_whitespace() {
             return;
@@ -323,6 +324,53 @@ impl Splitter {
         if !self.overflow {
             self.buf.push(ch);
         }
+    }
+
+    /// Appends `piece` (no newline in it) whose first character is the message's character
+    /// `at`: exactly as [`Splitter::push`] on each of its characters, without a branch per
+    /// character (whitespace is found with `trim_start` / `trim_end`, which use the same
+    /// Unicode `White_Space` property as `char::is_whitespace`).
+    fn push_str(&mut self, piece: &str, s: &Settings, at: u64) {
+        let mut text = piece;
+        if self.chars == 0 {
+            let rest = text.trim_start();
+            if rest.is_empty() {
+                return;
+            }
+            let skipped = text.get(..text.len() - rest.len()).unwrap_or("");
+            self.start = at + skipped.chars().count() as u64;
+            text = rest;
+        }
+        let n = text.chars().count();
+        let body = text.trim_end();
+        let content = if body.is_empty() {
+            self.content
+        } else if body.len() == text.len() {
+            self.chars + n
+        } else {
+            self.chars + body.chars().count()
+        };
+        if !self.overflow {
+            if content <= s.max_segment {
+                self.buf.push_str(text);
+            } else {
+                // The first non-whitespace character past `max-segment` overflows the
+                // segment: the characters before it are kept, it and the rest are not.
+                let mut chars = self.chars;
+                let mut cut = text.len();
+                for (i, ch) in text.char_indices() {
+                    chars += 1;
+                    if !ch.is_whitespace() && chars > s.max_segment {
+                        cut = i;
+                        break;
+                    }
+                }
+                self.buf.push_str(text.get(..cut).unwrap_or(""));
+                self.overflow = true;
+            }
+        }
+        self.chars += n;
+        self.content = content;
     }
 
     /// The current segment as it stands (trimmed), if short.
@@ -415,6 +463,18 @@ pub fn is_prose(text: &str) -> bool {
     ) {
         return false;
     }
+    // Code: statement ends, blocks, operators, paths, macros (first: the cheapest test that
+    // rejects most code lines; every test here only rejects, so their order changes nothing).
+    let last = b.last().copied().unwrap_or(b' ');
+    if matches!(
+        last,
+        b';' | b'{' | b'}' | b'(' | b'[' | b'\\' | b'=' | b'>' | b'|' | b'&'
+    ) || text.ends_with("),")
+        || text.ends_with("\",")
+        || text.ends_with("],")
+    {
+        return false;
+    }
     // Numbered and line-numbered listings, timestamps: a leading number followed by
     // punctuation or a tab (`12. `, `12)`, `12:`, `12 |`, `12→`, `2024-05-01`).
     let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
@@ -470,17 +530,6 @@ pub fn is_prose(text: &str) -> bool {
             _ => {}
         }
         spaces_run = 0;
-    }
-    // Code: statement ends, blocks, operators, paths, macros.
-    let last = b.last().copied().unwrap_or(b' ');
-    if matches!(
-        last,
-        b';' | b'{' | b'}' | b'(' | b'[' | b'\\' | b'=' | b'>' | b'|' | b'&'
-    ) || text.ends_with("),")
-        || text.ends_with("\",")
-        || text.ends_with("],")
-    {
-        return false;
     }
     // A call or an index with arguments (`f(x`, `a[i`), not a bare mention (`solve()`).
     let call = b.windows(3).any(|w| {
@@ -563,6 +612,9 @@ struct State {
 pub struct VariationLoop {
     settings: Settings,
     state: State,
+    /// Tests: feed the splitter character by character (the reference form).
+    #[cfg(test)]
+    per_char: bool,
 }
 
 impl VariationLoop {
@@ -571,6 +623,8 @@ impl VariationLoop {
         VariationLoop {
             settings,
             state: State::default(),
+            #[cfg(test)]
+            per_char: false,
         }
     }
 
@@ -679,6 +733,74 @@ impl VariationLoop {
                 }
             }
         }
+        #[cfg(test)]
+        let fed = if self.per_char {
+            self.lines_per_char(delta, base, cx)
+        } else {
+            self.lines(delta, base, cx)
+        };
+        #[cfg(not(test))]
+        let fed = self.lines(delta, base, cx);
+        let Some(count) = fed else {
+            return;
+        };
+        if seed_cadence
+            && self.state.len - self.state.last_scan >= self.settings.rescan_every as u64
+        {
+            self.state.last_scan = self.state.len;
+            if let Some(v) = self.judge(true) {
+                self.fire(v, base + count, cx);
+            }
+        }
+    }
+}
+
+impl VariationLoop {
+    /// Feeds the characters of `delta` line by line: each piece between newlines goes to the
+    /// splitter at once, and a newline completes the segment (judged unless the seed's
+    /// cadence judges). Returns the characters fed, or `None` when the detector fired.
+    fn lines(&mut self, delta: &str, base: u64, cx: &mut Cx<'_>) -> Option<u64> {
+        let seed_cadence = self.settings.rescan_every > 0;
+        let mut count = 0u64;
+        let mut rest = delta;
+        loop {
+            let nl = rest.as_bytes().iter().position(|&b| b == b'\n');
+            let piece = match nl {
+                Some(i) => rest.get(..i).unwrap_or(""),
+                None => rest,
+            };
+            if !piece.is_empty() {
+                let n = if piece.is_ascii() {
+                    piece.len() as u64
+                } else {
+                    piece.chars().count() as u64
+                };
+                let at = self.state.seen;
+                self.state.split.push_str(piece, &self.settings, at);
+                count += n;
+                self.state.len += n;
+                self.state.seen += n;
+            }
+            let Some(i) = nl else {
+                return Some(count);
+            };
+            count += 1;
+            self.state.len += 1;
+            self.state.seen += 1;
+            if self.complete() && !seed_cadence {
+                if let Some(v) = self.judge(false) {
+                    self.fire(v, base + count, cx);
+                    return None;
+                }
+            }
+            rest = rest.get(i + 1..).unwrap_or("");
+        }
+    }
+
+    /// The character-by-character form of [`VariationLoop::lines`], kept as its test oracle.
+    #[cfg(test)]
+    fn lines_per_char(&mut self, delta: &str, base: u64, cx: &mut Cx<'_>) -> Option<u64> {
+        let seed_cadence = self.settings.rescan_every > 0;
         let mut count = 0u64;
         for ch in delta.chars() {
             count += 1;
@@ -688,7 +810,7 @@ impl VariationLoop {
                 if self.complete() && !seed_cadence {
                     if let Some(v) = self.judge(false) {
                         self.fire(v, base + count, cx);
-                        return;
+                        return None;
                     }
                 }
             } else {
@@ -697,14 +819,7 @@ impl VariationLoop {
                     .push(ch, &self.settings, self.state.seen - 1);
             }
         }
-        if seed_cadence
-            && self.state.len - self.state.last_scan >= self.settings.rescan_every as u64
-        {
-            self.state.last_scan = self.state.len;
-            if let Some(v) = self.judge(true) {
-                self.fire(v, base + count, cx);
-            }
-        }
+        Some(count)
     }
 }
 
@@ -792,6 +907,108 @@ mod tests {
             }
         }
         assert!(!shingles("Let me READ the file", 5).1.is_empty());
+    }
+
+    use loopguard_core::{OwnedEvent, Stream};
+    use proptest::prelude::*;
+
+    /// Pieces of lines that stress the splitter: near-duplicate prose (so the detector
+    /// fires), code, Unicode and ASCII whitespace at both ends, lines around `max-segment`
+    /// with whitespace before the overflowing character, fences, table rows, multi-byte
+    /// characters.
+    const PIECES: &[&str] = &[
+        "Let me read the signature end to see the return type.",
+        "Let me read the signature end again to see the type.",
+        "Now let me read the signature end to check the type.",
+        "    let x = foo(a, b);",
+        "\t\u{3000} Let me check the cache\u{a0}\u{2003} ",
+        "```rust",
+        "```",
+        "| a | b |",
+        "ünïcödé wörds ärë hérë tøø, lét më réad thëm",
+        "                    ",
+        "\n",
+        "\n\n",
+        " ",
+        "\u{85}",
+        "This line is long enough to reach the segment limit of one hundred characters, and then",
+        "                                 some more after spaces",
+        "x",
+    ];
+
+    fn arb_text() -> impl Strategy<Value = String> {
+        prop::collection::vec((0..PIECES.len(), any::<bool>()), 0..80).prop_map(|v| {
+            v.iter()
+                .map(|&(i, nl)| format!("{}{}", PIECES[i], if nl { "\n" } else { "" }))
+                .collect()
+        })
+    }
+
+    /// Events of one or two messages: deltas of random sizes, switching stream at random.
+    fn events(text: &str, cuts: &[(usize, bool)]) -> Vec<OwnedEvent> {
+        let chars: Vec<char> = text.chars().collect();
+        let mut out = vec![OwnedEvent::MessageStart];
+        let mut i = 0;
+        for &(len, thinking) in cuts.iter().cycle().take(chars.len() + 1) {
+            if i >= chars.len() {
+                break;
+            }
+            let end = (i + len).min(chars.len());
+            out.push(OwnedEvent::TextDelta {
+                stream: if thinking {
+                    Stream::Thinking
+                } else {
+                    Stream::Text
+                },
+                delta: chars[i..end].iter().collect(),
+            });
+            i = end;
+        }
+        out.push(OwnedEvent::MessageEnd);
+        out
+    }
+
+    fn findings(settings: &Settings, per_char: bool, events: &[OwnedEvent]) -> Vec<String> {
+        let mut d = VariationLoop::new(settings.clone());
+        d.per_char = per_char;
+        loopguard_testkit::run(Box::new(d), events)
+            .into_iter()
+            .map(|(i, f)| format!("{i} {f:?}"))
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// Feeding the splitter a line piece at a time decides exactly as feeding it
+        /// character by character, for the default and the seed preset and a short
+        /// `max-segment`.
+        #[test]
+        fn line_pieces_decide_as_characters(
+            text in arb_text(),
+            cuts in prop::collection::vec((1usize..40, prop::bool::weighted(0.1)), 1..8),
+            preset in 0u8..3,
+        ) {
+            let settings = match preset {
+                0 => Settings::default(),
+                1 => Settings::pi_repetition_guard(),
+                _ => Settings { max_segment: 20, min_segment: 2, ..Settings::pi_repetition_guard() },
+            };
+            let ev = events(&text, &cuts);
+            prop_assert_eq!(findings(&settings, false, &ev), findings(&settings, true, &ev));
+        }
+    }
+
+    #[test]
+    fn the_oracle_comparison_sees_findings() {
+        // The comparison above is not vacuous: this stream fires in both forms.
+        let text = "Let me read the signature end to see the return type.\n".repeat(12);
+        let ev = events(&text, &[(16, false)]);
+        for s in [Settings::default(), Settings::pi_repetition_guard()] {
+            let a = findings(&s, false, &ev);
+            assert!(!a.is_empty());
+            assert_eq!(a, findings(&s, true, &ev));
+        }
     }
 
     #[test]
