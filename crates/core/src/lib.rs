@@ -63,5 +63,6 @@ pub use toml;
 pub mod __private {
     pub use crate::registry::Submitted;
     pub use inventory;
+    pub use serde;
     pub use serde_json;
 }
