@@ -8,6 +8,10 @@
 //!   parsing only: the floor).
 //! - `in-process/post-tool-use`: the same work without the process (`hook::handle`).
 //!
+//! - after criterion's figures, `latency`: the median and 90th percentile of the wall time of
+//!   `LATENCY_RUNS` spawned invocations of each kind (the figures the latency goal is about;
+//!   criterion reports means).
+//!
 //! `cargo bench -p loopguard-cli --bench hook -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
@@ -17,8 +21,12 @@ use serde_json::{json, Value};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 const CALLS: usize = 1000;
+
+/// Spawned invocations per kind for the median and 90th percentile.
+const LATENCY_RUNS: usize = 200;
 
 fn pre(i: usize) -> Value {
     json!({"session_id": "bench", "transcript_path": "/t", "cwd": "/", "hook_event_name": "PreToolUse",
@@ -76,7 +84,12 @@ fn bench(c: &mut Criterion) {
     let saved = session(&dir);
     let file = state_file(&dir, Agent::ClaudeCode, "bench");
     eprintln!("state file after {CALLS} calls: {} bytes", saved.len());
-    let restore = || std::fs::write(&file, &saved).expect("restore state");
+    // As a hook leaves it: a file written afresh, not one rewritten in place (on ext4,
+    // truncating a file starts writing it back at once, which a session never does).
+    let restore = || {
+        let _ = std::fs::remove_file(&file);
+        std::fs::write(&file, &saved).expect("restore state");
+    };
     let next_pre = pre(CALLS).to_string().into_bytes();
     let next_post = post(CALLS).to_string().into_bytes();
     let ignored =
@@ -113,6 +126,28 @@ fn bench(c: &mut Criterion) {
             BatchSize::PerIteration,
         )
     });
+    let runs: [(&str, &[u8]); 3] = [
+        ("pre-tool-use", &next_pre),
+        ("post-tool-use", &next_post),
+        ("ignored-event", &ignored),
+    ];
+    for (name, input) in runs {
+        let mut times: Vec<Duration> = (0..LATENCY_RUNS)
+            .map(|_| {
+                restore();
+                let start = Instant::now();
+                spawn(&dir, input);
+                start.elapsed()
+            })
+            .collect();
+        times.sort();
+        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+        eprintln!(
+            "latency/{name}: median {:.2} ms, p90 {:.2} ms ({LATENCY_RUNS} runs)",
+            at(0.5).as_secs_f64() * 1e3,
+            at(0.9).as_secs_f64() * 1e3,
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -546,11 +546,10 @@ impl Bus {
             detector: "bus",
             message: "missing `bus`".into(),
         })?;
-        let bus_state: BusState =
-            serde_json::from_value(bus.clone()).map_err(|e| StateError::Invalid {
-                detector: "bus",
-                message: e.to_string(),
-            })?;
+        let bus_state: BusState = BusState::deserialize(bus).map_err(|e| StateError::Invalid {
+            detector: "bus",
+            message: e.to_string(),
+        })?;
         let dets = state
             .get("detectors")
             .and_then(Value::as_object)

@@ -309,7 +309,8 @@ macro_rules! snapshot_via_serde {
             })
         }
         fn restore(&mut self, state: &$crate::__private::serde_json::Value) -> ::std::result::Result<(), $crate::StateError> {
-            self.$($field).+ = $crate::__private::serde_json::from_value(state.clone()).map_err(|e| $crate::StateError::Invalid {
+            // Read from the value in place (no copy of the whole tree first).
+            self.$($field).+ = <_ as $crate::__private::serde::Deserialize>::deserialize(state).map_err(|e: $crate::__private::serde_json::Error| $crate::StateError::Invalid {
                 detector: self.name(),
                 message: e.to_string(),
             })?;

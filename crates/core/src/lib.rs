@@ -72,5 +72,6 @@ pub use toml;
 pub mod __private {
     pub use crate::registry::{KnownNames, Submitted};
     pub use inventory;
+    pub use serde;
     pub use serde_json;
 }

@@ -502,7 +502,7 @@ impl Detector for PingPong {
     }
 
     fn restore(&mut self, state: &Value) -> Result<(), StateError> {
-        self.state = serde_json::from_value(state.clone()).map_err(|e| StateError::Invalid {
+        self.state = State::deserialize(state).map_err(|e| StateError::Invalid {
             detector: NAME,
             message: e.to_string(),
         })?;

@@ -10,11 +10,10 @@ pub(crate) const MAX_WORDS: usize = 8;
 /// Longer command words are not kept (no tool name is that long).
 const MAX_WORD_LEN: usize = 128;
 
-struct Shapes {
-    unknown_tool: Regex,
-    tool_not_found: Regex,
-    shell_missing: Regex,
-    shell_syntax: Regex,
+/// Each shape is compiled the first time a result could match it: most results never need
+/// one (a short-lived process, such as a hook invocation, pays for none of them).
+fn lazy(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).expect("valid regex"))
 }
 
 /// The tools table's shells as one regex alternation (`bash|sh|…`).
@@ -26,39 +25,61 @@ fn shells() -> String {
         .join("|")
 }
 
-fn shapes() -> &'static Shapes {
-    static SHAPES: OnceLock<Shapes> = OnceLock::new();
-    SHAPES.get_or_init(|| {
+/// OpenClaw: "unknown tool", a colon or whitespace, an optional quote, a name.
+fn unknown_tool() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    lazy(&RE, r#"(?i)unknown tool[:\s]+["'`]?([a-z0-9_.-]+)"#)
+}
+
+/// OpenClaw: "tool", an optionally quoted name, "not found" or "is not available".
+fn tool_not_found() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    lazy(
+        &RE,
+        r#"(?i)\btool\s+["'`]?([a-z0-9_.-]+)["'`]?\s+(?:not found|is not available)"#,
+    )
+}
+
+/// The shell: `/bin/bash: line 12: foo: command not found`, `bash: foo: command not found`,
+/// `/bin/sh: 1: foo: not found`, `/bin/bash: line 3: /x/bin/javac: No such file or
+/// directory`, `zsh: command not found: foo`, `(eval):1: command not found: foo`.
+fn shell_missing() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
         let shells = shells();
-        Shapes {
-        // OpenClaw: "unknown tool", a colon or whitespace, an optional quote, a name.
-        unknown_tool: Regex::new(r#"(?i)unknown tool[:\s]+["'`]?([a-z0-9_.-]+)"#).expect("valid regex"),
-        // OpenClaw: "tool", an optionally quoted name, "not found" or "is not available".
-        tool_not_found: Regex::new(r#"(?i)\btool\s+["'`]?([a-z0-9_.-]+)["'`]?\s+(?:not found|is not available)"#)
-            .expect("valid regex"),
-        // The shell: `/bin/bash: line 12: foo: command not found`, `bash: foo: command not
-        // found`, `/bin/sh: 1: foo: not found`, `/bin/bash: line 3: /x/bin/javac: No such
-        // file or directory`, `zsh: command not found: foo`, `(eval):1: command not found: foo`.
-        shell_missing: Regex::new(&format!(
+        Regex::new(&format!(
             r"^(?:(?:\S*/)?(?:{shells})|\(eval\))(?:: line \d+|: \d+|:\d+)?: (?:([^\s:]+): (?:command not found|not found|No such file or directory)|command not found: (\S+))\s*$",
         ))
-        .expect("valid regex"),
-        // The shell could not even parse the command.
-        shell_syntax: Regex::new(&format!(
+        .expect("valid regex")
+    })
+}
+
+/// The shell could not even parse the command.
+fn shell_syntax() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        let shells = shells();
+        Regex::new(&format!(
             r"^(?:\S*/)?(?:{shells})(?:: line \d+)?(?:: \d+)?: (?:syntax error|unexpected EOF while looking for matching)",
         ))
-        .expect("valid regex"),
-        }
+        .expect("valid regex")
     })
 }
 
 /// OpenClaw's extraction: only for error outcomes, the name lower-cased.
 pub(crate) fn openclaw_name(content: &str) -> Option<String> {
-    let s = shapes();
-    let cap = s
-        .unknown_tool
+    // Both shapes contain the word "tool" in any case (no letter of it has a non-ASCII case
+    // form): most error results are told apart without the patterns.
+    if !content
+        .as_bytes()
+        .windows(4)
+        .any(|w| w.eq_ignore_ascii_case(b"tool"))
+    {
+        return None;
+    }
+    let cap = unknown_tool()
         .captures(content)
-        .or_else(|| s.tool_not_found.captures(content))?;
+        .or_else(|| tool_not_found().captures(content))?;
     cap.get(1).map(|m| m.as_str().to_lowercase())
 }
 
@@ -71,7 +92,6 @@ pub(crate) fn basename(word: &str) -> String {
 /// must be the tool as called (an agent whose tool is the first word of a command) or a
 /// command word of the call's `command` argument. Returns the lower-cased base name.
 pub(crate) fn shell_name(tool: &str, words: &[String], content: &str) -> Option<String> {
-    let s = shapes();
     // Lower-cased only once a line names a missing command (most results name none).
     let mut tool_base: Option<String> = None;
     let mut by_word = None;
@@ -79,7 +99,7 @@ pub(crate) fn shell_name(tool: &str, words: &[String], content: &str) -> Option<
         if !line.contains("found") && !line.contains("No such file") {
             continue;
         }
-        let Some(cap) = s.shell_missing.captures(line) else {
+        let Some(cap) = shell_missing().captures(line) else {
             continue;
         };
         let Some(name) = cap.get(1).or_else(|| cap.get(2)) else {
@@ -104,7 +124,10 @@ pub(crate) fn is_shell_syntax_error(content: &str) -> bool {
     content
         .lines()
         .next()
-        .is_some_and(|l| shapes().shell_syntax.is_match(l))
+        // Both messages the pattern accepts contain one of these words: most first lines are
+        // told apart without the pattern.
+        .filter(|l| l.contains("syntax error") || l.contains("unexpected EOF"))
+        .is_some_and(|l| shell_syntax().is_match(l))
 }
 
 /// The first word of each simple command in a `command` (or `cmd`) string argument.

@@ -752,7 +752,7 @@ impl Guard {
         let guard = snapshot
             .get("guard")
             .ok_or_else(|| bad("missing `guard`".to_owned()))?;
-        let state: State = serde_json::from_value(guard.clone()).map_err(|e| bad(e.to_string()))?;
+        let state = State::deserialize(guard).map_err(|e| bad(e.to_string()))?;
         if state.blocked_ids.len() > MAX_BLOCKED_IDS
             || state.batch.calls.len() > MAX_BATCH_CALLS
             || state.dedup.len() > Policy::MAX_DEDUP_KEYS

@@ -104,7 +104,9 @@ impl Context {
             .collect();
         config.apply_env(env.iter().cloned())?;
         let fingerprint = fingerprint(args, &env);
-        let template = Guard::builder().config(config).template()?;
+        // `load_config` resolved the preset already: resolving it again would parse the
+        // preset's TOML a second time for the same configuration.
+        let template = Guard::builder().config(config).no_preset().template()?;
         Ok(Context {
             template,
             fingerprint,
