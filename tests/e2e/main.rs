@@ -11,4 +11,3 @@ mod examples;
 mod presets;
 mod replay;
 mod support;
-mod third_party;

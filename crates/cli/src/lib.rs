@@ -287,6 +287,11 @@ fn config_check(
     if let Some(report) = &loaded.import {
         write_import(report, out)?;
     }
+    // Renamed keys are moved when the configuration is resolved over its preset.
+    let resolved = loopguard::orchestrator::resolve(config)?;
+    for w in &resolved.warnings {
+        writeln!(out, "# warning: {w}")?;
+    }
     writeln!(
         out,
         "# detectors that run: {}",

@@ -3,8 +3,8 @@
 use crate::event::{Event, Interest};
 use crate::finding::Finding;
 use crate::fingerprint::Fingerprint;
-use crate::tools::ToolKind;
 use crate::shape::{Echo, ResultShape};
+use crate::tools::ToolKind;
 use serde_json::Value;
 use std::cell::OnceCell;
 

@@ -133,10 +133,7 @@ impl Settings {
             ("warning-threshold", warning_threshold),
             ("critical-threshold", critical_threshold),
         )?;
-        let poll_tools = o
-            .poll_tools
-            .clone()
-            .unwrap_or_default();
+        let poll_tools = o.poll_tools.clone().unwrap_or_default();
         for (i, r) in poll_tools.iter().enumerate() {
             if r.tool.is_empty() {
                 return Err(ConfigError::invalid(

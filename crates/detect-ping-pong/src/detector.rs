@@ -24,8 +24,7 @@ use crate::{CycleIdentity, Settings, NAME};
 use loopguard_core::shape::{self, Echo, ResultShape, Trend};
 use loopguard_core::{
     Cx, Detector, Event, EventKind, Facts, Finding, Fingerprint, FixedMap, Interest, Level,
-    RunScope,
-    StateError,
+    RunScope, StateError,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

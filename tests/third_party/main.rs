@@ -161,3 +161,17 @@ fn its_environment_variables_configure_it() {
         "{err}"
     );
 }
+
+#[test]
+fn the_detectors_command_lists_a_linked_third_party_detector() {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let code = loopguard_cli::run(["loopguard", "detectors"], &mut out, &mut err);
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+    let out = String::from_utf8_lossy(&out);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("acme-tool-streak"))
+        .unwrap_or_else(|| panic!("acme-tool-streak missing:\n{out}"));
+    assert!(row.contains("ACME001"), "{row}");
+}
