@@ -435,8 +435,8 @@ fn fuzz_smoke(seconds: Option<&str>, jobs: Option<&str>) -> Result<(), String> {
     let mut build = Command::new("cargo");
     build
         .current_dir(&fuzz)
-        .args(["+nightly", "fuzz", "build", "-O"]);
-    run("cargo fuzz build -O", build)?;
+        .args(["+nightly", "fuzz", "build", "-O", "-s", "none"]);
+    run("cargo fuzz build -O -s none", build)?;
     let targets: Vec<String> = String::from_utf8_lossy(&list.stdout)
         .lines()
         .map(str::to_owned)

@@ -779,10 +779,11 @@ mod tests {
         assert!(bus.state.batches.len() <= MAX_BATCHES);
     }
 
-    /// Records every `reset_run` it is told of, as (turn, run, run id, new turn, new run).
-    struct ResetProbe(
-        std::sync::Arc<std::sync::Mutex<Vec<(u64, u64, Option<String>, bool, bool)>>>,
-    );
+    /// One `reset_run` call: (turn, run, run id, new turn, new run).
+    type ResetRecord = (u64, u64, Option<String>, bool, bool);
+
+    /// Records every `reset_run` it is told of.
+    struct ResetProbe(std::sync::Arc<std::sync::Mutex<Vec<ResetRecord>>>);
 
     impl Detector for ResetProbe {
         fn name(&self) -> &'static str {
