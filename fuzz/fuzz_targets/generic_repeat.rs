@@ -41,6 +41,8 @@ fn run(s: &Settings, events: &[OwnedEvent], cut: Option<usize>) -> Vec<(usize, F
         ])
     };
     let mut bus = mk();
+    // The guard's veto, as a host gives it: refused calls' results reach no detector.
+    let mut veto = loopguard_testkit::Veto::default();
     let mut out = Vec::new();
     for (i, e) in events.iter().enumerate() {
         if Some(i) == cut {
@@ -52,7 +54,7 @@ fn run(s: &Settings, events: &[OwnedEvent], cut: Option<usize>) -> Vec<(usize, F
                 .expect("restore");
             bus = fresh;
         }
-        for f in bus.observe(&e.as_event()) {
+        for f in veto.observe(&mut bus, &e.as_event()) {
             out.push((i, f));
         }
     }

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use loopguard::ping_pong::{PingPong, Settings};
-use loopguard_core::{Bus, Level};
+use loopguard_core::{Detector, Level};
 
 fuzz_target!(|data: &[u8]| {
     let events = loopguard_testkit::decode_events(data);
@@ -22,18 +22,9 @@ fuzz_target!(|data: &[u8]| {
                 assert!(settings.detect_cycles, "cycle findings only with the cycle tier");
             }
         }
-        let cut = events.len() / 2;
-        let mut bus = Bus::new(vec![Box::new(PingPong::new(settings))]);
-        let mut split = Vec::new();
-        for (i, e) in events[..cut].iter().enumerate() {
-            split.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-        }
-        let snap = bus.snapshot().expect("snapshot");
-        let mut bus = Bus::new(vec![Box::new(PingPong::new(settings))]);
-        bus.restore(&snap).expect("restore");
-        for (i, e) in events.iter().enumerate().skip(cut) {
-            split.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-        }
+        // The same veto as `run`: a snapshot/restore half-way changes nothing.
+        let split = loopguard_testkit::run_with_snapshot(&|| -> Box<dyn Detector> { Box::new(PingPong::new(settings)) }, &events, events.len() / 2)
+            .expect("snapshot and restore");
         assert_eq!(whole, split);
     }
 });

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use loopguard::unknown_tool::{Settings, UnknownTool};
-use loopguard_core::{Bus, Level};
+use loopguard_core::{Detector, Level};
 
 fuzz_target!(|data: &[u8]| {
     let events = loopguard_testkit::decode_events(data);
@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
         available_tools: available_tools.clone(),
         shell_shapes: flags & 2 == 0,
     };
-    let make = || Box::new(UnknownTool::new(settings.clone()));
+    let make = || -> Box<dyn Detector> { Box::new(UnknownTool::new(settings.clone())) };
     let findings = loopguard_testkit::run(make(), &events);
     for (_, f) in &findings {
         assert!(f.count <= history.max(1));
@@ -34,17 +34,8 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(f.level == Level::Critical, f.count >= critical);
         }
     }
-    let cut = events.len() / 2;
-    let mut bus = Bus::new(vec![make()]);
-    let mut out = Vec::new();
-    for (i, e) in events[..cut].iter().enumerate() {
-        out.extend(bus.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-    }
-    let snap = bus.snapshot().expect("snapshot");
-    let mut bus2 = Bus::new(vec![make()]);
-    bus2.restore(&snap).expect("restore");
-    for (i, e) in events.iter().enumerate().skip(cut) {
-        out.extend(bus2.observe(&e.as_event()).into_iter().map(|f| (i, f)));
-    }
+    // The same veto as `run`: a snapshot/restore half-way changes nothing.
+    let out = loopguard_testkit::run_with_snapshot(&make, &events, events.len() / 2)
+        .expect("snapshot and restore");
     assert_eq!(findings, out);
 });

@@ -56,7 +56,8 @@ fn main() -> ExitCode {
 fn root() -> PathBuf {
     let dir = env::var("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from("xtask"));
+        // Run directly (not through cargo): the directory it was built from.
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     dir.parent().map(Path::to_path_buf).unwrap_or(dir)
 }
 
@@ -512,7 +513,9 @@ fn fuzz_one(fuzz: &std::path::Path, target: &str, secs: u64) -> FuzzRow {
     if seeds.is_dir() {
         c.arg(&seeds);
     }
-    c.args(["--", &format!("-max_total_time={secs}")]);
+    // Inputs up to 4 KB: long enough for deep event streams and transcripts, short enough that
+    // a seed of the sidecar or transcript corpus does not make every execution slow.
+    c.args(["--", &format!("-max_total_time={secs}"), "-max_len=4096"]);
     eprintln!("==> fuzz {target} ({secs} s)");
     let out = match c.output() {
         Ok(out) => out,
