@@ -2,9 +2,9 @@
 //! the related J items (61-63) and complaints, against the default settings unless a test
 //! says otherwise.
 
-use loopguard_core::{Bus, Detector, Finding, Level, OwnedEvent, Registry, ToolKind, Tools};
-use loopguard_detect_known_poll::{KnownPoll, Options, PollRule, Settings, REGISTRATION};
-use loopguard_testkit::{run, Script};
+use loopguard_core::{Bus, Detector, Finding, Level, OwnedEvent, ToolKind, Tools};
+use loopguard_detect_known_poll::{KnownPoll, PollRule, Settings, REGISTRATION};
+use loopguard_testkit::{registration, run, Script};
 use serde_json::{json, Value};
 
 fn detector() -> Box<dyn Detector> {
@@ -15,30 +15,13 @@ fn with(settings: Settings) -> Box<dyn Detector> {
     Box::new(KnownPoll::new(settings))
 }
 
-/// One sequential call with structured details.
-fn call_details(s: &mut Script, tool: &str, args: Value, content: &str, details: Option<Value>) {
-    s.push(OwnedEvent::MessageStart);
-    s.push(OwnedEvent::MessageEnd);
-    let id = s.tool_call(tool, args);
-    s.push(OwnedEvent::ToolResult {
-        id,
-        tool: tool.to_owned(),
-        content: content.to_owned(),
-        is_error: false,
-        images: 0,
-        details,
-    });
-}
-
 fn poll_args() -> Value {
     json!({"action": "poll", "sessionId": "s"})
 }
 
 fn polls(s: &mut Script, n: usize) {
     for _ in 0..n {
-        call_details(
-            s,
-            "process",
+        s.call_details("process",
             poll_args(),
             "still running",
             Some(
@@ -51,10 +34,6 @@ fn polls(s: &mut Script, n: usize) {
 /// Findings of `events`, each with its event index.
 fn findings(d: Box<dyn Detector>, events: &[OwnedEvent]) -> Vec<(usize, Finding)> {
     run(d, events)
-}
-
-fn last_index(s: &Script) -> usize {
-    s.events().len() - 1
 }
 
 // ---- checklist B ------------------------------------------------------------------------
@@ -171,7 +150,7 @@ fn b12_ten_identical_polls_warn_on_the_eleventh_attempt() {
     let f = findings(detector(), s.events());
     assert_eq!(f.len(), 1);
     let (at, f) = &f[0];
-    assert_eq!(*at, last_index(&s));
+    assert_eq!(*at, s.last_index());
     assert_eq!(f.level, Level::Warning);
     assert_eq!(f.detector, "known-poll-no-progress");
     assert_eq!(f.count, 10);
@@ -187,7 +166,7 @@ fn b13_twenty_identical_polls_block_the_twenty_first() {
     s.tool_call("process", poll_args());
     let f = findings(detector(), s.events());
     let (at, last) = f.last().unwrap();
-    assert_eq!(*at, last_index(&s));
+    assert_eq!(*at, s.last_index());
     assert_eq!(last.level, Level::Critical);
     assert_eq!(last.count, 20);
     assert!(
@@ -207,8 +186,7 @@ fn b13_twenty_identical_polls_block_the_twenty_first() {
 fn b14_polls_whose_output_progresses_are_never_flagged() {
     let mut s = Script::new();
     for i in 0..25 {
-        call_details(
-            &mut s,
+        s.call_details(
             "process",
             poll_args(),
             &format!("line {i}"),
@@ -220,8 +198,7 @@ fn b14_polls_whose_output_progresses_are_never_flagged() {
     // only `aggregated` advancing is enough too
     let mut s = Script::new();
     for i in 0..25 {
-        call_details(
-            &mut s,
+        s.call_details(
             "process",
             poll_args(),
             "same",
@@ -252,9 +229,7 @@ fn exec_as_poll() -> Settings {
 fn b16_exec_completed_volatile_fields_do_not_count_as_progress() {
     let mut s = Script::new();
     for i in 0..20 {
-        call_details(
-            &mut s,
-            "exec",
+        s.call_details("exec",
             json!({"command": "make test"}),
             &format!("exit 2 after {i}ms"),
             Some(
@@ -266,7 +241,7 @@ fn b16_exec_completed_volatile_fields_do_not_count_as_progress() {
     s.tool_call("exec", json!({"command": "make test"}));
     let f = findings(with(exec_as_poll()), s.events());
     let (at, last) = f.last().unwrap();
-    assert_eq!(*at, last_index(&s));
+    assert_eq!(*at, s.last_index());
     assert_eq!((last.level, last.count), (Level::Critical, 20));
 }
 
@@ -274,9 +249,7 @@ fn b16_exec_completed_volatile_fields_do_not_count_as_progress() {
 fn b17_exec_running_with_changing_session_and_pid_but_same_tail() {
     let mut s = Script::new();
     for i in 0..20 {
-        call_details(
-            &mut s,
-            "exec",
+        s.call_details("exec",
             json!({"command": "npm start"}),
             &format!("Command still running (session s{i}x, pid {})", 100 + i),
             Some(
@@ -296,9 +269,7 @@ fn b17_exec_running_with_changing_session_and_pid_but_same_tail() {
 fn b18_changing_exec_output_is_never_flagged() {
     let mut s = Script::new();
     for i in 0..30 {
-        call_details(
-            &mut s,
-            "exec",
+        s.call_details("exec",
             json!({"command": "date"}),
             "",
             Some(
@@ -395,49 +366,37 @@ fn a_new_user_turn_starts_a_fresh_history() {
 }
 
 fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigError> {
-    let table: toml::Table = toml_text.parse().expect("valid TOML");
-    (REGISTRATION.build)(&table)
+    registration::build(&REGISTRATION, toml_text)
 }
 
 #[test]
 fn j63_config_validation() {
-    let err = build("warning-threshold = 0").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.warning-threshold")
-    );
+    let err =
+        registration::rejected_at(&REGISTRATION, "warning-threshold = 0", "warning-threshold");
     assert!(err.to_string().contains("positive integer"), "{err}");
-    let err = build("warning-threshold = 20\ncritical-threshold = 20").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.critical-threshold")
+    let err = registration::rejected_at(
+        &REGISTRATION,
+        "warning-threshold = 20\ncritical-threshold = 20",
+        "critical-threshold",
     );
     assert!(
         err.to_string()
             .contains("warning-threshold must be lower than critical-threshold"),
         "{err}"
     );
-    let err = build("warning-threshold = -1").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.warning-threshold")
-    );
-    let err = build("warning-threshold = 1.5").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.warning-threshold")
+    registration::rejected_at(&REGISTRATION, "warning-threshold = -1", "warning-threshold");
+    registration::rejected_at(
+        &REGISTRATION,
+        "warning-threshold = 1.5",
+        "warning-threshold",
     );
     let err = build("warningThreshold = 10").unwrap_err();
     assert!(err.to_string().contains("unknown field"), "{err}");
-    let err = build("history-size = 5000").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.history-size")
-    );
-    let err = build("poll-tools = [{ tool = \"x\", values = [\"a\"] }]").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.poll-tools[0].values")
+    registration::rejected_at(&REGISTRATION, "history-size = 5000", "history-size");
+    registration::rejected_at(
+        &REGISTRATION,
+        "poll-tools = [{ tool = \"x\", values = [\"a\"] }]",
+        "poll-tools[0].values",
     );
     let err = build("poll-tools = [{ tool = \"x\", pattern = \"a\" }]").unwrap_err();
     assert!(err.to_string().contains("unknown field"), "{err}");
@@ -492,44 +451,18 @@ fn poll_output_that_grows_is_progress() {
 #[test]
 fn readme_presets_build_and_match_the_defaults() {
     let readme = include_str!("../README.md");
-    let blocks: Vec<&str> = readme
-        .split("```toml\n")
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
-        .collect();
-    assert_eq!(blocks.len(), 2);
-    for b in &blocks {
-        let t: toml::Table = b.parse().unwrap();
-        let inner = t["detectors"]["known-poll-no-progress"]
-            .as_table()
-            .unwrap()
-            .clone();
-        let o: Options = loopguard_core::parse_options("x", &inner).unwrap();
-        let st = Settings::from_options(&o).unwrap();
+    let settings: Vec<Settings> =
+        registration::readme_settings(&REGISTRATION, readme, Settings::from_options);
+    assert_eq!(settings.len(), 2);
+    for st in &settings {
         assert_eq!(
             (st.warning_threshold, st.critical_threshold, st.history_size),
             (10, 20, 30)
         );
-        assert!((REGISTRATION.build)(&inner).is_ok());
     }
-    let default: toml::Table = blocks[0].parse().unwrap();
-    let o: Options = loopguard_core::parse_options(
-        "x",
-        default["detectors"]["known-poll-no-progress"]
-            .as_table()
-            .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(Settings::from_options(&o).unwrap(), Settings::default());
-    let oc: toml::Table = blocks[1].parse().unwrap();
-    let o: Options = loopguard_core::parse_options(
-        "x",
-        oc["detectors"]["known-poll-no-progress"]
-            .as_table()
-            .unwrap(),
-    )
-    .unwrap();
-    assert!(Settings::from_options(&o).unwrap().poll_tools.is_empty());
+    assert_eq!(settings[0], Settings::default());
+    assert!(settings[1].poll_tools.is_empty());
+    let oc = &registration::readme_toml_blocks(readme)[1];
     // the openclaw block's `[tools]` entries are valid tools-table entries
     let tools = oc["tools"].as_table().unwrap();
     let t = Tools::from_config(tools).unwrap();
@@ -539,16 +472,5 @@ fn readme_presets_build_and_match_the_defaults() {
 
 #[test]
 fn registration_is_discoverable() {
-    let reg = Registry::discover().unwrap();
-    let r = reg.get("known-poll-no-progress").unwrap();
-    assert_eq!(r.code, "LG002");
-    for h in [
-        "## What it detects",
-        "## Why it matters",
-        "## Example transcript",
-        "## Configuration",
-        "## False positives",
-    ] {
-        assert!(r.docs.contains(h), "{h}");
-    }
+    registration::assert_discoverable("known-poll-no-progress", "LG002");
 }

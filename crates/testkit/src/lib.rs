@@ -8,6 +8,7 @@
 
 pub mod corpus;
 pub mod labels;
+pub mod registration;
 pub mod texts;
 
 use loopguard_core::{Bus, Detector, Event, Finding, Level, Origin, OwnedEvent, Stream};
@@ -132,6 +133,54 @@ impl Script {
             images: 0,
             details: None,
         })
+    }
+
+    /// One sequential turn whose result carries structured `details`.
+    pub fn call_details(
+        &mut self,
+        tool: &str,
+        args: Value,
+        content: &str,
+        details: Option<Value>,
+    ) -> &mut Script {
+        self.call_result(tool, args, content, 0, details)
+    }
+
+    /// One sequential turn whose result carries `images` image blocks.
+    pub fn call_images(
+        &mut self,
+        tool: &str,
+        args: Value,
+        content: &str,
+        images: u32,
+    ) -> &mut Script {
+        self.call_result(tool, args, content, images, None)
+    }
+
+    fn call_result(
+        &mut self,
+        tool: &str,
+        args: Value,
+        content: &str,
+        images: u32,
+        details: Option<Value>,
+    ) -> &mut Script {
+        self.push(OwnedEvent::MessageStart);
+        self.push(OwnedEvent::MessageEnd);
+        let id = self.tool_call(tool, args);
+        self.push(OwnedEvent::ToolResult {
+            id,
+            tool: tool.to_owned(),
+            content: content.to_owned(),
+            is_error: false,
+            images,
+            details,
+        })
+    }
+
+    /// The index of the last event pushed so far (0 for an empty script).
+    pub fn last_index(&self) -> usize {
+        self.events.len().saturating_sub(1)
     }
 
     /// One sequential turn: an assistant message issuing one call, then its result.
@@ -267,6 +316,51 @@ pub fn run_with_snapshot(
         );
     }
     Ok(out)
+}
+
+/// The proptest configuration of the detectors' invariants: 256 cases, no failure file.
+pub fn proptest_config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// The invariant every detector keeps: the same input gives the same findings, and a snapshot
+/// taken after `events[..cut]`, restored into a fresh detector from `make`, gives the same
+/// findings as an uninterrupted run.
+pub fn check_replayable(
+    make: &dyn Fn() -> Box<dyn Detector>,
+    events: &[OwnedEvent],
+    cut: usize,
+) -> Result<(), TestCaseError> {
+    let a = run(make(), events);
+    prop_assert_eq!(&a, &run(make(), events));
+    let out = run_with_snapshot(make, events, cut)
+        .map_err(|e| TestCaseError::fail(format!("snapshot or restore failed: {e}")))?;
+    prop_assert_eq!(a, out);
+    Ok(())
+}
+
+/// Two scripts of `n` calls of `tool` with `result`, then one more call: the first with `args`
+/// every time, the second with `args` and its keys reversed in turn (the findings must not
+/// differ).
+pub fn key_order_scripts(tool: &str, args: &Value, n: usize, result: &str) -> (Script, Script) {
+    let mut a = Script::new();
+    let mut b = Script::new();
+    for i in 0..n {
+        let args_i = if i % 2 == 0 {
+            args.clone()
+        } else {
+            reverse_keys(args)
+        };
+        a.call(tool, args.clone(), result);
+        b.call(tool, args_i, result);
+    }
+    a.tool_call(tool, args.clone());
+    b.tool_call(tool, reverse_keys(args));
+    (a, b)
 }
 
 /// `v` with the keys of every object in reverse order (to show that key order never matters).
