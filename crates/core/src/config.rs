@@ -520,13 +520,7 @@ mod tests {
     }
 
     static D: crate::Registration = crate::Registration {
-        name: "d",
-        code: "TST100",
-        summary: "",
-        docs: "",
-        package: "",
         default_enabled: false,
-        options: &[],
         env: &[
             EnvVar {
                 var: "D_THRESHOLD",
@@ -544,10 +538,7 @@ mod tests {
                 kind: EnvKind::Bool,
             },
         ],
-        presets: &[],
-        openclaw: crate::registry::OpenClawImport::NONE,
-        renamed: &[],
-        build: nop,
+        ..crate::Registration::bare("d", "TST100", "", nop)
     };
 
     #[test]

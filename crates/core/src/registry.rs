@@ -140,6 +140,31 @@ impl fmt::Debug for Registration {
 }
 
 impl Registration {
+    /// A registration of `name` with only a code, a summary and a constructor: on by default,
+    /// no docs, options, environment variables, presets, OpenClaw keys or renamed keys. For
+    /// the detectors of tests and examples; set the rest with struct update syntax.
+    pub const fn bare(
+        name: &'static str,
+        code: &'static str,
+        summary: &'static str,
+        build: BuildFn,
+    ) -> Registration {
+        Registration {
+            name,
+            code,
+            summary,
+            docs: "",
+            package: "",
+            default_enabled: true,
+            options: &[],
+            env: &[],
+            presets: &[],
+            openclaw: OpenClawImport::NONE,
+            renamed: &[],
+            build,
+        }
+    }
+
     fn same_as(&self, other: &Registration) -> bool {
         self.name == other.name && self.code == other.code && self.summary == other.summary
     }
@@ -473,53 +498,21 @@ mod tests {
     }
 
     static A: Registration = Registration {
-        name: "alpha",
-        code: "TST001",
-        summary: "a",
-        docs: "",
-        package: "",
-        default_enabled: true,
-        options: &[],
-        env: &[],
-        presets: &[],
-        openclaw: OpenClawImport::NONE,
         renamed: &[Renamed {
             old: "old-name",
             new: "new.name",
         }],
-        build: build_a,
+        ..Registration::bare("alpha", "TST001", "a", build_a)
     };
     static B: Registration = Registration {
-        name: "beta",
-        code: "TST002",
-        summary: "b",
-        docs: "",
-        package: "",
         default_enabled: false,
-        options: &[],
-        env: &[],
         presets: &[PresetTable {
             preset: "default",
             toml: "enabled = true\nx = 1\n",
         }],
-        openclaw: OpenClawImport::NONE,
-        renamed: &[],
-        build: build_b,
+        ..Registration::bare("beta", "TST002", "b", build_b)
     };
-    static A2: Registration = Registration {
-        name: "alpha",
-        code: "TST009",
-        summary: "another alpha",
-        docs: "",
-        package: "",
-        default_enabled: true,
-        options: &[],
-        env: &[],
-        presets: &[],
-        openclaw: OpenClawImport::NONE,
-        renamed: &[],
-        build: build_b,
-    };
+    static A2: Registration = Registration::bare("alpha", "TST009", "another alpha", build_b);
 
     #[test]
     fn entries_are_sorted_and_deduplicated() {
