@@ -453,16 +453,20 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
     let s = settings.to_str().unwrap();
     let cmd = "/opt/bin/loopguard hook claude-code";
 
-    let (code, out) = loopguard(&[
-        "hook",
-        "install",
-        "claude-code",
-        "--settings",
-        s,
-        "--command",
-        cmd,
-        "--dry-run",
-    ]);
+    let install = |extra: &[&str]| {
+        let mut args = vec![
+            "hook",
+            "install",
+            "claude-code",
+            "--settings",
+            s,
+            "--command",
+            cmd,
+        ];
+        args.extend_from_slice(extra);
+        loopguard(&args)
+    };
+    let (code, out) = install(&["--dry-run"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("would become"), "{out}");
     assert_eq!(
@@ -471,15 +475,7 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
         "--dry-run wrote"
     );
 
-    let (code, out) = loopguard(&[
-        "hook",
-        "install",
-        "claude-code",
-        "--settings",
-        s,
-        "--command",
-        cmd,
-    ]);
+    let (code, out) = install(&[]);
     assert_eq!(code, 0, "{out}");
     let installed: Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
@@ -507,15 +503,7 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
 
     // Idempotent.
     let before = std::fs::read_to_string(&settings).unwrap();
-    let (code, out) = loopguard(&[
-        "hook",
-        "install",
-        "claude-code",
-        "--settings",
-        s,
-        "--command",
-        cmd,
-    ]);
+    let (code, out) = install(&[]);
     assert_eq!(code, 0);
     assert!(out.contains("nothing to change"), "{out}");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
@@ -529,15 +517,7 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
 
     // Not JSON: refused, untouched.
     std::fs::write(&settings, "{ nope").unwrap();
-    let (code, out) = loopguard(&[
-        "hook",
-        "install",
-        "claude-code",
-        "--settings",
-        s,
-        "--command",
-        cmd,
-    ]);
+    let (code, out) = install(&[]);
     assert_eq!(code, 2);
     assert!(out.contains("not valid JSON"), "{out}");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ nope");
