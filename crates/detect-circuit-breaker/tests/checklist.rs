@@ -286,12 +286,17 @@ fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigErr
     registration::build(&REGISTRATION, toml_text)
 }
 
+/// The error of options `toml_text`, checked to be at `key` of the detector's table.
+fn rejected(toml_text: &str, key: &str) -> loopguard_core::ConfigError {
+    registration::rejected_at(&REGISTRATION, toml_text, key)
+}
+
 #[test]
 fn j63_config_validation() {
-    let err = registration::rejected_at(&REGISTRATION, "threshold = 0", "threshold");
+    let err = rejected("threshold = 0", "threshold");
     assert!(err.to_string().contains("positive integer"));
-    registration::rejected_at(&REGISTRATION, "history-size = 0", "history-size");
-    registration::rejected_at(&REGISTRATION, "threshold = \"30\"", "threshold");
+    rejected("history-size = 0", "history-size");
+    rejected("threshold = \"30\"", "threshold");
     let err = build("globalCircuitBreakerThreshold = 30").unwrap_err();
     assert!(err.to_string().contains("unknown field"));
     assert!(build("threshold = 5\ncount-pairs = false").is_ok());

@@ -28,18 +28,11 @@ fn configs() -> Vec<Settings> {
 
 /// loopguard's `default` preset table, as the README documents it.
 fn default_preset() -> Settings {
-    let readme = include_str!("../README.md");
-    let start = readme
-        .find("# preset: default\n")
-        .expect("default preset block");
-    let rest = &readme[start..];
-    let end = rest.find("```").expect("block end");
-    let config = loopguard_core::Config::from_toml_str(&rest[..end], None).expect("preset parses");
-    let mut t = config
-        .detectors
-        .get("generic-repeat")
-        .cloned()
-        .expect("table");
+    let mut t = loopguard_testkit::registration::readme_preset(
+        include_str!("../README.md"),
+        "default",
+        "generic-repeat",
+    );
     t.remove("enabled");
     Settings::from_table(&t).expect("valid settings")
 }

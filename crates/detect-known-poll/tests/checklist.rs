@@ -369,13 +369,16 @@ fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigErr
     registration::build(&REGISTRATION, toml_text)
 }
 
+/// The error of options `toml_text`, checked to be at `key` of the detector's table.
+fn rejected(toml_text: &str, key: &str) -> loopguard_core::ConfigError {
+    registration::rejected_at(&REGISTRATION, toml_text, key)
+}
+
 #[test]
 fn j63_config_validation() {
-    let err =
-        registration::rejected_at(&REGISTRATION, "warning-threshold = 0", "warning-threshold");
+    let err = rejected("warning-threshold = 0", "warning-threshold");
     assert!(err.to_string().contains("positive integer"), "{err}");
-    let err = registration::rejected_at(
-        &REGISTRATION,
+    let err = rejected(
         "warning-threshold = 20\ncritical-threshold = 20",
         "critical-threshold",
     );
@@ -384,17 +387,12 @@ fn j63_config_validation() {
             .contains("warning-threshold must be lower than critical-threshold"),
         "{err}"
     );
-    registration::rejected_at(&REGISTRATION, "warning-threshold = -1", "warning-threshold");
-    registration::rejected_at(
-        &REGISTRATION,
-        "warning-threshold = 1.5",
-        "warning-threshold",
-    );
+    rejected("warning-threshold = -1", "warning-threshold");
+    rejected("warning-threshold = 1.5", "warning-threshold");
     let err = build("warningThreshold = 10").unwrap_err();
     assert!(err.to_string().contains("unknown field"), "{err}");
-    registration::rejected_at(&REGISTRATION, "history-size = 5000", "history-size");
-    registration::rejected_at(
-        &REGISTRATION,
+    rejected("history-size = 5000", "history-size");
+    rejected(
         "poll-tools = [{ tool = \"x\", values = [\"a\"] }]",
         "poll-tools[0].values",
     );

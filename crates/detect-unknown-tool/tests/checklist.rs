@@ -301,16 +301,16 @@ fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigErr
     registration::build(&REGISTRATION, toml_text)
 }
 
+/// The error of options `toml_text`, checked to be at `key` of the detector's table.
+fn rejected(toml_text: &str, key: &str) -> loopguard_core::ConfigError {
+    registration::rejected_at(&REGISTRATION, toml_text, key)
+}
+
 #[test]
 fn j63_config_validation() {
-    let err = registration::rejected_at(
-        &REGISTRATION,
-        "critical-threshold = 0",
-        "critical-threshold",
-    );
+    let err = rejected("critical-threshold = 0", "critical-threshold");
     assert!(err.to_string().contains("positive integer"));
-    let err = registration::rejected_at(
-        &REGISTRATION,
+    let err = rejected(
         "warning-threshold = 5\ncritical-threshold = 5",
         "critical-threshold",
     );
@@ -318,14 +318,10 @@ fn j63_config_validation() {
         .to_string()
         .contains("warning-threshold must be lower than critical-threshold"));
     assert!(build("warning-threshold = 5\ncritical-threshold = 5\nwarn = false").is_ok());
-    registration::rejected_at(
-        &REGISTRATION,
-        "available-tools = [\"\"]",
-        "available-tools[0]",
-    );
+    rejected("available-tools = [\"\"]", "available-tools[0]");
     let err = build("unknownToolThreshold = 10").unwrap_err();
     assert!(err.to_string().contains("unknown field"));
-    registration::rejected_at(&REGISTRATION, "history-size = -3", "history-size");
+    rejected("history-size = -3", "history-size");
 }
 
 #[test]

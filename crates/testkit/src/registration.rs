@@ -87,3 +87,22 @@ pub fn readme_settings<O: serde::de::DeserializeOwned, S>(
         })
         .collect()
 }
+
+/// The `[detectors.<detector>]` table of the README block marked `# preset: <preset>` (so the
+/// documented TOML is the tested TOML).
+#[track_caller]
+pub fn readme_preset(readme: &str, preset: &str, detector: &str) -> toml::Table {
+    let marker = format!("# preset: {preset}\n");
+    let start = readme
+        .find(&marker)
+        .unwrap_or_else(|| panic!("README has no block for preset {preset}"));
+    let rest = &readme[start..];
+    let end = rest.find("```").expect("unterminated block");
+    let config = loopguard_core::Config::from_toml_str(&rest[..end], Some("README.md"))
+        .expect("preset TOML parses");
+    config
+        .detectors
+        .get(detector)
+        .cloned()
+        .expect("the preset has the detector's table")
+}

@@ -58,7 +58,7 @@ fn edit_loop(s: &mut Script, times: usize) -> Vec<usize> {
             "        self.query = None  # Ignore the rawQuery parameter".into(),
         );
         let id = attempt(s, "edit", args.clone());
-        calls.push(last(s));
+        calls.push(s.last_index());
         s.tool_result(&id, "edit", &listing(&file), false);
     }
     calls
@@ -119,7 +119,7 @@ fn near_duplicate_keeps_warning_once_then_blocks_from_the_eighth_call_sticky() {
         json!({"command": "edit 4:4\nx\nend_of_edit"}),
     );
     s.tool_result(&id, "edit", "ok", false);
-    let after = last(&s);
+    let after = s.last_index();
     assert!(near_keys(&run(
         det("near-duplicate = { enabled = true, critical-threshold = 8 }"),
         s.events()
@@ -225,7 +225,7 @@ fn near_duplicate_a_recurring_call_warns_one_call_earlier() {
     let a = |s: &mut Script, file: &mut Vec<String>| {
         file.insert(0, "        self.value = compute_the_value(argument)".into());
         let id = attempt(s, "edit", args.clone());
-        let at = last(s);
+        let at = s.last_index();
         s.tool_result(&id, "edit", &listing(file), false);
         at
     };
@@ -303,7 +303,7 @@ fn near_duplicate_does_not_repeat_the_exact_streaks_warning() {
     assert!(near_keys(&f).is_empty(), "{f:?}");
     // The streak's warning; the 5th call is blocked.
     assert_eq!(warnings(&f), vec![third_result]);
-    assert_eq!(criticals(&f), vec![last(&s)]);
+    assert_eq!(criticals(&f), vec![s.last_index()]);
 }
 
 #[test]
@@ -330,7 +330,7 @@ fn near_duplicate_identical_normalised_results_count_whatever_the_raw_text() {
         det("streak = false\nwindow = { enabled = false }\nnear-duplicate = { similarity = 1.0 }");
     assert_eq!(
         near_keys(&run(d, s.events())),
-        vec![(last(&s), Level::Warning)]
+        vec![(s.last_index(), Level::Warning)]
     );
 }
 
@@ -347,7 +347,7 @@ fn near_duplicate_silence_counts_unless_configured() {
     );
     assert_eq!(
         near_keys(&run(dflt(), s.events())),
-        vec![(last(&s), Level::Warning)]
+        vec![(s.last_index(), Level::Warning)]
     );
     let d = det("near-duplicate = { count-empty-results = false }");
     assert!(run(d, s.events()).is_empty());

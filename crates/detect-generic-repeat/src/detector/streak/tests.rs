@@ -13,7 +13,7 @@ fn a01_three_identical_results_warn_once() {
     let mut results = Vec::new();
     for _ in 0..3 {
         s.call("read", json!({"path": "a"}), "X");
-        results.push(last(&s));
+        results.push(s.last_index());
     }
     let f = run(plg(), s.events());
     assert_eq!(summary(&f), vec![(results[2], Level::Warning, 3)]);
@@ -44,7 +44,7 @@ fn a02_key_order_does_not_matter() {
     s.call("edit", two, "ok");
     s.call("edit", one, "ok");
     let f = run(plg(), s.events());
-    assert_eq!(summary(&f), vec![(last(&s), Level::Warning, 3)]);
+    assert_eq!(summary(&f), vec![(s.last_index(), Level::Warning, 3)]);
 }
 
 #[test]
@@ -60,7 +60,7 @@ fn a03_a_changed_result_resets() {
     s.call("read", json!({"path": "a"}), "Y");
     assert_eq!(
         summary(&run(plg(), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
+        vec![(s.last_index(), Level::Warning, 3)]
     );
 }
 
@@ -77,7 +77,7 @@ fn a04_a_different_call_resets() {
     s.call("read", json!({"path": "a"}), "X");
     assert_eq!(
         summary(&run(plg(), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
+        vec![(s.last_index(), Level::Warning, 3)]
     );
 }
 
@@ -88,7 +88,7 @@ fn a05_fifth_identical_call_is_refused() {
         s.call("read", json!({"path": "a"}), "X");
     }
     attempt(&mut s, "read", json!({"path": "a"}));
-    let fifth = last(&s);
+    let fifth = s.last_index();
     let f = run(plg(), s.events());
     assert_eq!(criticals(&f), vec![fifth], "{f:?}");
     let block = &f
@@ -146,7 +146,7 @@ fn a06_every_blocked_attempt_counts_toward_the_abort() {
     let mut blocked = Vec::new();
     for _ in 0..3 {
         let id = attempt(&mut s, "read", json!({"path": "a"}));
-        blocked.push(last(&s));
+        blocked.push(s.last_index());
         s.tool_result(&id, "read", "Blocked: loop", true);
     }
     let f = run(plg(), s.events());
@@ -174,7 +174,7 @@ fn a07_a_new_user_turn_resets_and_the_guards_own_steer_does_not() {
     // turns is core's decision: `Cx::is_new_turn`).
     s.user_from("Loop warning: change your approach", Origin::Guard);
     attempt(&mut s, "read", json!({"path": "a"}));
-    let still_blocked = last(&s);
+    let still_blocked = s.last_index();
     let f = run(plg(), s.events());
     assert_eq!(criticals(&f), vec![still_blocked]);
     // A real new prompt resets both the streak and the block.
@@ -208,7 +208,7 @@ fn a08_parallel_batches_do_not_advance() {
     s.call("read", a(), "X");
     assert_eq!(
         summary(&run(plg(), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
+        vec![(s.last_index(), Level::Warning, 3)]
     );
 }
 
@@ -225,7 +225,7 @@ fn a08_a_batch_whose_last_result_differs_ends_the_streak() {
     s.call("read", a(), "X");
     assert_eq!(
         summary(&run(plg(), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
+        vec![(s.last_index(), Level::Warning, 3)]
     );
 }
 
@@ -234,18 +234,18 @@ fn a09_images_are_counted_not_hashed() {
     let raw = || det("result-identity = \"raw\"\nwindow = { enabled = false }");
     // "T" + 1 image, then "T" + 2 images: different results, the streak resets.
     let mut s = Script::new();
-    call_images(&mut s, "screenshot", json!({}), "T", 1);
-    call_images(&mut s, "screenshot", json!({}), "T", 1);
-    call_images(&mut s, "screenshot", json!({}), "T", 2);
+    s.call_images("screenshot", json!({}), "T", 1);
+    s.call_images("screenshot", json!({}), "T", 1);
+    s.call_images("screenshot", json!({}), "T", 2);
     assert!(run(raw(), s.events()).is_empty());
     // Equal text and equal image counts (whatever the bytes were) are the same result.
     let mut s = Script::new();
     for _ in 0..3 {
-        call_images(&mut s, "screenshot", json!({}), "T", 2);
+        s.call_images("screenshot", json!({}), "T", 2);
     }
     assert_eq!(
         summary(&run(raw(), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
+        vec![(s.last_index(), Level::Warning, 3)]
     );
 }
 
@@ -318,16 +318,8 @@ fn k66_warn_not_below_block_is_a_config_error() {
         Some("detectors.generic-repeat.critical-threshold")
     );
     // Zero and negative values are rejected with their key.
-    let t: toml::Table = "critical-threshold = 0".parse().unwrap();
-    assert_eq!(
-        Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.critical-threshold")
-    );
-    let t: toml::Table = "warning-threshold = -1".parse().unwrap();
-    assert_eq!(
-        Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.warning-threshold")
-    );
+    rejected("critical-threshold = 0", "critical-threshold");
+    rejected("warning-threshold = -1", "warning-threshold");
 }
 
 #[test]
@@ -383,7 +375,7 @@ fn k68_an_ignored_tool_between_identical_calls_is_transparent() {
     }
     let d = det("ignore-tools = [\"todo\"]\nwindow = { enabled = false }");
     let f = run(d, s.events());
-    assert_eq!(summary(&f), vec![(last(&s) - 4, Level::Warning, 3)]);
+    assert_eq!(summary(&f), vec![(s.last_index() - 4, Level::Warning, 3)]);
 }
 
 #[test]
@@ -408,7 +400,7 @@ fn k69_ignored_errors_never_advance_the_streak() {
     s.call("bash", json!({"command": "make"}), "ok");
     assert_eq!(
         summary(&run(det_from(&t), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
+        vec![(s.last_index(), Level::Warning, 3)]
     );
 }
 
@@ -421,17 +413,17 @@ fn k70_the_block_is_sticky_until_the_arguments_change() {
     let mut blocked = Vec::new();
     // Live host: the block reason comes back as an error result.
     let id = attempt(&mut s, "read", json!({"path": "a"}));
-    blocked.push(last(&s));
+    blocked.push(s.last_index());
     s.tool_result(&id, "read", "Blocked: this exact `read` call…", true);
     // `loopguard scan`: the recorded original result is replayed.
     let id = attempt(&mut s, "read", json!({"path": "a"}));
-    blocked.push(last(&s));
+    blocked.push(s.last_index());
     s.tool_result(&id, "read", "X", false);
     // No result at all.
     attempt(&mut s, "read", json!({"path": "a"}));
-    blocked.push(last(&s));
+    blocked.push(s.last_index());
     attempt(&mut s, "read", json!({"path": "a"}));
-    blocked.push(last(&s));
+    blocked.push(s.last_index());
     // Different arguments execute and lift the block.
     s.call("read", json!({"path": "b"}), "X");
     s.call("read", json!({"path": "a"}), "X");
@@ -517,7 +509,7 @@ fn a_poll_that_waits_is_warned_at_ten_and_blocked_at_twenty_not_at_three_and_fiv
         );
         assert_eq!(
             criticals(&f),
-            vec![last(&s)],
+            vec![s.last_index()],
             "{tool}: the 20th identical poll is blocked"
         );
     }
