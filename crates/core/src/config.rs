@@ -405,6 +405,23 @@ pub fn merge_tables(base: &mut toml::Table, over: &toml::Table) {
     }
 }
 
+/// A detector's constructor ([`crate::Registration::build`]): parses `table` into options `O`
+/// ([`parse_options`], errors at keys under `scope`), resolves them into settings with `resolve`
+/// and boxes the detector `new` makes of them.
+pub fn build_detector<O, S, D>(
+    scope: &str,
+    table: &toml::Table,
+    resolve: impl FnOnce(&O) -> Result<S, ConfigError>,
+    new: impl FnOnce(S) -> D,
+) -> Result<Box<dyn crate::Detector>, ConfigError>
+where
+    O: DeserializeOwned,
+    D: crate::Detector,
+{
+    let options: O = parse_options(scope, table)?;
+    Ok(Box::new(new(resolve(&options)?)))
+}
+
 /// Parses a detector's (or the guard's) table into its Options type, with the key path of any
 /// unknown key or wrong type in the error. `scope` is the table's own path, e.g.
 /// `detectors.generic-repeat`.
