@@ -4,7 +4,7 @@
 
 mod fixtures;
 
-use loopguard_core::{Finding, Level, OwnedEvent, Stream};
+use loopguard_core::{Finding, Level, Stream};
 use loopguard_detect_tail_periodicity::{
     Algorithm, Rule, SeedScanner, Settings, TailPeriodicity, REGISTRATION,
 };
@@ -29,17 +29,7 @@ fn fire_pieces(
     chunk: usize,
 ) -> Vec<(usize, Finding)> {
     let mut s = Script::new();
-    s.push(OwnedEvent::MessageStart);
-    for (stream, text) in pieces {
-        let chars: Vec<char> = text.chars().collect();
-        for piece in chars.chunks(chunk) {
-            s.push(OwnedEvent::TextDelta {
-                stream: *stream,
-                delta: piece.iter().collect(),
-            });
-        }
-    }
-    s.push(OwnedEvent::MessageEnd);
+    s.message_streams(pieces, chunk);
     run(Box::new(TailPeriodicity::new(settings.clone())), s.events())
 }
 

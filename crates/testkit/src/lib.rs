@@ -87,14 +87,22 @@ impl Script {
 
     /// An assistant message streaming `text` on `stream` in `chunk`-character deltas.
     pub fn message_chunked(&mut self, stream: Stream, text: &str, chunk: usize) -> &mut Script {
+        self.message_streams(&[(stream, text)], chunk)
+    }
+
+    /// An assistant message streaming each `(stream, text)` piece in turn, in
+    /// `chunk`-character deltas (a piece's last delta may be shorter).
+    pub fn message_streams(&mut self, pieces: &[(Stream, &str)], chunk: usize) -> &mut Script {
         self.events.push(OwnedEvent::MessageStart);
         self.message += 1;
-        let chars: Vec<char> = text.chars().collect();
-        for piece in chars.chunks(chunk.max(1)) {
-            self.events.push(OwnedEvent::TextDelta {
-                stream,
-                delta: piece.iter().collect(),
-            });
+        for (stream, text) in pieces {
+            let chars: Vec<char> = text.chars().collect();
+            for piece in chars.chunks(chunk.max(1)) {
+                self.events.push(OwnedEvent::TextDelta {
+                    stream: *stream,
+                    delta: piece.iter().collect(),
+                });
+            }
         }
         self.push(OwnedEvent::MessageEnd)
     }
