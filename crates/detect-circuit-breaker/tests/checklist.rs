@@ -282,36 +282,26 @@ fn random_wrapper_nonces_do_not_hide_a_browser_loop() {
     assert_eq!(run(detector(), s.events()).len(), 1);
 }
 
-fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigError> {
-    registration::build(&REGISTRATION, toml_text)
-}
-
-/// The error of options `toml_text`, checked to be at `key` of the detector's table.
-fn rejected(toml_text: &str, key: &str) -> loopguard_core::ConfigError {
-    registration::rejected_at(&REGISTRATION, toml_text, key)
-}
+const OPTIONS: registration::OptionChecks = registration::OptionChecks(&REGISTRATION);
 
 #[test]
 fn j63_config_validation() {
-    let err = rejected("threshold = 0", "threshold");
+    let err = OPTIONS.rejected("threshold = 0", "threshold");
     assert!(err.to_string().contains("positive integer"));
-    rejected("history-size = 0", "history-size");
-    rejected("threshold = \"30\"", "threshold");
-    let err = build("globalCircuitBreakerThreshold = 30").unwrap_err();
-    assert!(err.to_string().contains("unknown field"));
-    assert!(build("threshold = 5\ncount-pairs = false").is_ok());
+    OPTIONS.rejected("history-size = 0", "history-size");
+    OPTIONS.rejected("threshold = \"30\"", "threshold");
+    OPTIONS.assert_unknown_key("globalCircuitBreakerThreshold = 30");
+    assert!(OPTIONS.build("threshold = 5\ncount-pairs = false").is_ok());
 }
 
 #[test]
 fn readme_presets_build() {
-    let settings: Vec<Settings> = registration::readme_settings(
+    registration::assert_readme_settings(
         &REGISTRATION,
         include_str!("../README.md"),
         Settings::from_options,
+        &[Settings::default(), Settings::openclaw()],
     );
-    assert_eq!(settings.len(), 2);
-    assert_eq!(settings[0], Settings::default());
-    assert_eq!(settings[1], Settings::openclaw());
 }
 
 #[test]

@@ -365,20 +365,13 @@ fn a_new_user_turn_starts_a_fresh_history() {
     assert!(f.iter().all(|(at, _)| *at < boundary), "{f:?}");
 }
 
-fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigError> {
-    registration::build(&REGISTRATION, toml_text)
-}
-
-/// The error of options `toml_text`, checked to be at `key` of the detector's table.
-fn rejected(toml_text: &str, key: &str) -> loopguard_core::ConfigError {
-    registration::rejected_at(&REGISTRATION, toml_text, key)
-}
+const OPTIONS: registration::OptionChecks = registration::OptionChecks(&REGISTRATION);
 
 #[test]
 fn j63_config_validation() {
-    let err = rejected("warning-threshold = 0", "warning-threshold");
+    let err = OPTIONS.rejected("warning-threshold = 0", "warning-threshold");
     assert!(err.to_string().contains("positive integer"), "{err}");
-    let err = rejected(
+    let err = OPTIONS.rejected(
         "warning-threshold = 20\ncritical-threshold = 20",
         "critical-threshold",
     );
@@ -387,23 +380,21 @@ fn j63_config_validation() {
             .contains("warning-threshold must be lower than critical-threshold"),
         "{err}"
     );
-    rejected("warning-threshold = -1", "warning-threshold");
-    rejected("warning-threshold = 1.5", "warning-threshold");
-    let err = build("warningThreshold = 10").unwrap_err();
-    assert!(err.to_string().contains("unknown field"), "{err}");
-    rejected("history-size = 5000", "history-size");
-    rejected(
+    OPTIONS.rejected("warning-threshold = -1", "warning-threshold");
+    OPTIONS.rejected("warning-threshold = 1.5", "warning-threshold");
+    OPTIONS.assert_unknown_key("warningThreshold = 10");
+    OPTIONS.rejected("history-size = 5000", "history-size");
+    OPTIONS.rejected(
         "poll-tools = [{ tool = \"x\", values = [\"a\"] }]",
         "poll-tools[0].values",
     );
-    let err = build("poll-tools = [{ tool = \"x\", pattern = \"a\" }]").unwrap_err();
-    assert!(err.to_string().contains("unknown field"), "{err}");
-    assert!(build("").is_ok());
+    OPTIONS.assert_unknown_key("poll-tools = [{ tool = \"x\", pattern = \"a\" }]");
+    assert!(OPTIONS.build("").is_ok());
 }
 
 #[test]
 fn custom_poll_rules_by_tool_and_argument() {
-    let d = build("warning-threshold = 2\ncritical-threshold = 3\npoll-tools = [{ tool = \"job\", arg = \"op\", values = [\"status\"] }]")
+    let d = OPTIONS.build("warning-threshold = 2\ncritical-threshold = 3\npoll-tools = [{ tool = \"job\", arg = \"op\", values = [\"status\"] }]")
         .unwrap();
     let mut s = Script::new();
     for _ in 0..3 {
@@ -449,17 +440,21 @@ fn poll_output_that_grows_is_progress() {
 #[test]
 fn readme_presets_build_and_match_the_defaults() {
     let readme = include_str!("../README.md");
-    let settings: Vec<Settings> =
-        registration::readme_settings(&REGISTRATION, readme, Settings::from_options);
-    assert_eq!(settings.len(), 2);
-    for st in &settings {
-        assert_eq!(
-            (st.warning_threshold, st.critical_threshold, st.history_size),
-            (10, 20, 30)
-        );
-    }
-    assert_eq!(settings[0], Settings::default());
-    assert!(settings[1].poll_tools.is_empty());
+    // Both blocks resolve to the defaults: thresholds 10 and 20, history 30, no extra polls.
+    registration::assert_readme_settings(
+        &REGISTRATION,
+        readme,
+        Settings::from_options,
+        &[Settings::default(), Settings::default()],
+    );
+    assert_eq!(
+        (
+            Settings::default().warning_threshold,
+            Settings::default().critical_threshold,
+            Settings::default().history_size
+        ),
+        (10, 20, 30)
+    );
     let oc = &registration::readme_toml_blocks(readme)[1];
     // the openclaw block's `[tools]` entries are valid tools-table entries
     let tools = oc["tools"].as_table().unwrap();

@@ -297,43 +297,35 @@ fn j62_history_is_run_scoped() {
     assert!(f.iter().all(|(at, _)| *at < boundary), "{f:?}");
 }
 
-fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigError> {
-    registration::build(&REGISTRATION, toml_text)
-}
-
-/// The error of options `toml_text`, checked to be at `key` of the detector's table.
-fn rejected(toml_text: &str, key: &str) -> loopguard_core::ConfigError {
-    registration::rejected_at(&REGISTRATION, toml_text, key)
-}
+const OPTIONS: registration::OptionChecks = registration::OptionChecks(&REGISTRATION);
 
 #[test]
 fn j63_config_validation() {
-    let err = rejected("critical-threshold = 0", "critical-threshold");
+    let err = OPTIONS.rejected("critical-threshold = 0", "critical-threshold");
     assert!(err.to_string().contains("positive integer"));
-    let err = rejected(
+    let err = OPTIONS.rejected(
         "warning-threshold = 5\ncritical-threshold = 5",
         "critical-threshold",
     );
     assert!(err
         .to_string()
         .contains("warning-threshold must be lower than critical-threshold"));
-    assert!(build("warning-threshold = 5\ncritical-threshold = 5\nwarn = false").is_ok());
-    rejected("available-tools = [\"\"]", "available-tools[0]");
-    let err = build("unknownToolThreshold = 10").unwrap_err();
-    assert!(err.to_string().contains("unknown field"));
-    rejected("history-size = -3", "history-size");
+    assert!(OPTIONS
+        .build("warning-threshold = 5\ncritical-threshold = 5\nwarn = false")
+        .is_ok());
+    OPTIONS.rejected("available-tools = [\"\"]", "available-tools[0]");
+    OPTIONS.assert_unknown_key("unknownToolThreshold = 10");
+    OPTIONS.rejected("history-size = -3", "history-size");
 }
 
 #[test]
 fn readme_presets_build() {
-    let settings: Vec<Settings> = registration::readme_settings(
+    registration::assert_readme_settings(
         &REGISTRATION,
         include_str!("../README.md"),
         Settings::from_options,
+        &[Settings::default(), Settings::openclaw()],
     );
-    assert_eq!(settings.len(), 2);
-    assert_eq!(settings[0], Settings::default());
-    assert_eq!(settings[1], Settings::openclaw());
 }
 
 #[test]

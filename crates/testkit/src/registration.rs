@@ -106,3 +106,44 @@ pub fn readme_preset(readme: &str, preset: &str, detector: &str) -> toml::Table 
         .cloned()
         .expect("the preset has the detector's table")
 }
+
+/// The option checks of one registration's table, for a test that writes several.
+#[derive(Clone, Copy, Debug)]
+pub struct OptionChecks(pub &'static Registration);
+
+impl OptionChecks {
+    /// [`build`] with this registration.
+    pub fn build(&self, toml_text: &str) -> Result<Box<dyn Detector>, ConfigError> {
+        build(self.0, toml_text)
+    }
+
+    /// [`rejected_at`] with this registration.
+    #[track_caller]
+    pub fn rejected(&self, toml_text: &str, key: &str) -> ConfigError {
+        rejected_at(self.0, toml_text, key)
+    }
+
+    /// Asserts that `toml_text` is rejected for a key the table does not have.
+    #[track_caller]
+    pub fn assert_unknown_key(&self, toml_text: &str) {
+        match self.build(toml_text) {
+            Ok(_) => panic!("{toml_text:?} was accepted"),
+            Err(err) => assert!(err.to_string().contains("unknown field"), "{err}"),
+        }
+    }
+}
+
+/// Asserts that the README's TOML blocks, parsed as options and resolved with `resolve`, are
+/// the `expected` settings, in order (and that each block's table builds).
+#[track_caller]
+pub fn assert_readme_settings<O, S>(
+    reg: &Registration,
+    readme: &str,
+    resolve: impl Fn(&O) -> Result<S, ConfigError>,
+    expected: &[S],
+) where
+    O: serde::de::DeserializeOwned,
+    S: PartialEq + std::fmt::Debug,
+{
+    assert_eq!(readme_settings(reg, readme, resolve), expected);
+}
