@@ -53,6 +53,15 @@ pub(crate) fn oc() -> Box<dyn Detector> {
     det_from(&preset_table("openclaw"))
 }
 
+/// `n` identical sequential calls: `read` of path `a`, each with the result `X`.
+pub(crate) fn same_reads(n: usize) -> Script {
+    let mut s = Script::new();
+    for _ in 0..n {
+        s.call("read", json!({"path": "a"}), "X");
+    }
+    s
+}
+
 /// Findings as (event index, level, count).
 pub(crate) fn summary(f: &[(usize, Finding)]) -> Vec<(usize, Level, u32)> {
     f.iter().map(|(i, f)| (*i, f.level, f.count)).collect()

@@ -7,10 +7,7 @@ use crate::testutil::*;
 
 #[test]
 fn complaint_oh_my_pi_12564_escalation_continues_past_the_warning() {
-    let mut s = Script::new();
-    for _ in 0..12 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(12);
     let f = run(default_det(), s.events());
     let streak: Vec<&Finding> = f
         .iter()

@@ -286,10 +286,7 @@ fn near_duplicate_edits_between_reruns_are_never_a_streak() {
 fn near_duplicate_does_not_repeat_the_exact_streaks_warning() {
     // Identical results: the exact streak warns on the 3rd result; the near-duplicate rule
     // stays silent on the 4th call, and the exact streak blocks the 5th.
-    let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(4);
     attempt(&mut s, "read", json!({"path": "a"}));
     let third_result = s
         .events()

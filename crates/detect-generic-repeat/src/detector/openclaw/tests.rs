@@ -153,10 +153,7 @@ fn oc_the_window_caps_the_streak() {
     let d = || {
         det("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nopenclaw = { history-size = 10, warning-threshold = 5, critical-threshold = 20 }")
     };
-    let mut s = Script::new();
-    for _ in 0..40 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(40);
     let f = run(d(), s.events());
     assert!(criticals(&f).is_empty());
     assert!(f.iter().all(|(_, f)| f.count <= 10));
@@ -187,10 +184,7 @@ fn oc_known_polls_skip_generic_repeat() {
 
 #[test]
 fn oc_the_critical_veto_stays_sticky() {
-    let mut s = Script::new();
-    for _ in 0..20 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(20);
     let id = attempt(&mut s, "read", json!({"path": "a"}));
     let first = s.last_index();
     s.tool_result(

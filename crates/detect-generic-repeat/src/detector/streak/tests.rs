@@ -26,10 +26,7 @@ fn a01_three_identical_results_warn_once() {
 
 #[test]
 fn a01_the_warning_fires_once_per_streak() {
-    let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(4);
     let f = run(plg(), s.events());
     assert_eq!(warnings(&f).len(), 1, "{f:?}");
     assert!(criticals(&f).is_empty());
@@ -47,46 +44,49 @@ fn a02_key_order_does_not_matter() {
     assert_eq!(summary(&f), vec![(s.last_index(), Level::Warning, 3)]);
 }
 
-#[test]
-fn a03_a_changed_result_resets() {
+/// After `prefix` nothing fires, nor after its last call once more: the streak restarted at
+/// that call, and the third in a row warns with count 3.
+fn assert_streak_restarts_at_the_last(prefix: &[(&str, Value, &str)]) {
     let mut s = Script::new();
-    s.call("read", json!({"path": "a"}), "X");
-    s.call("read", json!({"path": "a"}), "X");
-    s.call("read", json!({"path": "a"}), "Y");
+    for (tool, args, result) in prefix {
+        s.call(tool, args.clone(), result);
+    }
     assert!(run(plg(), s.events()).is_empty());
-    // The streak after Y is 1: two more Y make 3.
-    s.call("read", json!({"path": "a"}), "Y");
+    let Some((tool, args, result)) = prefix.last() else {
+        panic!("an empty prefix");
+    };
+    s.call(tool, args.clone(), result);
     assert!(run(plg(), s.events()).is_empty());
-    s.call("read", json!({"path": "a"}), "Y");
+    s.call(tool, args.clone(), result);
     assert_eq!(
         summary(&run(plg(), s.events())),
         vec![(s.last_index(), Level::Warning, 3)]
     );
+}
+
+#[test]
+fn a03_a_changed_result_resets() {
+    // The streak after Y is 1: two more Y make 3.
+    assert_streak_restarts_at_the_last(&[
+        ("read", json!({"path": "a"}), "X"),
+        ("read", json!({"path": "a"}), "X"),
+        ("read", json!({"path": "a"}), "Y"),
+    ]);
 }
 
 #[test]
 fn a04_a_different_call_resets() {
-    let mut s = Script::new();
-    s.call("read", json!({"path": "a"}), "X");
-    s.call("read", json!({"path": "a"}), "X");
-    s.call("grep", json!({"q": "q"}), "Z");
-    s.call("read", json!({"path": "a"}), "X");
-    assert!(run(plg(), s.events()).is_empty());
-    s.call("read", json!({"path": "a"}), "X");
-    assert!(run(plg(), s.events()).is_empty());
-    s.call("read", json!({"path": "a"}), "X");
-    assert_eq!(
-        summary(&run(plg(), s.events())),
-        vec![(s.last_index(), Level::Warning, 3)]
-    );
+    assert_streak_restarts_at_the_last(&[
+        ("read", json!({"path": "a"}), "X"),
+        ("read", json!({"path": "a"}), "X"),
+        ("grep", json!({"q": "q"}), "Z"),
+        ("read", json!({"path": "a"}), "X"),
+    ]);
 }
 
 #[test]
 fn a05_fifth_identical_call_is_refused() {
-    let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(4);
     attempt(&mut s, "read", json!({"path": "a"}));
     let fifth = s.last_index();
     let f = run(plg(), s.events());
@@ -114,10 +114,7 @@ fn a05_analogue_a_is_not_copied_the_fifth_result_never_completes_first() {
     // With five results completed the 5th call was not blocked only if the detector let
     // it run; our detector blocks the 5th call itself, so the 5th result is ignored and the
     // 6th attempt is blocked too (sticky), never "first blocked at the 6th".
-    let mut s = Script::new();
-    for _ in 0..5 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(5);
     let f = run(plg(), s.events());
     let first_block = criticals(&f)[0];
     assert!(matches!(
@@ -334,10 +331,7 @@ fn k67_the_master_switch_builds_nothing() {
     );
     // Every rule off: nothing fires on a plain loop.
     let off = det("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nopenclaw = { enabled = false }");
-    let mut s = Script::new();
-    for _ in 0..30 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(30);
     assert!(run(off, s.events()).is_empty());
 }
 
@@ -406,10 +400,7 @@ fn k69_ignored_errors_never_advance_the_streak() {
 
 #[test]
 fn k70_the_block_is_sticky_until_the_arguments_change() {
-    let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(4);
     let mut blocked = Vec::new();
     // Live host: the block reason comes back as an error result.
     let id = attempt(&mut s, "read", json!({"path": "a"}));
@@ -442,10 +433,7 @@ fn k70_the_block_is_sticky_until_the_arguments_change() {
 fn k71_terminate_is_the_orchestrators_flag() {
     // `LOOP_GUARD_USE_TERMINATE` maps to `guard.terminate`: the detector's block is a plain
     // critical finding, never an abort of its own.
-    let mut s = Script::new();
-    for _ in 0..6 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(6);
     let f = run(plg(), s.events());
     assert!(!criticals(&f).is_empty());
     assert!(f

@@ -58,10 +58,7 @@ fn i51_varied_legitimate_usage_never_fires() {
 
 #[test]
 fn i52_occurrences_slide_out_and_a_new_run_clears_the_window() {
-    let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(4);
     for i in 0..8 {
         s.call("grep", json!({"q": i}), "z");
     }
@@ -70,10 +67,7 @@ fn i52_occurrences_slide_out_and_a_new_run_clears_the_window() {
     s.call("read", json!({"path": "a"}), "X");
     assert_eq!(run(prg(), s.events()).len(), before);
 
-    let mut s = Script::new();
-    for _ in 0..3 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(3);
     s.run_start();
     s.call("read", json!({"path": "a"}), "X");
     assert!(run(prg(), s.events()).is_empty());
