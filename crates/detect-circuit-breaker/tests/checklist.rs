@@ -19,18 +19,14 @@ fn openclaw() -> Box<dyn Detector> {
 fn d26_thirty_identical_outcomes_block_the_thirty_first_attempt() {
     for d in [detector, openclaw] {
         let mut s = Script::new();
-        for _ in 0..29 {
-            s.call("read", json!({"path": "a"}), "X");
-        }
+        s.repeat_call(29, "read", json!({"path": "a"}), "X");
         s.tool_call("read", json!({"path": "a"}));
         assert!(
             run(d(), s.events()).is_empty(),
             "29 outcomes are not enough"
         );
         let mut s = Script::new();
-        for _ in 0..30 {
-            s.call("read", json!({"path": "a"}), "X");
-        }
+        s.repeat_call(30, "read", json!({"path": "a"}), "X");
         s.tool_call("read", json!({"path": "a"}));
         let f = run(d(), s.events());
         assert_eq!(f.len(), 1);
@@ -91,9 +87,7 @@ fn d28_interleaving_does_not_reset_but_a_different_result_does() {
     assert_eq!(f[0].1.count, 30);
 
     let mut s = Script::new();
-    for _ in 0..29 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(29, "read", json!({"path": "a"}), "X");
     s.call("read", json!({"path": "a"}), "Y");
     s.tool_call("read", json!({"path": "a"}));
     assert!(run(detector(), s.events()).is_empty());
@@ -102,9 +96,7 @@ fn d28_interleaving_does_not_reset_but_a_different_result_does() {
 #[test]
 fn d29_the_window_caps_the_streak() {
     let mut s = Script::new();
-    for _ in 0..40 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(40, "read", json!({"path": "a"}), "X");
     let f = run(detector(), s.events());
     assert!(!f.is_empty());
     assert!(f.iter().all(|(_, f)| f.count == 30));
@@ -113,9 +105,7 @@ fn d29_the_window_caps_the_streak() {
 #[test]
 fn d26_a_blocked_call_stays_blocked() {
     let mut s = Script::new();
-    for _ in 0..30 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(30, "read", json!({"path": "a"}), "X");
     for _ in 0..5 {
         s.tool_call("read", json!({"path": "a"}));
     }
@@ -238,13 +228,9 @@ fn a_fresh_call_after_a_pair_block_runs() {
 #[test]
 fn j62_history_is_run_scoped() {
     let mut s = Script::new();
-    for _ in 0..25 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(25, "read", json!({"path": "a"}), "X");
     s.run_start();
-    for _ in 0..10 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(10, "read", json!({"path": "a"}), "X");
     s.tool_call("read", json!({"path": "a"}));
     assert!(run(detector(), s.events()).is_empty());
 }

@@ -56,9 +56,7 @@ pub(crate) fn oc() -> Box<dyn Detector> {
 /// `n` identical sequential calls: `read` of path `a`, each with the result `X`.
 pub(crate) fn same_reads(n: usize) -> Script {
     let mut s = Script::new();
-    for _ in 0..n {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(n, "read", json!({"path": "a"}), "X");
     s
 }
 

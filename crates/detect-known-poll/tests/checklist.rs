@@ -95,22 +95,19 @@ fn b11_known_poll_calls() {
     assert!(!st.is_poll("process", &json!({"action": "poll"})));
     // and in behaviour: 25 identical kills are not judged here
     let mut s = Script::new();
-    for _ in 0..25 {
-        s.call(
-            "process",
-            json!({"action": "kill", "sessionId": "s"}),
-            "killed",
-        );
-    }
+    s.repeat_call(
+        25,
+        "process",
+        json!({"action": "kill", "sessionId": "s"}),
+        "killed",
+    );
     assert!(findings(detector(), s.events()).is_empty());
 }
 
 #[test]
 fn a_host_added_poll_tool_is_a_poll() {
     let mut s = Script::new();
-    for _ in 0..10 {
-        s.call("my_status", json!({"job": 7}), "state: running");
-    }
+    s.repeat_call(10, "my_status", json!({"job": 7}), "state: running");
     s.tool_call("my_status", json!({"job": 7}));
     // unknown to the built-in table: not a poll, never judged here
     assert!(findings(detector(), s.events()).is_empty());
@@ -211,9 +208,7 @@ fn b14_polls_whose_output_progresses_are_never_flagged() {
 #[test]
 fn b15_non_poll_calls_are_left_to_other_detectors() {
     let mut s = Script::new();
-    for _ in 0..30 {
-        s.call("read", json!({"path": "a"}), "same");
-    }
+    s.repeat_call(30, "read", json!({"path": "a"}), "same");
     s.tool_call("read", json!({"path": "a"}));
     assert!(findings(detector(), s.events()).is_empty());
 }
@@ -296,9 +291,7 @@ fn d28_interleaving_does_not_reset_the_streak_but_a_different_result_does() {
     assert_eq!(f[0].1.count, 10);
 
     let mut s = Script::new();
-    for _ in 0..9 {
-        s.call("command_status", json!({"id": 1}), "pending");
-    }
+    s.repeat_call(9, "command_status", json!({"id": 1}), "pending");
     s.call("command_status", json!({"id": 1}), "done");
     s.tool_call("command_status", json!({"id": 1}));
     assert!(findings(detector(), s.events()).is_empty());
@@ -313,9 +306,7 @@ fn d29_the_window_caps_the_streak() {
         ..Settings::default()
     };
     let mut s = Script::new();
-    for _ in 0..40 {
-        s.call("command_status", json!({}), "pending");
-    }
+    s.repeat_call(40, "command_status", json!({}), "pending");
     let f = findings(with(unblocked), s.events());
     assert!(!f.is_empty());
     assert!(f.iter().all(|(_, f)| f.count <= 30));

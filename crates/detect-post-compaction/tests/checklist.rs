@@ -84,9 +84,7 @@ fn calls(s: &mut Script, list: &[(&str, &str, &str)]) {
 #[test]
 fn f34_dormant_until_armed() {
     let mut s = Script::new();
-    for _ in 0..10 {
-        s.call("read", json!({"path": "a"}), "same");
-    }
+    s.repeat_call(10, "read", json!({"path": "a"}), "same");
     assert!(run(guard(), s.events()).is_empty());
     let mut d = PostCompactionGuard::new(Settings::default());
     assert!(observe(&mut d, 0, "read", "a", "x").is_empty());
@@ -374,13 +372,19 @@ fn gateway_loop_across_auto_compaction_is_aborted() {
     // openclaw#77474: byte-identical `gateway` calls across context overflow and compaction.
     let mut s = Script::new();
     s.user("restart the gateway and check it");
-    for _ in 0..8 {
-        s.call("gateway", json!({"action": "restart"}), "restart scheduled");
-    }
+    s.repeat_call(
+        8,
+        "gateway",
+        json!({"action": "restart"}),
+        "restart scheduled",
+    );
     s.compaction();
-    for _ in 0..3 {
-        s.call("gateway", json!({"action": "restart"}), "restart scheduled");
-    }
+    s.repeat_call(
+        3,
+        "gateway",
+        json!({"action": "restart"}),
+        "restart scheduled",
+    );
     let f = run(guard(), s.events());
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].1.level, Level::Fatal);

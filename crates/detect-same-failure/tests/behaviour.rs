@@ -144,9 +144,7 @@ fn evidence_is_capped() {
 #[test]
 fn identical_args_are_left_to_generic_repeat() {
     let mut s = Script::new();
-    for _ in 0..30 {
-        s.call("edit", json!({"command": "edit 1:2\nx"}), USAGE);
-    }
+    s.repeat_call(30, "edit", json!({"command": "edit 1:2\nx"}), USAGE);
     s.tool_call("edit", json!({"command": "edit 1:2\nx"}));
     assert!(run(det(), s.events()).is_empty());
 }
@@ -154,9 +152,7 @@ fn identical_args_are_left_to_generic_repeat() {
 #[test]
 fn identical_args_then_one_variant_is_a_varied_run() {
     let mut s = Script::new();
-    for _ in 0..9 {
-        s.call("edit", json!({"command": "edit 1:2\nx"}), USAGE);
-    }
+    s.repeat_call(9, "edit", json!({"command": "edit 1:2\nx"}), USAGE);
     assert!(run(det(), s.events()).is_empty());
     s.call("edit", json!({"command": "edit 1:3\nx"}), USAGE);
     assert_eq!(levels(&run(det(), s.events())), vec![(Level::Warning, 10)]);

@@ -188,9 +188,7 @@ fn sweagent_discussion_loop_with_syntax_errors_in_between() {
 fn a_syntax_error_alone_is_not_an_unknown_tool() {
     let eof = "/bin/bash: line 2: unexpected EOF while looking for matching `''";
     let mut s = Script::new();
-    for _ in 0..10 {
-        s.call("python", json!({"command": "python -c 'print(1)"}), eof);
-    }
+    s.repeat_call(10, "python", json!({"command": "python -c 'print(1)"}), eof);
     s.tool_call("python", json!({}));
     assert!(run(detector(), s.events()).is_empty());
 }

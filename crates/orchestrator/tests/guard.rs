@@ -651,9 +651,7 @@ fn own_steer_from_origin_guard_is_never_a_new_turn() {
 fn replay_of_owned_events_matches_borrowed_events() {
     let mut s = loopguard_testkit::Script::new();
     s.user("go");
-    for _ in 0..6 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(6, "read", json!({"path": "a"}), "X");
     let events: Vec<OwnedEvent> = s.into_events();
     let mut g = guard(PLG);
     let vs = feed(&mut g, &events);

@@ -196,6 +196,14 @@ impl Script {
         self.call_with(tool, args, result, false)
     }
 
+    /// `n` identical sequential turns: [`Script::call`] of `tool` with `args` and `result`.
+    pub fn repeat_call(&mut self, n: usize, tool: &str, args: Value, result: &str) -> &mut Script {
+        for _ in 0..n {
+            self.call(tool, args.clone(), result);
+        }
+        self
+    }
+
     /// As [`Script::call`], with the error flag.
     pub fn call_with(
         &mut self,

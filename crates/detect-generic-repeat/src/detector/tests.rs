@@ -28,9 +28,7 @@ fn complaint_oh_my_pi_12564_escalation_continues_past_the_warning() {
 #[test]
 fn complaint_typeclaw_597_blocked_retries_never_wear_the_block_down() {
     let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("bash", json!({"command": "npm test"}), "1 failing");
-    }
+    s.repeat_call(4, "bash", json!({"command": "npm test"}), "1 failing");
     for _ in 0..200 {
         s.call_with(
             "bash",
@@ -130,9 +128,7 @@ fn snapshot_round_trips_mid_loop() {
         .restore(&serde_json::from_str(&text).unwrap())
         .unwrap();
     let mut tail = Script::new();
-    for _ in 0..6 {
-        tail.call("read", json!({"path": "a"}), "X");
-    }
+    tail.repeat_call(6, "read", json!({"path": "a"}), "X");
     let mut findings = Vec::new();
     for e in tail.events() {
         let x = live.observe(&e.as_event());
@@ -149,9 +145,7 @@ fn snapshot_round_trips_mid_loop() {
 fn empty_results_are_no_evidence_by_default() {
     // Corpus regression (SWE-agent walking up with `cd ..`): silence repeated is not a loop.
     let mut s = Script::new();
-    for _ in 0..3 {
-        s.call("cd", json!({"command": "cd .."}), "");
-    }
+    s.repeat_call(3, "cd", json!({"command": "cd .."}), "");
     assert!(run(default_det(), s.events()).is_empty());
     // pi-loop-guard counts them (its preset keeps `ignore-empty-results = false`).
     assert_eq!(warnings(&run(plg(), s.events())), vec![s.last_index()]);

@@ -334,9 +334,12 @@ fn near_duplicate_identical_normalised_results_count_whatever_the_raw_text() {
 #[test]
 fn near_duplicate_silence_counts_unless_configured() {
     let mut s = Script::new();
-    for _ in 0..3 {
-        s.call("python", json!({"command": "python replicate_bug.py"}), "");
-    }
+    s.repeat_call(
+        3,
+        "python",
+        json!({"command": "python replicate_bug.py"}),
+        "",
+    );
     attempt(
         &mut s,
         "python",
@@ -356,9 +359,7 @@ fn near_duplicate_silence_counts_unless_configured() {
         json!({"command": "python r.py"}),
         "some output here",
     );
-    for _ in 0..2 {
-        s.call("python", json!({"command": "python r.py"}), "");
-    }
+    s.repeat_call(2, "python", json!({"command": "python r.py"}), "");
     attempt(&mut s, "python", json!({"command": "python r.py"}));
     let d = det("near-duplicate = { recurrence-window = 0 }");
     assert!(run(d, s.events()).is_empty());

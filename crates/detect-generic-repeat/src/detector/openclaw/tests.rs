@@ -25,9 +25,7 @@ fn oc_warns_on_generic_repeated_tool_args_calls() {
 #[test]
 fn oc_blocks_generic_no_progress_at_critical_threshold() {
     let mut s = Script::new();
-    for _ in 0..20 {
-        s.call("read", json!({"path": "a"}), "same");
-    }
+    s.repeat_call(20, "read", json!({"path": "a"}), "same");
     attempt(&mut s, "read", json!({"path": "a"}));
     let f = run(oc(), s.events());
     assert_eq!(criticals(&f), vec![s.last_index()]);
@@ -72,9 +70,7 @@ fn oc_run_scoping() {
         s.push(OwnedEvent::RunStart {
             run_id: first.map(str::to_owned),
         });
-        for _ in 0..10 {
-            s.call("read", json!({"path": "a"}), "X");
-        }
+        s.repeat_call(10, "read", json!({"path": "a"}), "X");
         s.push(OwnedEvent::RunStart {
             run_id: second.map(str::to_owned),
         });
@@ -108,9 +104,7 @@ fn oc_outcomes_never_attach_to_another_runs_record() {
         run_id: Some("r2".into()),
     });
     s.tool_result(&id, "read", "X", false);
-    for _ in 0..19 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(19, "read", json!({"path": "a"}), "X");
     attempt(&mut s, "read", json!({"path": "a"}));
     let f = run(oc(), s.events());
     let crit = f
@@ -172,13 +166,12 @@ fn oc_known_polls_skip_generic_repeat() {
     }
     assert!(run(oc(), s.events()).is_empty());
     let mut s = Script::new();
-    for _ in 0..21 {
-        s.call(
-            "process",
-            json!({"action": "kill", "sessionId": "s"}),
-            "no such process",
-        );
-    }
+    s.repeat_call(
+        21,
+        "process",
+        json!({"action": "kill", "sessionId": "s"}),
+        "no such process",
+    );
     assert_eq!(criticals(&run(oc(), s.events())).len(), 1);
 }
 

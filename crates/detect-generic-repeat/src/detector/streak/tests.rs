@@ -137,9 +137,7 @@ fn a06_every_blocked_attempt_counts_toward_the_abort() {
     // detector reports each blocked attempt as critical with one stable key.
     let mut s = Script::new();
     s.user("go");
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(4, "read", json!({"path": "a"}), "X");
     let mut blocked = Vec::new();
     for _ in 0..3 {
         let id = attempt(&mut s, "read", json!({"path": "a"}));
@@ -164,9 +162,7 @@ fn a06_every_blocked_attempt_counts_toward_the_abort() {
 fn a07_a_new_user_turn_resets_and_the_guards_own_steer_does_not() {
     let mut s = Script::new();
     s.user("first task");
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(4, "read", json!({"path": "a"}), "X");
     // The guard's own steer delivered back is not a new turn (which user events are new
     // turns is core's decision: `Cx::is_new_turn`).
     s.user_from("Loop warning: change your approach", Origin::Guard);
@@ -176,9 +172,7 @@ fn a07_a_new_user_turn_resets_and_the_guards_own_steer_does_not() {
     assert_eq!(criticals(&f), vec![still_blocked]);
     // A real new prompt resets both the streak and the block.
     s.user("second task");
-    for _ in 0..2 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(2, "read", json!({"path": "a"}), "X");
     let f = run(plg(), s.events());
     assert_eq!(
         criticals(&f),
@@ -473,9 +467,7 @@ fn a_poll_that_waits_is_warned_at_ten_and_blocked_at_twenty_not_at_three_and_fiv
     ] {
         let mut s = Script::new();
         s.user("deploy and wait");
-        for _ in 0..7 {
-            s.call(tool, args.clone(), "status: running");
-        }
+        s.repeat_call(7, tool, args.clone(), "status: running");
         s.call(tool, args.clone(), "status: exited 0");
         assert!(
             run(default_preset(), s.events()).is_empty(),
@@ -483,9 +475,7 @@ fn a_poll_that_waits_is_warned_at_ten_and_blocked_at_twenty_not_at_three_and_fiv
         );
         let mut s = Script::new();
         s.user("deploy and wait");
-        for _ in 0..19 {
-            s.call(tool, args.clone(), "status: running");
-        }
+        s.repeat_call(19, tool, args.clone(), "status: running");
         let _ = attempt(&mut s, tool, args.clone());
         let f = run(default_preset(), s.events());
         assert_eq!(warnings(&f).len(), 1, "{tool}: {f:?}");
