@@ -64,9 +64,7 @@ proptest! {
     #[test]
     fn identical_calls_never_fire(n in 1usize..60, a in arb_args()) {
         let mut s = Script::new();
-        for _ in 0..n {
-            s.call_with("bash", a.clone(), "error: nope", true);
-        }
+        s.repeat_call_with(n, "bash", a.clone(), "error: nope", true);
         prop_assert!(run(det_low(), s.events()).is_empty());
     }
 

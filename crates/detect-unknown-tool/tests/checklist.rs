@@ -65,9 +65,7 @@ fn e32_recognised_error_shapes() {
         ("Error: Unknown tool: FOO", "foo"),
     ] {
         let mut s = Script::new();
-        for _ in 0..10 {
-            s.call_with("foo", json!({}), text, true);
-        }
+        s.repeat_call_with(10, "foo", json!({}), text, true);
         s.tool_call("foo", json!({}));
         let f = run(openclaw(), s.events());
         assert_eq!(f.len(), 1, "{text}");
@@ -80,9 +78,7 @@ fn e32_recognised_error_shapes() {
         ("unknown tool: foo", false),
     ] {
         let mut s = Script::new();
-        for _ in 0..12 {
-            s.call_with("foo", json!({}), text, err);
-        }
+        s.repeat_call_with(12, "foo", json!({}), text, err);
         s.tool_call("foo", json!({}));
         assert!(run(openclaw(), s.events()).is_empty(), "{text}");
         assert!(run(detector(), s.events()).is_empty(), "{text}");

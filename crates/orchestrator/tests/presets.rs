@@ -225,23 +225,21 @@ fn pi_repetition_guard_six_identical_calls_block_from_the_fourth() {
 fn openclaw_failing_call_persisting_after_compaction_aborts_at_the_third_result() {
     let mut s = Script::new();
     s.user("build it");
-    for _ in 0..2 {
-        s.call_with(
-            "exec",
-            json!({"command": "make"}),
-            "error: missing header foo.h",
-            true,
-        );
-    }
+    s.repeat_call_with(
+        2,
+        "exec",
+        json!({"command": "make"}),
+        "error: missing header foo.h",
+        true,
+    );
     s.compaction();
-    for _ in 0..3 {
-        s.call_with(
-            "exec",
-            json!({"command": "make"}),
-            "error: missing header foo.h",
-            true,
-        );
-    }
+    s.repeat_call_with(
+        3,
+        "exec",
+        json!({"command": "make"}),
+        "error: missing header foo.h",
+        true,
+    );
     let out = replay("openclaw", &s.into_events());
     let r = results(&out);
     let trace = describe(&out);

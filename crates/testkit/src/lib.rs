@@ -204,6 +204,22 @@ impl Script {
         self
     }
 
+    /// `n` identical sequential turns: [`Script::call_with`] of `tool` with `args`, `result`
+    /// and the error flag.
+    pub fn repeat_call_with(
+        &mut self,
+        n: usize,
+        tool: &str,
+        args: Value,
+        result: &str,
+        is_error: bool,
+    ) -> &mut Script {
+        for _ in 0..n {
+            self.call_with(tool, args.clone(), result, is_error);
+        }
+        self
+    }
+
     /// As [`Script::call`], with the error flag.
     pub fn call_with(
         &mut self,

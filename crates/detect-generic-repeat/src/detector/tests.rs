@@ -29,14 +29,13 @@ fn complaint_oh_my_pi_12564_escalation_continues_past_the_warning() {
 fn complaint_typeclaw_597_blocked_retries_never_wear_the_block_down() {
     let mut s = Script::new();
     s.repeat_call(4, "bash", json!({"command": "npm test"}), "1 failing");
-    for _ in 0..200 {
-        s.call_with(
-            "bash",
-            json!({"command": "npm test"}),
-            "Blocked: this exact call…",
-            true,
-        );
-    }
+    s.repeat_call_with(
+        200,
+        "bash",
+        json!({"command": "npm test"}),
+        "Blocked: this exact call…",
+        true,
+    );
     let f = run(default_det(), s.events());
     let blocks = f
         .iter()

@@ -369,9 +369,13 @@ fn k68_an_ignored_tool_between_identical_calls_is_transparent() {
 #[test]
 fn k69_ignored_errors_never_advance_the_streak() {
     let mut s = Script::new();
-    for _ in 0..10 {
-        s.call_with("bash", json!({"command": "make"}), "error: no rule", true);
-    }
+    s.repeat_call_with(
+        10,
+        "bash",
+        json!({"command": "make"}),
+        "error: no rule",
+        true,
+    );
     let mut t = preset_table("pi-loop-guard");
     t.insert("ignore-errors".into(), toml::Value::Boolean(true));
     assert!(run(det_from(&t), s.events()).is_empty());
