@@ -141,9 +141,7 @@ proptest! {
     #[test]
     fn changing_results_never_reach_critical_in_streak_mode(n in 1..80usize, tool in 0..3usize, args in arb_args()) {
         let mut s = Script::new();
-        for i in 0..n {
-            s.call(TOOLS[tool], args.clone(), &format!("result {i}"));
-        }
+        s.call_results(n, TOOLS[tool], args.clone(), |i| format!("result {i}"));
         let streak_only = settings("window = { enabled = false }");
         prop_assert!(run(boxed(&streak_only), s.events()).is_empty());
         let default = run(boxed(&Settings::default()), s.events());

@@ -404,13 +404,9 @@ fn custom_poll_rules_by_tool_and_argument() {
 #[test]
 fn poll_whose_only_change_is_an_elapsed_time_footer_is_no_progress() {
     let mut s = Script::new();
-    for i in 0..10 {
-        s.call(
-            "BashOutput",
-            json!({"bash_id": "b1"}),
-            &format!("<status>running</status>\nWaiting... (elapsed: {}s)", i * 5),
-        );
-    }
+    s.call_results(10, "BashOutput", json!({"bash_id": "b1"}), |i| {
+        format!("<status>running</status>\nWaiting... (elapsed: {}s)", i * 5)
+    });
     s.tool_call("BashOutput", json!({"bash_id": "b1"}));
     let f = findings(detector(), s.events());
     assert_eq!(f.len(), 1);

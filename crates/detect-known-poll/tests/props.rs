@@ -36,9 +36,7 @@ proptest! {
     #[test]
     fn changing_results_never_fire(n in 1usize..60) {
         let mut s = Script::new();
-        for i in 0..n {
-            s.call("command_status", json!({"id": 1}), &format!("progress {i}"));
-        }
+        s.call_results(n, "command_status", json!({"id": 1}), |i| format!("progress {i}"));
         s.tool_call("command_status", json!({"id": 1}));
         prop_assert!(run(detector(), s.events()).is_empty());
     }

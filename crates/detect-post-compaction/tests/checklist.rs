@@ -394,13 +394,12 @@ fn gateway_loop_across_auto_compaction_is_aborted() {
 fn legitimate_polling_after_compaction_is_never_aborted() {
     let mut s = Script::new();
     s.compaction();
-    for i in 0..10 {
-        s.call(
-            "process",
-            json!({"action": "poll", "sessionId": "s"}),
-            &format!("{i} lines written"),
-        );
-    }
+    s.call_results(
+        10,
+        "process",
+        json!({"action": "poll", "sessionId": "s"}),
+        |i| format!("{i} lines written"),
+    );
     assert!(run(guard(), s.events()).is_empty());
 }
 

@@ -52,9 +52,7 @@ proptest! {
     fn changing_results_never_abort(n in 1usize..20, w in 2u32..6) {
         let mut s = Script::new();
         s.compaction();
-        for i in 0..n {
-            s.call("read", json!({"path": "a"}), &format!("r{i}"));
-        }
+        s.call_results(n, "read", json!({"path": "a"}), |i| format!("r{i}"));
         let d = Box::new(PostCompactionGuard::new(Settings { window_size: w }));
         prop_assert!(run(d, s.events()).is_empty());
     }

@@ -193,16 +193,17 @@ fn a_syntax_error_alone_is_not_an_unknown_tool() {
 fn javac_missing_with_only_the_line_counter_changing() {
     // sweagent-msb-dschat__fasterxml__jackson-dataformat-xml-644 and -544
     let mut s = Script::new();
-    for i in 0..5 {
-        s.call(
-            "javac",
-            json!({"command": "javac -cp .:lib/* X.java"}),
-            &format!(
+    s.call_results(
+        5,
+        "javac",
+        json!({"command": "javac -cp .:lib/* X.java"}),
+        |i| {
+            format!(
                 "/bin/bash: line {}: javac: command not found",
                 50776 + 15 * i
-            ),
-        );
-    }
+            )
+        },
+    );
     s.tool_call("javac", json!({"command": "javac -cp .:lib/* X.java"}));
     let f = run(detector(), s.events());
     assert_eq!(
@@ -246,16 +247,12 @@ fn a_bash_tool_running_a_missing_program() {
 #[test]
 fn a_missing_directory_is_not_a_missing_command() {
     let mut s = Script::new();
-    for i in 0..10 {
-        s.call(
-            "cd",
-            json!({"command": "cd fastjson/"}),
-            &format!(
-                "/bin/bash: line {}: cd: fastjson/: No such file or directory",
-                11301 + 15 * i
-            ),
-        );
-    }
+    s.call_results(10, "cd", json!({"command": "cd fastjson/"}), |i| {
+        format!(
+            "/bin/bash: line {}: cd: fastjson/: No such file or directory",
+            11301 + 15 * i
+        )
+    });
     s.tool_call("cd", json!({"command": "cd fastjson/"}));
     assert!(run(detector(), s.events()).is_empty());
 }

@@ -34,9 +34,7 @@ proptest! {
     #[test]
     fn successes_never_fire(n in 1usize..40, args in arb_args()) {
         let mut s = Script::new();
-        for i in 0..n {
-            s.call("exec", args.clone(), &format!("ran {i}"));
-        }
+        s.call_results(n, "exec", args.clone(), |i| format!("ran {i}"));
         s.tool_call("exec", args);
         prop_assert!(run(detector(), s.events()).is_empty());
     }

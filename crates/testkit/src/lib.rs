@@ -220,6 +220,21 @@ impl Script {
         self
     }
 
+    /// `n` sequential turns calling `tool` with `args` every time, the `i`th answered with
+    /// `result(i)` (an output that changes, or only seems to).
+    pub fn call_results(
+        &mut self,
+        n: usize,
+        tool: &str,
+        args: Value,
+        result: impl Fn(usize) -> String,
+    ) -> &mut Script {
+        for i in 0..n {
+            self.call(tool, args.clone(), &result(i));
+        }
+        self
+    }
+
     /// As [`Script::call`], with the error flag.
     pub fn call_with(
         &mut self,

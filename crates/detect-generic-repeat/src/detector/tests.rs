@@ -65,13 +65,9 @@ fn complaint_gsd_pi_1206_iterative_debugging_with_new_arguments_is_quiet() {
 #[test]
 fn complaint_polling_with_changing_results_is_never_blocked_by_default() {
     let mut s = Script::new();
-    for i in 0..40 {
-        s.call(
-            "bash",
-            json!({"command": "tail -n 5 build.log"}),
-            &format!("step {i}"),
-        );
-    }
+    s.call_results(40, "bash", json!({"command": "tail -n 5 build.log"}), |i| {
+        format!("step {i}")
+    });
     let f = run(default_det(), s.events());
     assert!(criticals(&f).is_empty(), "{f:?}");
 }

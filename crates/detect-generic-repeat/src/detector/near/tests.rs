@@ -308,16 +308,17 @@ fn near_duplicate_identical_normalised_results_count_whatever_the_raw_text() {
     // The bash line counter differs in every raw result; the normaliser masks it.
     let mut s = Script::new();
     s.call("echo", json!({"command": "echo hi"}), "hi");
-    for i in 0..3 {
-        s.call(
-            "javac",
-            json!({"command": "javac -cp .:lib/* Repro.java"}),
-            &format!(
+    s.call_results(
+        3,
+        "javac",
+        json!({"command": "javac -cp .:lib/* Repro.java"}),
+        |i| {
+            format!(
                 "/bin/bash: line {}: javac: command not found",
                 50776 + 15 * i
-            ),
-        );
-    }
+            )
+        },
+    );
     attempt(
         &mut s,
         "javac",

@@ -51,13 +51,9 @@ fn oc_blocks_generic_no_progress_at_critical_threshold() {
 #[test]
 fn oc_changing_exec_output_only_warns() {
     let mut s = Script::new();
-    for i in 0..30 {
-        s.call(
-            "exec",
-            json!({"command": "date"}),
-            &format!("Mon Jan {i} 10:00:00 UTC"),
-        );
-    }
+    s.call_results(30, "exec", json!({"command": "date"}), |i| {
+        format!("Mon Jan {i} 10:00:00 UTC")
+    });
     let f = run(oc(), s.events());
     assert!(criticals(&f).is_empty());
     assert_eq!(warnings(&f).len(), 20, "calls 11..30 warn");
