@@ -185,42 +185,30 @@ fn quiet_default(t: &str) {
 }
 
 #[test]
-fn fp_list_with_long_shared_prefix_card_list() {
-    let t = fixtures::card_list();
-    assert!(
-        seed_whole(&t).is_some(),
-        "the seed flags the 47-item card list"
-    );
-    quiet_default(&t);
+fn fp_legitimate_texts_the_seed_flags_are_quiet_by_default() {
+    for (case, t) in [
+        ("the 47-item card list", fixtures::card_list()),
+        ("the table", fixtures::markdown_table()),
+    ] {
+        assert!(seed_whole(&t).is_some(), "the seed flags {case}");
+        quiet_default(&t);
+    }
 }
 
 #[test]
-fn fp_citation_list() {
-    quiet_default(&fixtures::citations());
-}
-
-#[test]
-fn fp_two_similar_code_blocks_for_comparison() {
-    quiet_default(&fixtures::compared_code_blocks());
-}
-
-#[test]
-fn fp_markdown_table() {
-    let t = fixtures::markdown_table();
-    assert!(seed_whole(&t).is_some(), "the seed flags the table");
-    quiet_default(&t);
-}
-
-#[test]
-fn fp_templated_advancing_reasoning() {
-    quiet_default(&fixtures::templated_reasoning());
-    quiet_default(&fixtures::xhigh_thinking());
-}
-
-#[test]
-fn fp_whitespace_and_separator_lines() {
-    quiet_default(&fixtures::trailing_padding());
-    quiet_default(&fixtures::separator_lines());
+fn fp_legitimate_texts_are_quiet_by_default() {
+    // Citations, two similar code blocks compared, templated advancing reasoning, whitespace
+    // and separator lines.
+    for t in [
+        fixtures::citations(),
+        fixtures::compared_code_blocks(),
+        fixtures::templated_reasoning(),
+        fixtures::xhigh_thinking(),
+        fixtures::trailing_padding(),
+        fixtures::separator_lines(),
+    ] {
+        quiet_default(&t);
+    }
 }
 
 #[test]
