@@ -54,6 +54,14 @@ impl Script {
         self
     }
 
+    /// `n` identical user messages of unknown origin (a harness repeating its nudge).
+    pub fn repeat_user(&mut self, n: usize, text: &str) -> &mut Script {
+        for _ in 0..n {
+            self.user(text);
+        }
+        self
+    }
+
     /// A user message of unknown origin.
     pub fn user(&mut self, text: &str) -> &mut Script {
         self.push(OwnedEvent::User {
