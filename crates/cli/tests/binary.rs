@@ -1,11 +1,9 @@
 //! The real `loopguard` binary: exit statuses and where messages go.
 #![allow(clippy::unwrap_used)]
 
-use std::process::Command;
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_loopguard"))
-}
+use common::{assert_success, bin};
 
 fn temp(name: &str, text: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("loopguard-cli-bin-{}", std::process::id()));
@@ -26,12 +24,7 @@ fn exit_statuses_are_0_and_2_from_the_process() {
         .arg(&ok)
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["summary"]["events"], 2);
 

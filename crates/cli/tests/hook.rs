@@ -3,6 +3,9 @@
 //! survives concurrent invocations; install and uninstall round-trip a settings file.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{assert_success, bin};
 use loopguard::orchestrator::Action;
 use loopguard_cli::hook::protocol::Agent;
 use loopguard_cli::hook::{handle, state_file, Context, RunArgs};
@@ -11,11 +14,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_loopguard"))
-}
+use std::process::Stdio;
 
 /// `../shared` from the workspace root (`$LOOPGUARD_CORPUS/..` when set); `None` with a
 /// note when absent, a failure under `CI=true`.
@@ -163,12 +162,7 @@ fn scan(path: &Path, preset: Option<&str>, config: Option<&Path>) -> Verdicts {
         cmd.arg("--config").arg(c);
     }
     let out = cmd.arg(path).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut v = Verdicts::new();
     for f in report["sessions"][0]["findings"].as_array().unwrap() {
@@ -386,12 +380,7 @@ fn concurrent_invocations_of_one_session_lose_no_event() {
         .collect();
     for c in children {
         let out = c.wait_with_output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_success(&out);
     }
     let file = state_file(&state, Agent::ClaudeCode, "par");
     let saved: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
@@ -453,16 +442,20 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
     let s = settings.to_str().unwrap();
     let cmd = "/opt/bin/loopguard hook claude-code";
 
-    let (code, out) = loopguard(&[
-        "hook",
-        "install",
-        "claude-code",
-        "--settings",
-        s,
-        "--command",
-        cmd,
-        "--dry-run",
-    ]);
+    let install = |extra: &[&str]| {
+        let mut args = vec![
+            "hook",
+            "install",
+            "claude-code",
+            "--settings",
+            s,
+            "--command",
+            cmd,
+        ];
+        args.extend_from_slice(extra);
+        loopguard(&args)
+    };
+    let (code, out) = install(&["--dry-run"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("would become"), "{out}");
     assert_eq!(
@@ -471,15 +464,7 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
         "--dry-run wrote"
     );
 
-    let (code, out) = loopguard(&[
-        "hook",
-        "install",
-        "claude-code",
-        "--settings",
-        s,
-        "--command",
-        cmd,
-    ]);
+    let (code, out) = install(&[]);
     assert_eq!(code, 0, "{out}");
     let installed: Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
@@ -507,15 +492,7 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
 
     // Idempotent.
     let before = std::fs::read_to_string(&settings).unwrap();
-    let (code, out) = loopguard(&[
-        "hook",
-        "install",
-        "claude-code",
-        "--settings",
-        s,
-        "--command",
-        cmd,
-    ]);
+    let (code, out) = install(&[]);
     assert_eq!(code, 0);
     assert!(out.contains("nothing to change"), "{out}");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
@@ -529,15 +506,7 @@ fn install_and_uninstall_round_trip_a_settings_file_with_other_hooks() {
 
     // Not JSON: refused, untouched.
     std::fs::write(&settings, "{ nope").unwrap();
-    let (code, out) = loopguard(&[
-        "hook",
-        "install",
-        "claude-code",
-        "--settings",
-        s,
-        "--command",
-        cmd,
-    ]);
+    let (code, out) = install(&[]);
     assert_eq!(code, 2);
     assert!(out.contains("not valid JSON"), "{out}");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ nope");
@@ -558,12 +527,7 @@ fn project_scope_edits_the_project_settings() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let v: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join(".claude/settings.json")).unwrap(),
     )

@@ -614,20 +614,8 @@ mod tests {
         let (mut bus, seen) = probe(Interest::of(&[EventKind::ToolResult]));
         let args = json!({});
         bus.observe(&Event::MessageStart);
-        bus.observe(&Event::ToolCall {
-            id: "1",
-            tool: "read",
-            args: &args,
-            batch: None,
-        });
-        let f = bus.observe(&Event::ToolResult {
-            id: "1",
-            tool: "read",
-            content: "x",
-            is_error: false,
-            images: 0,
-            details: None,
-        });
+        bus.observe(&Event::tool_call("1", "read", &args));
+        let f = bus.observe(&Event::tool_result("1", "read", "x", false));
         assert_eq!(*seen.lock().unwrap(), vec![(EventKind::ToolResult, 2)]);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].message, "read:1:false");
@@ -638,35 +626,11 @@ mod tests {
         let (mut bus, _) = probe(Interest::ALL);
         let args = json!({"p": 1});
         bus.observe(&Event::MessageStart);
-        bus.observe(&Event::ToolCall {
-            id: "a",
-            tool: "read",
-            args: &args,
-            batch: None,
-        });
-        bus.observe(&Event::ToolCall {
-            id: "b",
-            tool: "read",
-            args: &args,
-            batch: None,
-        });
-        let f = bus.observe(&Event::ToolResult {
-            id: "b",
-            tool: "read",
-            content: "x",
-            is_error: false,
-            images: 0,
-            details: None,
-        });
+        bus.observe(&Event::tool_call("a", "read", &args));
+        bus.observe(&Event::tool_call("b", "read", &args));
+        let f = bus.observe(&Event::tool_result("b", "read", "x", false));
         assert_eq!(f[0].message, "read:2:false");
-        let f = bus.observe(&Event::ToolResult {
-            id: "zzz",
-            tool: "read",
-            content: "x",
-            is_error: false,
-            images: 0,
-            details: None,
-        });
+        let f = bus.observe(&Event::tool_result("zzz", "read", "x", false));
         assert_eq!(f[0].message, "read:2:true");
     }
 
@@ -676,44 +640,15 @@ mod tests {
         let args = json!({"p": 1});
         let mut sizes = Vec::new();
         for id in ["a", "b"] {
-            bus.observe(&Event::ToolCall {
-                id,
-                tool: "read",
-                args: &args,
-                batch: None,
-            });
-            let f = bus.observe(&Event::ToolResult {
-                id,
-                tool: "read",
-                content: "x",
-                is_error: false,
-                images: 0,
-                details: None,
-            });
+            bus.observe(&Event::tool_call(id, "read", &args));
+            let f = bus.observe(&Event::tool_result(id, "read", "x", false));
             sizes.push(f[0].message.clone());
         }
         assert_eq!(sizes, vec!["read:1:false", "read:1:false"]);
         // Two calls before any result: one batch of two.
-        bus.observe(&Event::ToolCall {
-            id: "c",
-            tool: "read",
-            args: &args,
-            batch: None,
-        });
-        bus.observe(&Event::ToolCall {
-            id: "d",
-            tool: "read",
-            args: &args,
-            batch: None,
-        });
-        let f = bus.observe(&Event::ToolResult {
-            id: "d",
-            tool: "read",
-            content: "x",
-            is_error: false,
-            images: 0,
-            details: None,
-        });
+        bus.observe(&Event::tool_call("c", "read", &args));
+        bus.observe(&Event::tool_call("d", "read", &args));
+        let f = bus.observe(&Event::tool_result("d", "read", "x", false));
         assert_eq!(f[0].message, "read:2:false");
     }
 
@@ -860,23 +795,11 @@ mod tests {
         let write_args = json!({"path": "a.rs", "content": "x".repeat(10_000)});
         let poll_args = json!({"action": "poll", "sessionId": "s"});
         for (id, tool, args) in [("w", "write", &write_args), ("p", "process", &poll_args)] {
-            bus.observe(&Event::ToolCall {
-                id,
-                tool,
-                args,
-                batch: None,
-            });
+            bus.observe(&Event::tool_call(id, tool, args));
         }
         let kept: Vec<&Value> = bus.state.pending.iter().map(|p| &p.args).collect();
         assert_eq!(kept, vec![&Value::Null, &poll_args]);
-        bus.observe(&Event::ToolResult {
-            id: "p",
-            tool: "process",
-            content: "still running",
-            is_error: false,
-            images: 0,
-            details: None,
-        });
+        bus.observe(&Event::tool_result("p", "process", "still running", false));
         let expected = Normalizers::builtin().fingerprint(&ResultInput {
             tool: "process",
             args: Some(&poll_args),
@@ -953,30 +876,11 @@ mod tests {
             ("3", "my_status", &none),
             ("4", "read", &none),
         ] {
-            bus.observe(&Event::ToolCall {
-                id,
-                tool,
-                args,
-                batch: None,
-            });
-            bus.observe(&Event::ToolResult {
-                id,
-                tool,
-                content: "x",
-                is_error: false,
-                images: 0,
-                details: None,
-            });
+            bus.observe(&Event::tool_call(id, tool, args));
+            bus.observe(&Event::tool_result(id, tool, "x", false));
         }
         // a result whose call was never seen: its kind from the tool name alone
-        bus.observe(&Event::ToolResult {
-            id: "9",
-            tool: "command_status",
-            content: "x",
-            is_error: false,
-            images: 0,
-            details: None,
-        });
+        bus.observe(&Event::tool_result("9", "command_status", "x", false));
         let v = seen.lock().unwrap().clone();
         let calls: Vec<ToolKind> = v
             .iter()

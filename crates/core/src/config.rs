@@ -45,6 +45,34 @@ pub fn line_of(text: &str, byte: usize) -> usize {
         + 1
 }
 
+/// An error at `path`, on the line where `locate` finds `key`.
+fn invalid_at(
+    locate: &dyn Fn(&str) -> Option<usize>,
+    key: &str,
+    path: String,
+    message: String,
+) -> ConfigError {
+    ConfigError::Invalid {
+        at: Location {
+            file: None,
+            line: locate(key),
+        },
+        path,
+        message,
+    }
+}
+
+/// `value` as a table; otherwise the error `bad` makes of what it found.
+fn table_or(
+    value: toml::Value,
+    bad: impl FnOnce(String) -> ConfigError,
+) -> Result<toml::Table, ConfigError> {
+    match value {
+        toml::Value::Table(t) => Ok(t),
+        other => Err(bad(format!("expected a table, found {}", other.type_str()))),
+    }
+}
+
 impl Config {
     /// Parses TOML text. `source` names the file in error messages.
     ///
@@ -98,14 +126,7 @@ impl Config {
         let mut c = Config::default();
         for (key, value) in table {
             let path = format!("{prefix}{key}");
-            let bad = |message: String| ConfigError::Invalid {
-                at: Location {
-                    file: None,
-                    line: locate(&key),
-                },
-                path: path.clone(),
-                message,
-            };
+            let bad = |message: String| invalid_at(locate, &key, path.clone(), message);
             match key.as_str() {
                 "preset" if prefix.is_empty() => match value {
                     toml::Value::String(s) => c.preset = Some(s),
@@ -116,92 +137,36 @@ impl Config {
                         )))
                     }
                 },
-                "guard" => match value {
-                    toml::Value::Table(t) => c.guard = t,
-                    other => {
-                        return Err(bad(format!("expected a table, found {}", other.type_str())))
-                    }
-                },
-                "detectors" => match value {
-                    toml::Value::Table(t) => {
-                        for (name, v) in t {
-                            match v {
-                                toml::Value::Table(dt) => {
-                                    c.detectors.insert(name, dt);
-                                }
-                                other => {
-                                    return Err(ConfigError::Invalid {
-                                        at: Location {
-                                            file: None,
-                                            line: locate(&name),
-                                        },
-                                        path: format!("{path}.{name}"),
-                                        message: format!(
-                                            "expected a table, found {}",
-                                            other.type_str()
-                                        ),
-                                    })
-                                }
-                            }
-                        }
-                    }
-                    other => {
-                        return Err(bad(format!("expected a table, found {}", other.type_str())))
-                    }
-                },
-                "tools" => match value {
-                    toml::Value::Table(t) => {
-                        crate::tools::Tools::check(&t).map_err(|e| match e {
-                            ConfigError::Invalid {
-                                path: p, message, ..
-                            } => {
-                                let name = p.split('.').nth(1).unwrap_or(&p);
-                                ConfigError::Invalid {
-                                    at: Location {
-                                        file: None,
-                                        line: locate(name),
-                                    },
-                                    path: format!("{prefix}{p}"),
-                                    message,
-                                }
-                            }
-                            other => other,
+                "guard" => c.guard = table_or(value, bad)?,
+                "detectors" => {
+                    for (name, v) in table_or(value, bad)? {
+                        let dt = table_or(v, |m| {
+                            invalid_at(locate, &name, format!("{path}.{name}"), m)
                         })?;
-                        c.tools = t;
+                        c.detectors.insert(name, dt);
                     }
-                    other => {
-                        return Err(bad(format!("expected a table, found {}", other.type_str())))
-                    }
-                },
-                "agents" if prefix.is_empty() => match value {
-                    toml::Value::Table(t) => {
-                        for (id, v) in t {
-                            let agent_prefix = format!("agents.{id}.");
-                            match v {
-                                toml::Value::Table(at) => {
-                                    let agent = Config::from_table(at, &agent_prefix, locate)?;
-                                    c.agents.insert(id, agent);
-                                }
-                                other => {
-                                    return Err(ConfigError::Invalid {
-                                        at: Location {
-                                            file: None,
-                                            line: locate(&id),
-                                        },
-                                        path: format!("agents.{id}"),
-                                        message: format!(
-                                            "expected a table, found {}",
-                                            other.type_str()
-                                        ),
-                                    })
-                                }
-                            }
+                }
+                "tools" => {
+                    let t = table_or(value, bad)?;
+                    crate::tools::Tools::check(&t).map_err(|e| match e {
+                        ConfigError::Invalid {
+                            path: p, message, ..
+                        } => {
+                            let name = p.split('.').nth(1).unwrap_or(&p);
+                            invalid_at(locate, name, format!("{prefix}{p}"), message)
                         }
+                        other => other,
+                    })?;
+                    c.tools = t;
+                }
+                "agents" if prefix.is_empty() => {
+                    for (id, v) in table_or(value, bad)? {
+                        let at =
+                            table_or(v, |m| invalid_at(locate, &id, format!("agents.{id}"), m))?;
+                        let agent = Config::from_table(at, &format!("agents.{id}."), locate)?;
+                        c.agents.insert(id, agent);
                     }
-                    other => {
-                        return Err(bad(format!("expected a table, found {}", other.type_str())))
-                    }
-                },
+                }
                 _ => {
                     let expected = if prefix.is_empty() {
                         TOP_KEYS.join(", ")
@@ -366,17 +331,21 @@ fn env_value(e: &EnvVar, value: &str) -> Result<toml::Value, ConfigError> {
 
 /// The value at dotted `path` in `table` (`a.b` is key `b` of inner table `a`).
 pub fn get_key<'t>(table: &'t toml::Table, path: &str) -> Option<&'t toml::Value> {
+    let (inner, last) = split_key(path);
+    let mut t = table;
+    for k in inner {
+        t = t.get(k)?.as_table()?;
+    }
+    t.get(last)
+}
+
+/// The keys of the inner tables of dotted `path`, outermost first, and its last key.
+fn split_key(path: &str) -> (impl Iterator<Item = &str>, &str) {
     let (inner, last) = match path.rsplit_once('.') {
         Some((i, l)) => (Some(i), l),
         None => (None, path),
     };
-    let mut t = table;
-    if let Some(inner) = inner {
-        for k in inner.split('.') {
-            t = t.get(k)?.as_table()?;
-        }
-    }
-    t.get(last)
+    (inner.into_iter().flat_map(|i| i.split('.')), last)
 }
 
 /// Sets dotted `path` in `table`, creating (or replacing non-table values by) inner tables.
@@ -403,15 +372,10 @@ pub fn set_key(table: &mut toml::Table, path: &str, value: toml::Value) {
 
 /// Removes dotted `path` from `table` and returns its value.
 pub fn take_key(table: &mut toml::Table, path: &str) -> Option<toml::Value> {
-    let (inner, last) = match path.rsplit_once('.') {
-        Some((i, l)) => (Some(i), l),
-        None => (None, path),
-    };
+    let (inner, last) = split_key(path);
     let mut t = table;
-    if let Some(inner) = inner {
-        for k in inner.split('.') {
-            t = t.get_mut(k)?.as_table_mut()?;
-        }
+    for k in inner {
+        t = t.get_mut(k)?.as_table_mut()?;
     }
     t.remove(last)
 }
@@ -439,6 +403,23 @@ pub fn merge_tables(base: &mut toml::Table, over: &toml::Table) {
             }
         }
     }
+}
+
+/// A detector's constructor ([`crate::Registration::build`]): parses `table` into options `O`
+/// ([`parse_options`], errors at keys under `scope`), resolves them into settings with `resolve`
+/// and boxes the detector `new` makes of them.
+pub fn build_detector<O, S, D>(
+    scope: &str,
+    table: &toml::Table,
+    resolve: impl FnOnce(&O) -> Result<S, ConfigError>,
+    new: impl FnOnce(S) -> D,
+) -> Result<Box<dyn crate::Detector>, ConfigError>
+where
+    O: DeserializeOwned,
+    D: crate::Detector,
+{
+    let options: O = parse_options(scope, table)?;
+    Ok(Box::new(new(resolve(&options)?)))
 }
 
 /// Parses a detector's (or the guard's) table into its Options type, with the key path of any
@@ -520,13 +501,7 @@ mod tests {
     }
 
     static D: crate::Registration = crate::Registration {
-        name: "d",
-        code: "TST100",
-        summary: "",
-        docs: "",
-        package: "",
         default_enabled: false,
-        options: &[],
         env: &[
             EnvVar {
                 var: "D_THRESHOLD",
@@ -544,10 +519,7 @@ mod tests {
                 kind: EnvKind::Bool,
             },
         ],
-        presets: &[],
-        openclaw: crate::registry::OpenClawImport::NONE,
-        renamed: &[],
-        build: nop,
+        ..crate::Registration::bare("d", "TST100", "", nop)
     };
 
     #[test]

@@ -168,7 +168,29 @@ impl EventKind {
     }
 }
 
-impl Event<'_> {
+impl<'a> Event<'a> {
+    /// A tool call outside any batch.
+    pub fn tool_call(id: &'a str, tool: &'a str, args: &'a Value) -> Event<'a> {
+        Event::ToolCall {
+            id,
+            tool,
+            args,
+            batch: None,
+        }
+    }
+
+    /// A tool result with no image blocks and no structured details.
+    pub fn tool_result(id: &'a str, tool: &'a str, content: &'a str, is_error: bool) -> Event<'a> {
+        Event::ToolResult {
+            id,
+            tool,
+            content,
+            is_error,
+            images: 0,
+            details: None,
+        }
+    }
+
     /// The kind of this event.
     pub fn kind(&self) -> EventKind {
         match self {

@@ -3,6 +3,7 @@
 use crate::config::Config;
 use crate::detector::Detector;
 use crate::error::{ConfigError, Location};
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// Documentation of one detector option (for `loopguard detectors` and generated docs).
@@ -140,6 +141,31 @@ impl fmt::Debug for Registration {
 }
 
 impl Registration {
+    /// A registration of `name` with only a code, a summary and a constructor: on by default,
+    /// no docs, options, environment variables, presets, OpenClaw keys or renamed keys. For
+    /// the detectors of tests and examples; set the rest with struct update syntax.
+    pub const fn bare(
+        name: &'static str,
+        code: &'static str,
+        summary: &'static str,
+        build: BuildFn,
+    ) -> Registration {
+        Registration {
+            name,
+            code,
+            summary,
+            docs: "",
+            package: "",
+            default_enabled: true,
+            options: &[],
+            env: &[],
+            presets: &[],
+            openclaw: OpenClawImport::NONE,
+            renamed: &[],
+            build,
+        }
+    }
+
     fn same_as(&self, other: &Registration) -> bool {
         self.name == other.name && self.code == other.code && self.summary == other.summary
     }
@@ -189,6 +215,52 @@ impl Registration {
         keys.sort();
         keys.dedup();
         Some(keys)
+    }
+
+    /// [`Registration::accepted_keys_in`] without the old spellings of renamed keys (still
+    /// accepted, but documented only under their new names).
+    pub fn current_keys_in(&self, table: &str) -> Option<BTreeSet<String>> {
+        let keys = self.accepted_keys_in(table)?;
+        Some(
+            keys.into_iter()
+                .filter(|k| {
+                    let full = if table.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{table}.{k}")
+                    };
+                    !self.renamed.iter().any(|r| r.old == full)
+                })
+                .collect(),
+        )
+    }
+
+    /// The top-level keys of the documented options (`window` for `window.size`).
+    pub fn documented_tops(&self) -> BTreeSet<String> {
+        self.options
+            .iter()
+            .map(|o| o.name.split('.').next().unwrap_or(o.name).to_owned())
+            .collect()
+    }
+
+    /// The documented keys of the inner table `table`: by dotted names (`window.size`) or by
+    /// the option's type (`table {enabled, size}`). Empty when `table` is not an inner table.
+    pub fn documented_keys_in(&self, table: &str) -> BTreeSet<String> {
+        let mut keys: BTreeSet<String> = self
+            .options
+            .iter()
+            .filter_map(|o| o.name.strip_prefix(table)?.strip_prefix('.'))
+            .map(str::to_owned)
+            .collect();
+        for o in self.options.iter().filter(|o| o.name == table) {
+            if let Some(list) =
+                o.ty.strip_prefix("table {")
+                    .and_then(|t| t.strip_suffix('}'))
+            {
+                keys.extend(list.split(',').map(|k| k.trim().to_owned()));
+            }
+        }
+        keys
     }
 
     /// This detector's table in preset `preset`, if it declares one.
@@ -473,53 +545,21 @@ mod tests {
     }
 
     static A: Registration = Registration {
-        name: "alpha",
-        code: "TST001",
-        summary: "a",
-        docs: "",
-        package: "",
-        default_enabled: true,
-        options: &[],
-        env: &[],
-        presets: &[],
-        openclaw: OpenClawImport::NONE,
         renamed: &[Renamed {
             old: "old-name",
             new: "new.name",
         }],
-        build: build_a,
+        ..Registration::bare("alpha", "TST001", "a", build_a)
     };
     static B: Registration = Registration {
-        name: "beta",
-        code: "TST002",
-        summary: "b",
-        docs: "",
-        package: "",
         default_enabled: false,
-        options: &[],
-        env: &[],
         presets: &[PresetTable {
             preset: "default",
             toml: "enabled = true\nx = 1\n",
         }],
-        openclaw: OpenClawImport::NONE,
-        renamed: &[],
-        build: build_b,
+        ..Registration::bare("beta", "TST002", "b", build_b)
     };
-    static A2: Registration = Registration {
-        name: "alpha",
-        code: "TST009",
-        summary: "another alpha",
-        docs: "",
-        package: "",
-        default_enabled: true,
-        options: &[],
-        env: &[],
-        presets: &[],
-        openclaw: OpenClawImport::NONE,
-        renamed: &[],
-        build: build_b,
-    };
+    static A2: Registration = Registration::bare("alpha", "TST009", "another alpha", build_b);
 
     #[test]
     fn entries_are_sorted_and_deduplicated() {

@@ -5,7 +5,7 @@ mod detector;
 
 pub use detector::CircuitBreaker;
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
+use loopguard_core::{build_detector, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The detector's registered name.
@@ -89,10 +89,7 @@ impl Default for Settings {
 }
 
 fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    let options: Options = parse_options(SCOPE, table)?;
-    Ok(Box::new(CircuitBreaker::new(Settings::from_options(
-        &options,
-    )?)))
+    build_detector(SCOPE, table, Settings::from_options, CircuitBreaker::new)
 }
 
 /// The registration submitted to loopguard's registry.

@@ -2,10 +2,10 @@
 //! (§3.10), the J items on blocking and scoping, and OpenClaw issue #64500 (pairs), against
 //! the default settings unless a test says otherwise.
 
-use loopguard_core::{Detector, Level, OwnedEvent, Registry};
-use loopguard_detect_circuit_breaker::{CircuitBreaker, Options, Settings, REGISTRATION};
-use loopguard_testkit::{run, Script};
-use serde_json::{json, Value};
+use loopguard_core::{Detector, Level};
+use loopguard_detect_circuit_breaker::{CircuitBreaker, Settings, REGISTRATION};
+use loopguard_testkit::{registration, run, Script};
+use serde_json::json;
 
 fn detector() -> Box<dyn Detector> {
     Box::new(CircuitBreaker::default())
@@ -15,45 +15,23 @@ fn openclaw() -> Box<dyn Detector> {
     Box::new(CircuitBreaker::new(Settings::openclaw()))
 }
 
-fn call_details(s: &mut Script, tool: &str, args: Value, content: &str, details: Option<Value>) {
-    s.push(OwnedEvent::MessageStart);
-    s.push(OwnedEvent::MessageEnd);
-    let id = s.tool_call(tool, args);
-    s.push(OwnedEvent::ToolResult {
-        id,
-        tool: tool.to_owned(),
-        content: content.to_owned(),
-        is_error: false,
-        images: 0,
-        details,
-    });
-}
-
-fn last_index(s: &Script) -> usize {
-    s.events().len() - 1
-}
-
 #[test]
 fn d26_thirty_identical_outcomes_block_the_thirty_first_attempt() {
     for d in [detector, openclaw] {
         let mut s = Script::new();
-        for _ in 0..29 {
-            s.call("read", json!({"path": "a"}), "X");
-        }
+        s.repeat_call(29, "read", json!({"path": "a"}), "X");
         s.tool_call("read", json!({"path": "a"}));
         assert!(
             run(d(), s.events()).is_empty(),
             "29 outcomes are not enough"
         );
         let mut s = Script::new();
-        for _ in 0..30 {
-            s.call("read", json!({"path": "a"}), "X");
-        }
+        s.repeat_call(30, "read", json!({"path": "a"}), "X");
         s.tool_call("read", json!({"path": "a"}));
         let f = run(d(), s.events());
         assert_eq!(f.len(), 1);
         let (at, f) = &f[0];
-        assert_eq!(*at, last_index(&s));
+        assert_eq!(*at, s.last_index());
         assert_eq!((f.level, f.count), (Level::Critical, 30));
         assert_eq!(f.detector, "circuit-breaker");
         assert!(
@@ -71,8 +49,7 @@ fn d27_b15_known_polls_are_covered_whatever_the_other_toggles() {
     // disabled, 30 identical polls are still blocked here.
     let mut s = Script::new();
     for _ in 0..30 {
-        call_details(
-            &mut s,
+        s.call_details(
             "process",
             json!({"action": "poll", "sessionId": "s"}),
             "running",
@@ -84,7 +61,7 @@ fn d27_b15_known_polls_are_covered_whatever_the_other_toggles() {
     assert_eq!(f.len(), 1);
     assert_eq!(
         (f[0].0, f[0].1.level, f[0].1.count),
-        (last_index(&s), Level::Critical, 30)
+        (s.last_index(), Level::Critical, 30)
     );
 }
 
@@ -110,9 +87,7 @@ fn d28_interleaving_does_not_reset_but_a_different_result_does() {
     assert_eq!(f[0].1.count, 30);
 
     let mut s = Script::new();
-    for _ in 0..29 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(29, "read", json!({"path": "a"}), "X");
     s.call("read", json!({"path": "a"}), "Y");
     s.tool_call("read", json!({"path": "a"}));
     assert!(run(detector(), s.events()).is_empty());
@@ -121,9 +96,7 @@ fn d28_interleaving_does_not_reset_but_a_different_result_does() {
 #[test]
 fn d29_the_window_caps_the_streak() {
     let mut s = Script::new();
-    for _ in 0..40 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(40, "read", json!({"path": "a"}), "X");
     let f = run(detector(), s.events());
     assert!(!f.is_empty());
     assert!(f.iter().all(|(_, f)| f.count == 30));
@@ -132,9 +105,7 @@ fn d29_the_window_caps_the_streak() {
 #[test]
 fn d26_a_blocked_call_stays_blocked() {
     let mut s = Script::new();
-    for _ in 0..30 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(30, "read", json!({"path": "a"}), "X");
     for _ in 0..5 {
         s.tool_call("read", json!({"path": "a"}));
     }
@@ -149,9 +120,7 @@ fn d26_a_blocked_call_stays_blocked() {
 fn b18_changing_exec_output_never_reaches_the_breaker() {
     let mut s = Script::new();
     for i in 0..40 {
-        call_details(
-            &mut s,
-            "exec",
+        s.call_details("exec",
             json!({"command": "date"}),
             "",
             Some(
@@ -166,9 +135,7 @@ fn b18_changing_exec_output_never_reaches_the_breaker() {
 fn b16_exec_volatile_fields_reach_the_breaker() {
     let mut s = Script::new();
     for i in 0..30 {
-        call_details(
-            &mut s,
-            "exec",
+        s.call_details("exec",
             json!({"command": "make"}),
             &format!("done in {i}.5s"),
             Some(
@@ -186,8 +153,7 @@ fn b16_exec_volatile_fields_reach_the_breaker() {
 fn oc_changing_empty_output_exec_failures_stay_below_the_breaker() {
     let mut s = Script::new();
     for i in 0..35 {
-        call_details(
-            &mut s,
+        s.call_details(
             "exec",
             json!({"command": "flaky"}),
             &format!("attempt {i} failed"),
@@ -262,13 +228,9 @@ fn a_fresh_call_after_a_pair_block_runs() {
 #[test]
 fn j62_history_is_run_scoped() {
     let mut s = Script::new();
-    for _ in 0..25 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(25, "read", json!({"path": "a"}), "X");
     s.run_start();
-    for _ in 0..10 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(10, "read", json!({"path": "a"}), "X");
     s.tool_call("read", json!({"path": "a"}));
     assert!(run(detector(), s.events()).is_empty());
 }
@@ -277,8 +239,7 @@ fn j62_history_is_run_scoped() {
 fn volatile_message_ids_do_not_hide_a_send_loop() {
     let mut s = Script::new();
     for i in 0..30 {
-        call_details(
-            &mut s,
+        s.call_details(
             "message",
             json!({"action": "send", "to": "ops", "text": "deploy failed"}),
             &format!("sent {i}"),
@@ -307,63 +268,29 @@ fn random_wrapper_nonces_do_not_hide_a_browser_loop() {
     assert_eq!(run(detector(), s.events()).len(), 1);
 }
 
-fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigError> {
-    let table: toml::Table = toml_text.parse().expect("valid TOML");
-    (REGISTRATION.build)(&table)
-}
+const OPTIONS: registration::OptionChecks = registration::OptionChecks(&REGISTRATION);
 
 #[test]
 fn j63_config_validation() {
-    let err = build("threshold = 0").unwrap_err();
-    assert_eq!(err.path(), Some("detectors.circuit-breaker.threshold"));
+    let err = OPTIONS.rejected("threshold = 0", "threshold");
     assert!(err.to_string().contains("positive integer"));
-    let err = build("history-size = 0").unwrap_err();
-    assert_eq!(err.path(), Some("detectors.circuit-breaker.history-size"));
-    let err = build("threshold = \"30\"").unwrap_err();
-    assert_eq!(err.path(), Some("detectors.circuit-breaker.threshold"));
-    let err = build("globalCircuitBreakerThreshold = 30").unwrap_err();
-    assert!(err.to_string().contains("unknown field"));
-    assert!(build("threshold = 5\ncount-pairs = false").is_ok());
+    OPTIONS.rejected("history-size = 0", "history-size");
+    OPTIONS.rejected("threshold = \"30\"", "threshold");
+    OPTIONS.assert_unknown_key("globalCircuitBreakerThreshold = 30");
+    assert!(OPTIONS.build("threshold = 5\ncount-pairs = false").is_ok());
 }
 
 #[test]
 fn readme_presets_build() {
-    let readme = include_str!("../README.md");
-    let blocks: Vec<&str> = readme
-        .split("```toml\n")
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
-        .collect();
-    assert_eq!(blocks.len(), 2);
-    let settings: Vec<Settings> = blocks
-        .iter()
-        .map(|b| {
-            let t: toml::Table = b.parse().unwrap();
-            let inner = t["detectors"]["circuit-breaker"]
-                .as_table()
-                .unwrap()
-                .clone();
-            assert!((REGISTRATION.build)(&inner).is_ok());
-            let o: Options = loopguard_core::parse_options("x", &inner).unwrap();
-            Settings::from_options(&o).unwrap()
-        })
-        .collect();
-    assert_eq!(settings[0], Settings::default());
-    assert_eq!(settings[1], Settings::openclaw());
+    registration::assert_readme_settings(
+        &REGISTRATION,
+        include_str!("../README.md"),
+        Settings::from_options,
+        &[Settings::default(), Settings::openclaw()],
+    );
 }
 
 #[test]
 fn registration_is_discoverable() {
-    let reg = Registry::discover().unwrap();
-    let r = reg.get("circuit-breaker").unwrap();
-    assert_eq!(r.code, "LG005");
-    for h in [
-        "## What it detects",
-        "## Why it matters",
-        "## Example transcript",
-        "## Configuration",
-        "## False positives",
-    ] {
-        assert!(r.docs.contains(h), "{h}");
-    }
+    registration::assert_discoverable("circuit-breaker", "LG005");
 }

@@ -2,8 +2,9 @@
 
 use loopguard_core::{Detector, Level};
 use loopguard_detect_circuit_breaker::CircuitBreaker;
-use loopguard_testkit::reverse_keys;
-use loopguard_testkit::{arb_args, arb_events, run, Script};
+use loopguard_testkit::{
+    arb_args, arb_events, check_replayable, key_order_scripts, proptest_config, run, Script,
+};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -12,17 +13,13 @@ fn detector() -> Box<dyn Detector> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(proptest_config())]
 
     /// Same input, same findings; a snapshot taken mid-stream and restored into a fresh
     /// detector gives the same findings as an uninterrupted run.
     #[test]
     fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
-        let a = run(detector(), &events);
-        prop_assert_eq!(&a, &run(detector(), &events));
-        let cut = cut.min(events.len());
-        let out = loopguard_testkit::run_with_snapshot(&detector, &events, cut).unwrap();
-        prop_assert_eq!(a, out);
+        check_replayable(&detector, &events, cut)?;
     }
 
     /// Every finding is critical, at or above the threshold and within the window.
@@ -61,15 +58,7 @@ proptest! {
     /// Key order of the arguments never matters.
     #[test]
     fn key_order_never_matters(args in arb_args(), n in 25usize..35) {
-        let mut a = Script::new();
-        let mut b = Script::new();
-        for i in 0..n {
-            let args_i = if i % 2 == 0 { args.clone() } else { reverse_keys(&args) };
-            a.call("command_status", args.clone(), "same");
-            b.call("command_status", args_i, "same");
-        }
-        a.tool_call("command_status", args.clone());
-        b.tool_call("command_status", reverse_keys(&args));
+        let (a, b) = key_order_scripts("command_status", &args, n, "same");
         let fa = run(detector(), a.events());
         let fb = run(detector(), b.events());
         prop_assert_eq!(&fa, &fb);

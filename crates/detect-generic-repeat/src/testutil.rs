@@ -11,20 +11,8 @@ pub(crate) use serde_json::{json, Value};
 /// The `[detectors.generic-repeat]` table of the preset `name`, read from the README (so the
 /// documented TOML is the tested TOML).
 pub(crate) fn preset_table(name: &str) -> toml::Table {
-    let readme = include_str!("../README.md");
-    let marker = format!("# preset: {name}\n");
-    let start = readme
-        .find(&marker)
-        .unwrap_or_else(|| panic!("README has no block for preset {name}"));
-    let rest = &readme[start..];
-    let end = rest.find("```").expect("unterminated block");
-    let config =
-        Config::from_toml_str(&rest[..end], Some("README.md")).expect("preset TOML parses");
-    let mut table = config
-        .detectors
-        .get(NAME)
-        .cloned()
-        .expect("preset has a generic-repeat table");
+    let mut table =
+        loopguard_testkit::registration::readme_preset(include_str!("../README.md"), name, NAME);
     assert_eq!(
         table.remove("enabled").and_then(|v| v.as_bool()),
         Some(true),
@@ -44,6 +32,11 @@ pub(crate) fn det(toml_text: &str) -> Box<dyn Detector> {
     det_from(&t)
 }
 
+/// The error of options `toml_text`, checked to be at `key` of the detector's table.
+pub(crate) fn rejected(toml_text: &str, key: &str) -> ConfigError {
+    loopguard_testkit::registration::rejected_at(&REGISTRATION, toml_text, key)
+}
+
 pub(crate) fn default_det() -> Box<dyn Detector> {
     det("")
 }
@@ -58,6 +51,13 @@ pub(crate) fn prg() -> Box<dyn Detector> {
 
 pub(crate) fn oc() -> Box<dyn Detector> {
     det_from(&preset_table("openclaw"))
+}
+
+/// `n` identical sequential calls: `read` of path `a`, each with the result `X`.
+pub(crate) fn same_reads(n: usize) -> Script {
+    let mut s = Script::new();
+    s.repeat_call(n, "read", json!({"path": "a"}), "X");
+    s
 }
 
 /// Findings as (event index, level, count).
@@ -77,26 +77,6 @@ pub(crate) fn warnings(f: &[(usize, Finding)]) -> Vec<usize> {
         .filter(|(_, f)| f.level == Level::Warning)
         .map(|(i, _)| *i)
         .collect()
-}
-
-/// Index of the last event pushed so far.
-pub(crate) fn last(s: &Script) -> usize {
-    s.events().len() - 1
-}
-
-/// A sequential call whose result carries `images` image blocks.
-pub(crate) fn call_images(s: &mut Script, tool: &str, args: Value, text: &str, images: u32) {
-    s.push(OwnedEvent::MessageStart);
-    s.push(OwnedEvent::MessageEnd);
-    let id = s.tool_call(tool, args);
-    s.push(OwnedEvent::ToolResult {
-        id,
-        tool: tool.to_owned(),
-        content: text.to_owned(),
-        is_error: false,
-        images,
-        details: None,
-    });
 }
 
 /// A sequential assistant message with one call and no result (yet).

@@ -6,18 +6,13 @@
 //! the workspace root. When it is absent the test prints a note and passes, except with
 //! `CI=true`, where absence is a failure.
 
-use loopguard_core::{Config, Detector};
+use loopguard_core::Detector;
 use loopguard_detect_generic_repeat::{GenericRepeat, Settings, NAME};
 use loopguard_testkit::corpus::check;
+use loopguard_testkit::registration::readme_preset;
 
 fn preset_table(name: &str) -> toml::Table {
-    let readme = include_str!("../README.md");
-    let marker = format!("# preset: {name}\n");
-    let start = readme.find(&marker).expect("preset block");
-    let rest = &readme[start..];
-    let end = rest.find("```").expect("block end");
-    let config = Config::from_toml_str(&rest[..end], None).expect("preset parses");
-    let mut t = config.detectors.get(NAME).cloned().expect("table");
+    let mut t = readme_preset(include_str!("../README.md"), name, NAME);
     t.remove("enabled");
     t
 }

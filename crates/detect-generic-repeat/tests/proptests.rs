@@ -28,18 +28,11 @@ fn configs() -> Vec<Settings> {
 
 /// loopguard's `default` preset table, as the README documents it.
 fn default_preset() -> Settings {
-    let readme = include_str!("../README.md");
-    let start = readme
-        .find("# preset: default\n")
-        .expect("default preset block");
-    let rest = &readme[start..];
-    let end = rest.find("```").expect("block end");
-    let config = loopguard_core::Config::from_toml_str(&rest[..end], None).expect("preset parses");
-    let mut t = config
-        .detectors
-        .get("generic-repeat")
-        .cloned()
-        .expect("table");
+    let mut t = loopguard_testkit::registration::readme_preset(
+        include_str!("../README.md"),
+        "default",
+        "generic-repeat",
+    );
     t.remove("enabled");
     Settings::from_table(&t).expect("valid settings")
 }
@@ -148,9 +141,7 @@ proptest! {
     #[test]
     fn changing_results_never_reach_critical_in_streak_mode(n in 1..80usize, tool in 0..3usize, args in arb_args()) {
         let mut s = Script::new();
-        for i in 0..n {
-            s.call(TOOLS[tool], args.clone(), &format!("result {i}"));
-        }
+        s.call_results(n, TOOLS[tool], args.clone(), |i| format!("result {i}"));
         let streak_only = settings("window = { enabled = false }");
         prop_assert!(run(boxed(&streak_only), s.events()).is_empty());
         let default = run(boxed(&Settings::default()), s.events());

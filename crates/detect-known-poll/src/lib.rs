@@ -5,7 +5,7 @@ mod detector;
 
 pub use detector::KnownPoll;
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
+use loopguard_core::{build_detector, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -175,8 +175,7 @@ impl Default for Settings {
 }
 
 fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    let options: Options = parse_options(SCOPE, table)?;
-    Ok(Box::new(KnownPoll::new(Settings::from_options(&options)?)))
+    build_detector(SCOPE, table, Settings::from_options, KnownPoll::new)
 }
 
 /// The registration submitted to loopguard's registry.

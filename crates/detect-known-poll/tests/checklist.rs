@@ -2,9 +2,9 @@
 //! the related J items (61-63) and complaints, against the default settings unless a test
 //! says otherwise.
 
-use loopguard_core::{Bus, Detector, Finding, Level, OwnedEvent, Registry, ToolKind, Tools};
-use loopguard_detect_known_poll::{KnownPoll, Options, PollRule, Settings, REGISTRATION};
-use loopguard_testkit::{run, Script};
+use loopguard_core::{Bus, Detector, Finding, Level, OwnedEvent, ToolKind, Tools};
+use loopguard_detect_known_poll::{KnownPoll, PollRule, Settings, REGISTRATION};
+use loopguard_testkit::{registration, run, Script};
 use serde_json::{json, Value};
 
 fn detector() -> Box<dyn Detector> {
@@ -15,30 +15,13 @@ fn with(settings: Settings) -> Box<dyn Detector> {
     Box::new(KnownPoll::new(settings))
 }
 
-/// One sequential call with structured details.
-fn call_details(s: &mut Script, tool: &str, args: Value, content: &str, details: Option<Value>) {
-    s.push(OwnedEvent::MessageStart);
-    s.push(OwnedEvent::MessageEnd);
-    let id = s.tool_call(tool, args);
-    s.push(OwnedEvent::ToolResult {
-        id,
-        tool: tool.to_owned(),
-        content: content.to_owned(),
-        is_error: false,
-        images: 0,
-        details,
-    });
-}
-
 fn poll_args() -> Value {
     json!({"action": "poll", "sessionId": "s"})
 }
 
 fn polls(s: &mut Script, n: usize) {
     for _ in 0..n {
-        call_details(
-            s,
-            "process",
+        s.call_details("process",
             poll_args(),
             "still running",
             Some(
@@ -51,10 +34,6 @@ fn polls(s: &mut Script, n: usize) {
 /// Findings of `events`, each with its event index.
 fn findings(d: Box<dyn Detector>, events: &[OwnedEvent]) -> Vec<(usize, Finding)> {
     run(d, events)
-}
-
-fn last_index(s: &Script) -> usize {
-    s.events().len() - 1
 }
 
 // ---- checklist B ------------------------------------------------------------------------
@@ -116,22 +95,19 @@ fn b11_known_poll_calls() {
     assert!(!st.is_poll("process", &json!({"action": "poll"})));
     // and in behaviour: 25 identical kills are not judged here
     let mut s = Script::new();
-    for _ in 0..25 {
-        s.call(
-            "process",
-            json!({"action": "kill", "sessionId": "s"}),
-            "killed",
-        );
-    }
+    s.repeat_call(
+        25,
+        "process",
+        json!({"action": "kill", "sessionId": "s"}),
+        "killed",
+    );
     assert!(findings(detector(), s.events()).is_empty());
 }
 
 #[test]
 fn a_host_added_poll_tool_is_a_poll() {
     let mut s = Script::new();
-    for _ in 0..10 {
-        s.call("my_status", json!({"job": 7}), "state: running");
-    }
+    s.repeat_call(10, "my_status", json!({"job": 7}), "state: running");
     s.tool_call("my_status", json!({"job": 7}));
     // unknown to the built-in table: not a poll, never judged here
     assert!(findings(detector(), s.events()).is_empty());
@@ -171,7 +147,7 @@ fn b12_ten_identical_polls_warn_on_the_eleventh_attempt() {
     let f = findings(detector(), s.events());
     assert_eq!(f.len(), 1);
     let (at, f) = &f[0];
-    assert_eq!(*at, last_index(&s));
+    assert_eq!(*at, s.last_index());
     assert_eq!(f.level, Level::Warning);
     assert_eq!(f.detector, "known-poll-no-progress");
     assert_eq!(f.count, 10);
@@ -187,7 +163,7 @@ fn b13_twenty_identical_polls_block_the_twenty_first() {
     s.tool_call("process", poll_args());
     let f = findings(detector(), s.events());
     let (at, last) = f.last().unwrap();
-    assert_eq!(*at, last_index(&s));
+    assert_eq!(*at, s.last_index());
     assert_eq!(last.level, Level::Critical);
     assert_eq!(last.count, 20);
     assert!(
@@ -207,8 +183,7 @@ fn b13_twenty_identical_polls_block_the_twenty_first() {
 fn b14_polls_whose_output_progresses_are_never_flagged() {
     let mut s = Script::new();
     for i in 0..25 {
-        call_details(
-            &mut s,
+        s.call_details(
             "process",
             poll_args(),
             &format!("line {i}"),
@@ -220,8 +195,7 @@ fn b14_polls_whose_output_progresses_are_never_flagged() {
     // only `aggregated` advancing is enough too
     let mut s = Script::new();
     for i in 0..25 {
-        call_details(
-            &mut s,
+        s.call_details(
             "process",
             poll_args(),
             "same",
@@ -234,9 +208,7 @@ fn b14_polls_whose_output_progresses_are_never_flagged() {
 #[test]
 fn b15_non_poll_calls_are_left_to_other_detectors() {
     let mut s = Script::new();
-    for _ in 0..30 {
-        s.call("read", json!({"path": "a"}), "same");
-    }
+    s.repeat_call(30, "read", json!({"path": "a"}), "same");
     s.tool_call("read", json!({"path": "a"}));
     assert!(findings(detector(), s.events()).is_empty());
 }
@@ -252,9 +224,7 @@ fn exec_as_poll() -> Settings {
 fn b16_exec_completed_volatile_fields_do_not_count_as_progress() {
     let mut s = Script::new();
     for i in 0..20 {
-        call_details(
-            &mut s,
-            "exec",
+        s.call_details("exec",
             json!({"command": "make test"}),
             &format!("exit 2 after {i}ms"),
             Some(
@@ -266,7 +236,7 @@ fn b16_exec_completed_volatile_fields_do_not_count_as_progress() {
     s.tool_call("exec", json!({"command": "make test"}));
     let f = findings(with(exec_as_poll()), s.events());
     let (at, last) = f.last().unwrap();
-    assert_eq!(*at, last_index(&s));
+    assert_eq!(*at, s.last_index());
     assert_eq!((last.level, last.count), (Level::Critical, 20));
 }
 
@@ -274,9 +244,7 @@ fn b16_exec_completed_volatile_fields_do_not_count_as_progress() {
 fn b17_exec_running_with_changing_session_and_pid_but_same_tail() {
     let mut s = Script::new();
     for i in 0..20 {
-        call_details(
-            &mut s,
-            "exec",
+        s.call_details("exec",
             json!({"command": "npm start"}),
             &format!("Command still running (session s{i}x, pid {})", 100 + i),
             Some(
@@ -296,9 +264,7 @@ fn b17_exec_running_with_changing_session_and_pid_but_same_tail() {
 fn b18_changing_exec_output_is_never_flagged() {
     let mut s = Script::new();
     for i in 0..30 {
-        call_details(
-            &mut s,
-            "exec",
+        s.call_details("exec",
             json!({"command": "date"}),
             "",
             Some(
@@ -325,9 +291,7 @@ fn d28_interleaving_does_not_reset_the_streak_but_a_different_result_does() {
     assert_eq!(f[0].1.count, 10);
 
     let mut s = Script::new();
-    for _ in 0..9 {
-        s.call("command_status", json!({"id": 1}), "pending");
-    }
+    s.repeat_call(9, "command_status", json!({"id": 1}), "pending");
     s.call("command_status", json!({"id": 1}), "done");
     s.tool_call("command_status", json!({"id": 1}));
     assert!(findings(detector(), s.events()).is_empty());
@@ -342,9 +306,7 @@ fn d29_the_window_caps_the_streak() {
         ..Settings::default()
     };
     let mut s = Script::new();
-    for _ in 0..40 {
-        s.call("command_status", json!({}), "pending");
-    }
+    s.repeat_call(40, "command_status", json!({}), "pending");
     let f = findings(with(unblocked), s.events());
     assert!(!f.is_empty());
     assert!(f.iter().all(|(_, f)| f.count <= 30));
@@ -394,59 +356,36 @@ fn a_new_user_turn_starts_a_fresh_history() {
     assert!(f.iter().all(|(at, _)| *at < boundary), "{f:?}");
 }
 
-fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigError> {
-    let table: toml::Table = toml_text.parse().expect("valid TOML");
-    (REGISTRATION.build)(&table)
-}
+const OPTIONS: registration::OptionChecks = registration::OptionChecks(&REGISTRATION);
 
 #[test]
 fn j63_config_validation() {
-    let err = build("warning-threshold = 0").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.warning-threshold")
-    );
+    let err = OPTIONS.rejected("warning-threshold = 0", "warning-threshold");
     assert!(err.to_string().contains("positive integer"), "{err}");
-    let err = build("warning-threshold = 20\ncritical-threshold = 20").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.critical-threshold")
+    let err = OPTIONS.rejected(
+        "warning-threshold = 20\ncritical-threshold = 20",
+        "critical-threshold",
     );
     assert!(
         err.to_string()
             .contains("warning-threshold must be lower than critical-threshold"),
         "{err}"
     );
-    let err = build("warning-threshold = -1").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.warning-threshold")
+    OPTIONS.rejected("warning-threshold = -1", "warning-threshold");
+    OPTIONS.rejected("warning-threshold = 1.5", "warning-threshold");
+    OPTIONS.assert_unknown_key("warningThreshold = 10");
+    OPTIONS.rejected("history-size = 5000", "history-size");
+    OPTIONS.rejected(
+        "poll-tools = [{ tool = \"x\", values = [\"a\"] }]",
+        "poll-tools[0].values",
     );
-    let err = build("warning-threshold = 1.5").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.warning-threshold")
-    );
-    let err = build("warningThreshold = 10").unwrap_err();
-    assert!(err.to_string().contains("unknown field"), "{err}");
-    let err = build("history-size = 5000").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.history-size")
-    );
-    let err = build("poll-tools = [{ tool = \"x\", values = [\"a\"] }]").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.known-poll-no-progress.poll-tools[0].values")
-    );
-    let err = build("poll-tools = [{ tool = \"x\", pattern = \"a\" }]").unwrap_err();
-    assert!(err.to_string().contains("unknown field"), "{err}");
-    assert!(build("").is_ok());
+    OPTIONS.assert_unknown_key("poll-tools = [{ tool = \"x\", pattern = \"a\" }]");
+    assert!(OPTIONS.build("").is_ok());
 }
 
 #[test]
 fn custom_poll_rules_by_tool_and_argument() {
-    let d = build("warning-threshold = 2\ncritical-threshold = 3\npoll-tools = [{ tool = \"job\", arg = \"op\", values = [\"status\"] }]")
+    let d = OPTIONS.build("warning-threshold = 2\ncritical-threshold = 3\npoll-tools = [{ tool = \"job\", arg = \"op\", values = [\"status\"] }]")
         .unwrap();
     let mut s = Script::new();
     for _ in 0..3 {
@@ -465,13 +404,9 @@ fn custom_poll_rules_by_tool_and_argument() {
 #[test]
 fn poll_whose_only_change_is_an_elapsed_time_footer_is_no_progress() {
     let mut s = Script::new();
-    for i in 0..10 {
-        s.call(
-            "BashOutput",
-            json!({"bash_id": "b1"}),
-            &format!("<status>running</status>\nWaiting... (elapsed: {}s)", i * 5),
-        );
-    }
+    s.call_results(10, "BashOutput", json!({"bash_id": "b1"}), |i| {
+        format!("<status>running</status>\nWaiting... (elapsed: {}s)", i * 5)
+    });
     s.tool_call("BashOutput", json!({"bash_id": "b1"}));
     let f = findings(detector(), s.events());
     assert_eq!(f.len(), 1);
@@ -492,44 +427,22 @@ fn poll_output_that_grows_is_progress() {
 #[test]
 fn readme_presets_build_and_match_the_defaults() {
     let readme = include_str!("../README.md");
-    let blocks: Vec<&str> = readme
-        .split("```toml\n")
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
-        .collect();
-    assert_eq!(blocks.len(), 2);
-    for b in &blocks {
-        let t: toml::Table = b.parse().unwrap();
-        let inner = t["detectors"]["known-poll-no-progress"]
-            .as_table()
-            .unwrap()
-            .clone();
-        let o: Options = loopguard_core::parse_options("x", &inner).unwrap();
-        let st = Settings::from_options(&o).unwrap();
-        assert_eq!(
-            (st.warning_threshold, st.critical_threshold, st.history_size),
-            (10, 20, 30)
-        );
-        assert!((REGISTRATION.build)(&inner).is_ok());
-    }
-    let default: toml::Table = blocks[0].parse().unwrap();
-    let o: Options = loopguard_core::parse_options(
-        "x",
-        default["detectors"]["known-poll-no-progress"]
-            .as_table()
-            .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(Settings::from_options(&o).unwrap(), Settings::default());
-    let oc: toml::Table = blocks[1].parse().unwrap();
-    let o: Options = loopguard_core::parse_options(
-        "x",
-        oc["detectors"]["known-poll-no-progress"]
-            .as_table()
-            .unwrap(),
-    )
-    .unwrap();
-    assert!(Settings::from_options(&o).unwrap().poll_tools.is_empty());
+    // Both blocks resolve to the defaults: thresholds 10 and 20, history 30, no extra polls.
+    registration::assert_readme_settings(
+        &REGISTRATION,
+        readme,
+        Settings::from_options,
+        &[Settings::default(), Settings::default()],
+    );
+    assert_eq!(
+        (
+            Settings::default().warning_threshold,
+            Settings::default().critical_threshold,
+            Settings::default().history_size
+        ),
+        (10, 20, 30)
+    );
+    let oc = &registration::readme_toml_blocks(readme)[1];
     // the openclaw block's `[tools]` entries are valid tools-table entries
     let tools = oc["tools"].as_table().unwrap();
     let t = Tools::from_config(tools).unwrap();
@@ -539,16 +452,5 @@ fn readme_presets_build_and_match_the_defaults() {
 
 #[test]
 fn registration_is_discoverable() {
-    let reg = Registry::discover().unwrap();
-    let r = reg.get("known-poll-no-progress").unwrap();
-    assert_eq!(r.code, "LG002");
-    for h in [
-        "## What it detects",
-        "## Why it matters",
-        "## Example transcript",
-        "## Configuration",
-        "## False positives",
-    ] {
-        assert!(r.docs.contains(h), "{h}");
-    }
+    registration::assert_discoverable("known-poll-no-progress", "LG002");
 }

@@ -6,7 +6,7 @@ mod window;
 
 pub use detector::PingPong;
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
+use loopguard_core::{build_detector, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The registered name of this detector.
@@ -233,8 +233,12 @@ impl Default for Settings {
 }
 
 fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    let options: Options = parse_options(&format!("detectors.{NAME}"), table)?;
-    Ok(Box::new(PingPong::new(Settings::from_options(&options)?)))
+    build_detector(
+        &format!("detectors.{NAME}"),
+        table,
+        Settings::from_options,
+        PingPong::new,
+    )
 }
 
 /// The registration of `ping-pong` (code LG003).

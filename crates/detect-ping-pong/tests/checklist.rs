@@ -444,9 +444,7 @@ fn cycles_of_up_to_eight_calls_are_caught_and_nine_are_not() {
 #[test]
 fn identical_calls_in_a_row_are_not_a_cycle() {
     let mut s = Script::new();
-    for _ in 0..12 {
-        s.call("read", json!({"path": "a"}), "same");
-    }
+    s.repeat_call(12, "read", json!({"path": "a"}), "same");
     assert!(
         run(default(), s.events()).is_empty(),
         "period 1 is generic-repeat's"

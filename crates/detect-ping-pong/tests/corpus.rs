@@ -3,7 +3,7 @@
 //! and what the `openclaw` settings do.
 
 use loopguard_detect_ping_pong::{PingPong, Settings};
-use loopguard_testkit::corpus::{check, Report};
+use loopguard_testkit::corpus::{check, check_clean, Report};
 
 fn evaluate(settings: Settings) -> Option<Report> {
     check(&|| Box::new(PingPong::new(settings)), Some("ping-pong"))
@@ -11,20 +11,12 @@ fn evaluate(settings: Settings) -> Option<Report> {
 
 #[test]
 fn corpus_default_no_false_positives_and_ping_pong_loops_caught() {
-    let Some(r) = evaluate(Settings::default()) else {
+    let make =
+        || -> Box<dyn loopguard_core::Detector> { Box::new(PingPong::new(Settings::default())) };
+    let Some(r) = check_clean("ping-pong (default)", &make, Some("ping-pong")) else {
         return;
     };
-    eprintln!("{}", r.summary("ping-pong (default)"));
-    assert!(
-        r.false_positives.is_empty(),
-        "findings on loop=false sessions: {:?}",
-        r.false_positives
-    );
-    assert!(
-        r.missed.is_empty(),
-        "labelled ping-pong loops missed: {:?}",
-        r.missed
-    );
+    r.assert_none_missed();
     assert_eq!(r.caught.len(), 5);
 }
 

@@ -3,7 +3,7 @@
 
 use loopguard_core::{Detector, Level};
 use loopguard_detect_ping_pong::{PingPong, Settings};
-use loopguard_testkit::{arb_events, run, Script};
+use loopguard_testkit::{arb_events, check_replayable, proptest_config, run, Script};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -16,7 +16,7 @@ fn oc() -> Box<dyn Detector> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(proptest_config())]
 
     /// All-distinct calls never fire, whatever their results.
     #[test]
@@ -81,11 +81,7 @@ proptest! {
     #[test]
     fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
         for make in [det as fn() -> Box<dyn Detector>, oc] {
-            let a = run(make(), &events);
-            prop_assert_eq!(&a, &run(make(), &events));
-            let cut = cut.min(events.len());
-            let out = loopguard_testkit::run_with_snapshot(&make, &events, cut).unwrap();
-            prop_assert_eq!(a, out);
+            check_replayable(&make, &events, cut)?;
         }
     }
 

@@ -5,7 +5,7 @@ mod detector;
 
 pub use detector::PostCompactionGuard;
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
+use loopguard_core::{build_detector, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The registered name of this detector.
@@ -86,9 +86,12 @@ impl Default for Settings {
 }
 
 fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    let options: Options = parse_options(&format!("detectors.{NAME}"), table)?;
-    let settings = Settings::from_options(&options)?;
-    Ok(Box::new(PostCompactionGuard::new(settings)))
+    build_detector(
+        &format!("detectors.{NAME}"),
+        table,
+        Settings::from_options,
+        PostCompactionGuard::new,
+    )
 }
 
 /// The registration of `post-compaction-guard` (code LG006). On by default, as in OpenClaw

@@ -65,6 +65,14 @@ fn compact(d: &mut PostCompactionGuard, seq: u64) {
     assert!(findings.is_empty());
 }
 
+/// A script of a compaction, then the calls of `list` (tool, path, result) one by one.
+fn after_a_compaction(list: &[(&str, &str, &str)]) -> Script {
+    let mut s = Script::new();
+    s.compaction();
+    calls(&mut s, list);
+    s
+}
+
 fn calls(s: &mut Script, list: &[(&str, &str, &str)]) {
     for (tool, path, result) in list {
         s.call(tool, json!({ "path": path }), result);
@@ -76,9 +84,7 @@ fn calls(s: &mut Script, list: &[(&str, &str, &str)]) {
 #[test]
 fn f34_dormant_until_armed() {
     let mut s = Script::new();
-    for _ in 0..10 {
-        s.call("read", json!({"path": "a"}), "same");
-    }
+    s.repeat_call(10, "read", json!({"path": "a"}), "same");
     assert!(run(guard(), s.events()).is_empty());
     let mut d = PostCompactionGuard::new(Settings::default());
     assert!(observe(&mut d, 0, "read", "a", "x").is_empty());
@@ -109,16 +115,11 @@ fn f35_abort_on_the_full_window() {
 #[test]
 fn f36_any_change_spares_the_run() {
     // Results change.
-    let mut s = Script::new();
-    s.compaction();
-    calls(
-        &mut s,
-        &[
-            ("read", "x", "r1"),
-            ("read", "x", "r2"),
-            ("read", "x", "r3"),
-        ],
-    );
+    let mut s = after_a_compaction(&[
+        ("read", "x", "r1"),
+        ("read", "x", "r2"),
+        ("read", "x", "r3"),
+    ]);
     // Disarmed after 3 observations: identical calls later are ignored.
     calls(
         &mut s,
@@ -130,12 +131,7 @@ fn f36_any_change_spares_the_run() {
     );
     assert!(run(guard(), s.events()).is_empty());
     // Arguments change.
-    let mut s = Script::new();
-    s.compaction();
-    calls(
-        &mut s,
-        &[("read", "a", "r"), ("read", "b", "r"), ("read", "c", "r")],
-    );
+    let s = after_a_compaction(&[("read", "a", "r"), ("read", "b", "r"), ("read", "c", "r")]);
     assert!(run(guard(), s.events()).is_empty());
     // Disarmed after three observations.
     let mut d = PostCompactionGuard::new(Settings::default());
@@ -146,27 +142,24 @@ fn f36_any_change_spares_the_run() {
     assert!(!d.is_armed());
 }
 
+/// A compaction, then calls x, x, y, x with the same result: never three identical in a row.
+fn x_x_y_x_after_a_compaction() -> Script {
+    after_a_compaction(&[
+        ("read", "x", "r"),
+        ("read", "x", "r"),
+        ("read", "y", "r"),
+        ("read", "x", "r"),
+    ])
+}
+
 #[test]
 fn f37_no_abort_outside_the_window() {
-    let mut s = Script::new();
-    s.compaction();
-    calls(
-        &mut s,
-        &[
-            ("read", "x", "r"),
-            ("read", "x", "r"),
-            ("read", "y", "r"),
-            ("read", "x", "r"),
-        ],
-    );
-    assert!(run(guard(), s.events()).is_empty());
+    assert!(run(guard(), x_x_y_x_after_a_compaction().events()).is_empty());
 }
 
 #[test]
 fn f38_rearming_restarts_the_window() {
-    let mut s = Script::new();
-    s.compaction();
-    calls(&mut s, &[("read", "x", "r"), ("read", "x", "r")]);
+    let mut s = after_a_compaction(&[("read", "x", "r"), ("read", "x", "r")]);
     s.compaction();
     calls(&mut s, &[("read", "x", "r"), ("read", "x", "r")]);
     assert!(
@@ -178,9 +171,7 @@ fn f38_rearming_restarts_the_window() {
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].1.count, 3);
     // After a disarm, a later compaction arms again.
-    let mut s = Script::new();
-    s.compaction();
-    calls(&mut s, &[("a", "1", "r"), ("b", "1", "r"), ("c", "1", "r")]);
+    let mut s = after_a_compaction(&[("a", "1", "r"), ("b", "1", "r"), ("c", "1", "r")]);
     calls(
         &mut s,
         &[("read", "x", "r"), ("read", "x", "r"), ("read", "x", "r")],
@@ -295,46 +286,25 @@ fn aborts_on_the_third_identical_call_within_the_window() {
 }
 
 #[test]
-fn does_not_abort_when_the_result_hash_changes() {
-    let mut d = PostCompactionGuard::new(Settings::default());
-    compact(&mut d, 0);
-    assert!(observe(&mut d, 1, "exec", "ls", "a").is_empty());
-    assert!(observe(&mut d, 2, "exec", "ls", "a").is_empty());
-    assert!(observe(&mut d, 3, "exec", "ls", "b").is_empty());
-}
-
-#[test]
-fn does_not_abort_when_the_args_hash_changes() {
-    let mut d = PostCompactionGuard::new(Settings::default());
-    compact(&mut d, 0);
-    assert!(observe(&mut d, 1, "exec", "ls", "a").is_empty());
-    assert!(observe(&mut d, 2, "exec", "ls", "a").is_empty());
-    assert!(observe(&mut d, 3, "exec", "ls -l", "a").is_empty());
+fn does_not_abort_when_the_result_or_the_args_hash_changes() {
+    // The third call changes its result, then (in the second case) its arguments.
+    for (args, result) in [("ls", "b"), ("ls -l", "a")] {
+        let mut d = PostCompactionGuard::new(Settings::default());
+        compact(&mut d, 0);
+        assert!(observe(&mut d, 1, "exec", "ls", "a").is_empty());
+        assert!(observe(&mut d, 2, "exec", "ls", "a").is_empty());
+        let third = observe(&mut d, 3, "exec", args, result);
+        assert!(third.is_empty(), "{args} → {result}: {third:?}");
+    }
 }
 
 #[test]
 fn does_not_abort_outside_the_window() {
     // Window 2: a different call, then the window is closed; a repeat later is not seen.
-    let mut s = Script::new();
-    s.compaction();
-    calls(
-        &mut s,
-        &[("read", "x", "r"), ("read", "y", "r"), ("read", "x", "r")],
-    );
+    let s = after_a_compaction(&[("read", "x", "r"), ("read", "y", "r"), ("read", "x", "r")]);
     assert!(run(guard_w(2), s.events()).is_empty());
     // Window 3: x, x, y, then x.
-    let mut s = Script::new();
-    s.compaction();
-    calls(
-        &mut s,
-        &[
-            ("read", "x", "r"),
-            ("read", "x", "r"),
-            ("read", "y", "r"),
-            ("read", "x", "r"),
-        ],
-    );
-    assert!(run(guard(), s.events()).is_empty());
+    assert!(run(guard(), x_x_y_x_after_a_compaction().events()).is_empty());
 }
 
 #[test]
@@ -389,9 +359,7 @@ fn finding_carries_detector_count_tool_and_message() {
 
 #[test]
 fn window_of_two_aborts_on_two_identical_outcomes() {
-    let mut s = Script::new();
-    s.compaction();
-    calls(&mut s, &[("read", "x", "r"), ("read", "x", "r")]);
+    let s = after_a_compaction(&[("read", "x", "r"), ("read", "x", "r")]);
     let f = run(guard_w(2), s.events());
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].1.count, 2);
@@ -404,13 +372,19 @@ fn gateway_loop_across_auto_compaction_is_aborted() {
     // openclaw#77474: byte-identical `gateway` calls across context overflow and compaction.
     let mut s = Script::new();
     s.user("restart the gateway and check it");
-    for _ in 0..8 {
-        s.call("gateway", json!({"action": "restart"}), "restart scheduled");
-    }
+    s.repeat_call(
+        8,
+        "gateway",
+        json!({"action": "restart"}),
+        "restart scheduled",
+    );
     s.compaction();
-    for _ in 0..3 {
-        s.call("gateway", json!({"action": "restart"}), "restart scheduled");
-    }
+    s.repeat_call(
+        3,
+        "gateway",
+        json!({"action": "restart"}),
+        "restart scheduled",
+    );
     let f = run(guard(), s.events());
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].1.level, Level::Fatal);
@@ -420,13 +394,12 @@ fn gateway_loop_across_auto_compaction_is_aborted() {
 fn legitimate_polling_after_compaction_is_never_aborted() {
     let mut s = Script::new();
     s.compaction();
-    for i in 0..10 {
-        s.call(
-            "process",
-            json!({"action": "poll", "sessionId": "s"}),
-            &format!("{i} lines written"),
-        );
-    }
+    s.call_results(
+        10,
+        "process",
+        json!({"action": "poll", "sessionId": "s"}),
+        |i| format!("{i} lines written"),
+    );
     assert!(run(guard(), s.events()).is_empty());
 }
 

@@ -26,10 +26,6 @@ fn corpus_no_false_positives_and_labelled_loops_caught() {
         "{}; {with_compaction} sessions with a compaction",
         r.summary("post-compaction-guard")
     );
-    assert!(
-        r.false_positives.is_empty(),
-        "findings on loop=false sessions: {:?}",
-        r.false_positives
-    );
-    assert!(r.missed.is_empty(), "missed: {:?}", r.missed);
+    r.assert_no_false_positives();
+    r.assert_none_missed();
 }

@@ -3,7 +3,7 @@
 
 use loopguard_core::{Detector, OwnedEvent};
 use loopguard_detect_post_compaction::{PostCompactionGuard, Settings};
-use loopguard_testkit::{arb_events, run, Script};
+use loopguard_testkit::{arb_events, check_replayable, proptest_config, run, Script};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -12,7 +12,7 @@ fn guard() -> Box<dyn Detector> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(proptest_config())]
 
     /// Without a compaction the guard never fires.
     #[test]
@@ -52,9 +52,7 @@ proptest! {
     fn changing_results_never_abort(n in 1usize..20, w in 2u32..6) {
         let mut s = Script::new();
         s.compaction();
-        for i in 0..n {
-            s.call("read", json!({"path": "a"}), &format!("r{i}"));
-        }
+        s.call_results(n, "read", json!({"path": "a"}), |i| format!("r{i}"));
         let d = Box::new(PostCompactionGuard::new(Settings { window_size: w }));
         prop_assert!(run(d, s.events()).is_empty());
     }
@@ -63,10 +61,6 @@ proptest! {
     /// detector, gives the same findings as an uninterrupted run.
     #[test]
     fn deterministic_and_snapshot_restore_equivalent(events in arb_events(600), cut in 0usize..200) {
-        let a = run(guard(), &events);
-        prop_assert_eq!(&a, &run(guard(), &events));
-        let cut = cut.min(events.len());
-        let out = loopguard_testkit::run_with_snapshot(&guard, &events, cut).unwrap();
-        prop_assert_eq!(a, out);
+        check_replayable(&guard, &events, cut)?;
     }
 }

@@ -5,7 +5,7 @@ mod detector;
 
 pub use detector::{looks_like_failure, SameFailure, SCAN_CHARS};
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
+use loopguard_core::{build_detector, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The registered name of this detector.
@@ -165,10 +165,12 @@ impl Default for Settings {
 }
 
 fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    let options: Options = parse_options(&format!("detectors.{NAME}"), table)?;
-    Ok(Box::new(SameFailure::new(Settings::from_options(
-        &options,
-    )?)))
+    build_detector(
+        &format!("detectors.{NAME}"),
+        table,
+        Settings::from_options,
+        SameFailure::new,
+    )
 }
 
 /// The registration of `same-failure` (code LG010).

@@ -6,6 +6,7 @@ use loopguard_core::{Bus, Detector, Finding, Level, Origin, OwnedEvent, MAX_EVID
 use loopguard_detect_same_failure::{
     looks_like_failure, Options, SameFailure, Settings, NAME, REGISTRATION,
 };
+use loopguard_testkit::registration::OptionChecks;
 use loopguard_testkit::{run, Script};
 use serde_json::json;
 
@@ -143,9 +144,7 @@ fn evidence_is_capped() {
 #[test]
 fn identical_args_are_left_to_generic_repeat() {
     let mut s = Script::new();
-    for _ in 0..30 {
-        s.call("edit", json!({"command": "edit 1:2\nx"}), USAGE);
-    }
+    s.repeat_call(30, "edit", json!({"command": "edit 1:2\nx"}), USAGE);
     s.tool_call("edit", json!({"command": "edit 1:2\nx"}));
     assert!(run(det(), s.events()).is_empty());
 }
@@ -153,9 +152,7 @@ fn identical_args_are_left_to_generic_repeat() {
 #[test]
 fn identical_args_then_one_variant_is_a_varied_run() {
     let mut s = Script::new();
-    for _ in 0..9 {
-        s.call("edit", json!({"command": "edit 1:2\nx"}), USAGE);
-    }
+    s.repeat_call(9, "edit", json!({"command": "edit 1:2\nx"}), USAGE);
     assert!(run(det(), s.events()).is_empty());
     s.call("edit", json!({"command": "edit 1:3\nx"}), USAGE);
     assert_eq!(levels(&run(det(), s.events())), vec![(Level::Warning, 10)]);
@@ -419,18 +416,7 @@ fn failure_patterns() {
 
 // ---- configuration ----------------------------------------------------------------------
 
-fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigError> {
-    let table: toml::Table = toml_text.parse().unwrap();
-    (REGISTRATION.build)(&table)
-}
-
-fn err_path(toml_text: &str) -> String {
-    build(toml_text)
-        .unwrap_err()
-        .path()
-        .unwrap_or_default()
-        .to_owned()
-}
+const OPTIONS: OptionChecks = OptionChecks(&REGISTRATION);
 
 #[test]
 fn config_defaults_and_registration() {
@@ -449,7 +435,7 @@ fn config_defaults_and_registration() {
             "recurring-window"
         ]
     );
-    assert_eq!(build("").unwrap().name(), NAME);
+    assert_eq!(OPTIONS.build("").unwrap().name(), NAME);
     let s = Settings::from_options(&Options::default()).unwrap();
     assert_eq!(s, Settings::default());
     assert_eq!((s.warning_threshold, s.critical_threshold), (8, 16));
@@ -476,7 +462,9 @@ fn config_built_detector_uses_its_options() {
     let mut s = Script::new();
     usage_failures(&mut s, 0, 3);
     s.tool_call("edit", json!({"command": "edit 1:2"}));
-    let d = build("warning-threshold = 2\ncritical-threshold = 3").unwrap();
+    let d = OPTIONS
+        .build("warning-threshold = 2\ncritical-threshold = 3")
+        .unwrap();
     assert_eq!(
         levels(&run(d, s.events())),
         vec![(Level::Warning, 2), (Level::Critical, 3)]
@@ -485,45 +473,27 @@ fn config_built_detector_uses_its_options() {
 
 #[test]
 fn config_errors_name_the_key() {
-    assert_eq!(
-        err_path("warning-threshold = 0"),
-        "detectors.same-failure.warning-threshold"
-    );
-    assert_eq!(
-        err_path("warning-threshold = -3"),
-        "detectors.same-failure.warning-threshold"
-    );
-    assert_eq!(
-        err_path("critical-threshold = -1"),
-        "detectors.same-failure.critical-threshold"
-    );
-    assert_eq!(
-        err_path("warning-threshold = 16"),
-        "detectors.same-failure.critical-threshold"
-    );
-    assert_eq!(
-        err_path("warning-threshold = 5\ncritical-threshold = 4"),
-        "detectors.same-failure.critical-threshold"
-    );
-    assert_eq!(
-        err_path("warning-threshold = \"8\""),
-        "detectors.same-failure.warning-threshold"
-    );
-    assert_eq!(
-        err_path("warning-threshold = 2.5"),
-        "detectors.same-failure.warning-threshold"
-    );
-    assert_eq!(
-        err_path("count-unflagged-failures = 1"),
-        "detectors.same-failure.count-unflagged-failures"
-    );
-    assert_eq!(
-        err_path("warning-threshold = 2000000"),
-        "detectors.same-failure.warning-threshold"
-    );
+    for (toml_text, key) in [
+        ("warning-threshold = 0", "warning-threshold"),
+        ("warning-threshold = -3", "warning-threshold"),
+        ("critical-threshold = -1", "critical-threshold"),
+        ("warning-threshold = 16", "critical-threshold"),
+        (
+            "warning-threshold = 5\ncritical-threshold = 4",
+            "critical-threshold",
+        ),
+        ("warning-threshold = \"8\"", "warning-threshold"),
+        ("warning-threshold = 2.5", "warning-threshold"),
+        ("count-unflagged-failures = 1", "count-unflagged-failures"),
+        ("warning-threshold = 2000000", "warning-threshold"),
+    ] {
+        OPTIONS.rejected(toml_text, key);
+    }
     // Unknown keys are rejected.
-    let err = build("failure-patterns = [\"x\"]").unwrap_err();
+    let err = OPTIONS.build("failure-patterns = [\"x\"]").unwrap_err();
     assert!(err.to_string().contains("failure-patterns"), "{err}");
     // critical-threshold = 0 (never) accepts any warning threshold.
-    assert!(build("warning-threshold = 100\ncritical-threshold = 0").is_ok());
+    assert!(OPTIONS
+        .build("warning-threshold = 100\ncritical-threshold = 0")
+        .is_ok());
 }

@@ -68,18 +68,10 @@ fn corpus_no_false_positives_and_usage_loop_caught() {
         r.summary("same-failure (default)")
     );
     assert!(usage_loop_seen, "{USAGE_LOOP} is in the corpus");
-    assert!(
-        r.false_positives.is_empty(),
-        "findings on loop=false sessions: {:?}",
-        r.false_positives
-    );
+    r.assert_no_false_positives();
     assert!(
         longest_clean < Settings::DEFAULT_WARNING_THRESHOLD,
         "a loop-free session reaches the warning threshold"
     );
-    assert!(
-        r.unsure_critical.is_empty(),
-        "critical findings on unsure sessions: {:?}",
-        r.unsure_critical
-    );
+    r.assert_no_unsure_critical();
 }

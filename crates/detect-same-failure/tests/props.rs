@@ -3,7 +3,7 @@
 
 use loopguard_core::{Detector, Level};
 use loopguard_detect_same_failure::{SameFailure, Settings};
-use loopguard_testkit::{arb_args, arb_events, run, Script};
+use loopguard_testkit::{arb_args, arb_events, check_replayable, proptest_config, run, Script};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -21,7 +21,7 @@ fn det_low() -> Box<dyn Detector> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(proptest_config())]
 
     /// Findings carry counts consistent with their level; critical findings only come on
     /// tool calls; nothing asks for an abort; evidence is bounded.
@@ -64,9 +64,7 @@ proptest! {
     #[test]
     fn identical_calls_never_fire(n in 1usize..60, a in arb_args()) {
         let mut s = Script::new();
-        for _ in 0..n {
-            s.call_with("bash", a.clone(), "error: nope", true);
-        }
+        s.repeat_call_with(n, "bash", a.clone(), "error: nope", true);
         prop_assert!(run(det_low(), s.events()).is_empty());
     }
 
@@ -99,11 +97,7 @@ proptest! {
     #[test]
     fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
         for mk in [det as fn() -> Box<dyn Detector>, det_low] {
-            let a = run(mk(), &events);
-            prop_assert_eq!(&a, &run(mk(), &events));
-            let cut = cut.min(events.len());
-            let out = loopguard_testkit::run_with_snapshot(&mk, &events, cut).unwrap();
-            prop_assert_eq!(a, out);
+            check_replayable(&mk, &events, cut)?;
         }
     }
 }

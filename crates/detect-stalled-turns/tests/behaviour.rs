@@ -33,9 +33,7 @@ fn third_identical_nudge_warns_and_tenth_aborts() {
     let mut s = Script::new();
     task(&mut s);
     let base = s.events().len();
-    for _ in 0..12 {
-        s.user(NUDGE);
-    }
+    s.repeat_user(12, NUDGE);
     let f = run(det(), s.events());
     let levels: Vec<(usize, Level, u32)> = f
         .iter()
@@ -96,9 +94,7 @@ fn short_stall_then_resume_gets_one_warning_and_no_critical() {
     // The corpus's "unsure" shape: 3-5 reminders, then the agent resumes.
     let mut s = Script::new();
     task(&mut s);
-    for _ in 0..5 {
-        s.user(NUDGE);
-    }
+    s.repeat_user(5, NUDGE);
     s.call("bash", json!({"command": "git diff"}), "diff");
     let f = run(det(), s.events());
     assert_eq!(f.len(), 1);
@@ -280,9 +276,7 @@ fn whitespace_around_the_nudge_does_not_matter() {
 fn thresholds_are_configurable_and_validated() {
     let mut s = Script::new();
     task(&mut s);
-    for _ in 0..5 {
-        s.user(NUDGE);
-    }
+    s.repeat_user(5, NUDGE);
     let f = run(
         with("warning-threshold = 2\ncritical-threshold = 4\n"),
         s.events(),
@@ -332,9 +326,7 @@ fn thresholds_are_configurable_and_validated() {
 fn nudge_counting_can_be_turned_off() {
     let mut s = Script::new();
     task(&mut s);
-    for _ in 0..12 {
-        s.user(NUDGE);
-    }
+    s.repeat_user(12, NUDGE);
     assert!(run(with("count-nudges = false\n"), s.events()).is_empty());
 }
 
@@ -344,13 +336,9 @@ fn each_stall_run_has_its_own_key() {
     // key must still hear about the second one.
     let mut s = Script::new();
     task(&mut s);
-    for _ in 0..3 {
-        s.user(NUDGE);
-    }
+    s.repeat_user(3, NUDGE);
     s.call("bash", serde_json::json!({"command": "ls"}), "a.py");
-    for _ in 0..3 {
-        s.user(NUDGE);
-    }
+    s.repeat_user(3, NUDGE);
     let f = run(det(), s.events());
     assert_eq!(f.len(), 2, "{f:?}");
     assert_ne!(f[0].1.key, f[1].1.key);

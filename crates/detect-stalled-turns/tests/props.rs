@@ -3,7 +3,7 @@
 
 use loopguard_core::{Detector, Level};
 use loopguard_detect_stalled_turns::{Settings, StalledTurns};
-use loopguard_testkit::{arb_events, run, Script};
+use loopguard_testkit::{arb_events, check_replayable, proptest_config, run, Script};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -12,7 +12,7 @@ fn det() -> Box<dyn Detector> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(proptest_config())]
 
     /// Findings carry counts consistent with their level; the strong ones are fatal (they abort).
     #[test]
@@ -52,10 +52,6 @@ proptest! {
     /// detector gives the same findings as an uninterrupted run.
     #[test]
     fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
-        let a = run(det(), &events);
-        prop_assert_eq!(&a, &run(det(), &events));
-        let cut = cut.min(events.len());
-        let out = loopguard_testkit::run_with_snapshot(&det, &events, cut).unwrap();
-        prop_assert_eq!(a, out);
+        check_replayable(&det, &events, cut)?;
     }
 }

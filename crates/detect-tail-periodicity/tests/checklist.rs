@@ -4,7 +4,7 @@
 
 mod fixtures;
 
-use loopguard_core::{Finding, Level, OwnedEvent, Stream};
+use loopguard_core::{Finding, Level, Stream};
 use loopguard_detect_tail_periodicity::{
     Algorithm, Rule, SeedScanner, Settings, TailPeriodicity, REGISTRATION,
 };
@@ -29,17 +29,7 @@ fn fire_pieces(
     chunk: usize,
 ) -> Vec<(usize, Finding)> {
     let mut s = Script::new();
-    s.push(OwnedEvent::MessageStart);
-    for (stream, text) in pieces {
-        let chars: Vec<char> = text.chars().collect();
-        for piece in chars.chunks(chunk) {
-            s.push(OwnedEvent::TextDelta {
-                stream: *stream,
-                delta: piece.iter().collect(),
-            });
-        }
-    }
-    s.push(OwnedEvent::MessageEnd);
+    s.message_streams(pieces, chunk);
     run(Box::new(TailPeriodicity::new(settings.clone())), s.events())
 }
 
@@ -415,64 +405,45 @@ fn quiet_default(t: &str) {
 }
 
 #[test]
-fn fp_whitespace_only_units_trailing_padding() {
-    let t = fixtures::trailing_padding();
-    assert!(seed_rule_flags(&t), "the seed flags padding");
-    quiet_default(&t);
+fn fp_legitimate_texts_the_seed_rule_flags_are_quiet_by_default() {
+    for (case, t) in [
+        (
+            "whitespace-only units (trailing padding)",
+            fixtures::trailing_padding(),
+        ),
+        ("low-entropy separator lines", fixtures::separator_lines()),
+        (
+            "an output line quoted twice",
+            fixtures::duplicate_output_lines(),
+        ),
+        (
+            "a sed pattern and replacement sharing a prefix",
+            fixtures::sed_command(),
+        ),
+        (
+            "tree lines forming a square across a shared prefix",
+            fixtures::supervision_tree(),
+        ),
+    ] {
+        assert!(seed_rule_flags(&t), "the seed rule flags {case}");
+        quiet_default(&t);
+    }
 }
 
 #[test]
-fn fp_low_entropy_separator_lines() {
-    let t = fixtures::separator_lines();
-    assert!(seed_rule_flags(&t), "the seed flags separators");
-    quiet_default(&t);
-}
-
-#[test]
-fn fp_list_with_long_shared_prefix_card_list() {
-    quiet_default(&fixtures::card_list());
-}
-
-#[test]
-fn fp_citation_list() {
-    quiet_default(&fixtures::citations());
-}
-
-#[test]
-fn fp_two_similar_code_blocks_for_comparison() {
-    quiet_default(&fixtures::compared_code_blocks());
-}
-
-#[test]
-fn fp_markdown_table() {
-    quiet_default(&fixtures::markdown_table());
-}
-
-#[test]
-fn fp_templated_advancing_reasoning() {
-    quiet_default(&fixtures::templated_reasoning());
-    quiet_default(&fixtures::xhigh_thinking());
-}
-
-#[test]
-fn fp_duplicate_output_line_quoted_twice() {
-    let t = fixtures::duplicate_output_lines();
-    assert!(seed_rule_flags(&t), "the seed rule flags it");
-    quiet_default(&t);
-}
-
-#[test]
-fn fp_sed_pattern_and_replacement_share_a_prefix() {
-    let t = fixtures::sed_command();
-    assert!(seed_rule_flags(&t), "the seed rule flags it");
-    quiet_default(&t);
-}
-
-#[test]
-fn fp_tree_lines_forming_a_square_across_a_shared_prefix() {
-    let t = fixtures::supervision_tree();
-    assert!(seed_rule_flags(&t), "the seed rule flags it");
-    quiet_default(&t);
+fn fp_legitimate_texts_are_quiet_by_default() {
+    // A list with a long shared prefix, citations, two similar code blocks compared, a
+    // markdown table, templated advancing reasoning.
+    for t in [
+        fixtures::card_list(),
+        fixtures::citations(),
+        fixtures::compared_code_blocks(),
+        fixtures::markdown_table(),
+        fixtures::templated_reasoning(),
+        fixtures::xhigh_thinking(),
+    ] {
+        quiet_default(&t);
+    }
 }
 
 // ---- loops the default catches that the seed misses ------------------------------------

@@ -3,25 +3,12 @@
 //! any finding, with the default settings.
 
 use loopguard_detect_tail_periodicity::{Settings, TailPeriodicity};
-use loopguard_testkit::corpus::check_kind;
+use loopguard_testkit::corpus::assert_kind_caught_and_clean;
 
 #[test]
 fn default_catches_every_text_periodic_session_and_flags_no_legit_one() {
-    let verbose = std::env::var_os("LOOPGUARD_VERBOSE").is_some();
-    let make = || -> Box<dyn loopguard_core::Detector> {
-        Box::new(TailPeriodicity::new(Settings::default()))
-    };
-    let Some(c) = check_kind(&make, "text-periodic", verbose) else {
-        return;
-    };
-    eprintln!(
-        "default: caught {} text-periodic sessions, {} loop=false sessions clean",
-        c.caught, c.clean
-    );
-    assert!(c.problems.is_empty(), "{:#?}", c.problems);
-    assert!(
-        c.clean > 100,
-        "only {} loop-free sessions were read",
-        c.clean
+    assert_kind_caught_and_clean(
+        &|| Box::new(TailPeriodicity::new(Settings::default())),
+        "text-periodic",
     );
 }

@@ -2,7 +2,7 @@
 //! the thresholds behave as documented.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
-use loopguard_core::{Finding, OwnedEvent, Stream};
+use loopguard_core::{Finding, Stream};
 use loopguard_detect_tail_periodicity::{
     measure_runs, Row, Rule, Settings, TailPeriodicity, CODE_TABLE, PROSE_TABLE,
 };
@@ -10,15 +10,7 @@ use loopguard_testkit::{run, texts, Script};
 
 fn fire_with(settings: &Settings, stream: Stream, text: &str) -> Option<Finding> {
     let mut s = Script::new();
-    s.push(OwnedEvent::MessageStart);
-    let chars: Vec<char> = text.chars().collect();
-    for piece in chars.chunks(16) {
-        s.push(OwnedEvent::TextDelta {
-            stream,
-            delta: piece.iter().collect(),
-        });
-    }
-    s.push(OwnedEvent::MessageEnd);
+    s.message_chunked(stream, text, 16);
     let found = run(Box::new(TailPeriodicity::new(settings.clone())), s.events());
     assert!(found.len() <= 1, "at most one finding per message");
     found.into_iter().next().map(|(_, f)| f)

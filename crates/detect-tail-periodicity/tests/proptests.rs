@@ -3,7 +3,7 @@
 //! and no input makes the detector panic or exceed its memory cap.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
-use loopguard_core::{Detector, OwnedEvent, Stream};
+use loopguard_core::{Detector, Stream};
 use loopguard_detect_tail_periodicity::{oracle, Finder, Rule, Settings, TailPeriodicity};
 use loopguard_testkit::{decode_events, run, Script};
 use proptest::prelude::*;
@@ -115,22 +115,39 @@ fn detector_fire(
     chunk: usize,
 ) -> Option<(u64, String)> {
     let mut s = Script::new();
-    s.push(OwnedEvent::MessageStart);
-    for (stream, text) in pieces {
-        let chars: Vec<char> = text.chars().collect();
-        for piece in chars.chunks(chunk.max(1)) {
-            s.push(OwnedEvent::TextDelta {
-                stream: *stream,
-                delta: piece.iter().collect(),
-            });
-        }
-    }
-    s.push(OwnedEvent::MessageEnd);
+    s.message_streams(pieces, chunk);
     let found = run(Box::new(TailPeriodicity::new(settings.clone())), s.events());
     assert!(found.len() <= 1, "at most one finding per message");
     found
         .first()
         .map(|(_, f)| (f.offset.unwrap_or(0), f.key.clone()))
+}
+
+/// `text` as a thinking stream up to its `split`th character, then a text stream.
+fn thinking_then_text(text: &str, split: usize) -> [(Stream, &str); 2] {
+    let cut = text
+        .char_indices()
+        .nth(split)
+        .map_or(text.len(), |(i, _)| i);
+    [
+        (Stream::Thinking, &text[..cut]),
+        (Stream::Text, &text[cut..]),
+    ]
+}
+
+/// The detector's finding (offset, key) is at the oracle's (offset, unit), under a key that
+/// names the unit (the root, for the evidence rule).
+fn agrees(got: Option<(u64, String)>, want: Option<(u64, usize)>) -> Result<(), TestCaseError> {
+    prop_assert_eq!(got.as_ref().map(|g| g.0), want.map(|w| w.0));
+    if let (Some((_, key)), Some((_, q))) = (got, want) {
+        prop_assert!(
+            key.starts_with(&format!("tail-periodicity/{q}/")),
+            "key {} unit {}",
+            key,
+            q
+        );
+    }
+    Ok(())
 }
 
 proptest! {
@@ -180,26 +197,16 @@ proptest! {
             rule: Rule::Copies,
             ..Settings::default()
         };
-        let cut = text.char_indices().nth(split).map_or(text.len(), |(i, _)| i);
-        let pieces = [(Stream::Thinking, &text[..cut]), (Stream::Text, &text[cut..])];
+        let pieces = thinking_then_text(&text, split);
         let want = oracle::first_fire(&settings, &pieces);
-        let got = detector_fire(&settings, &pieces, 16);
-        prop_assert_eq!(got.as_ref().map(|g| g.0), want.map(|w| w.0));
-        if let (Some((_, key)), Some((_, q))) = (got, want) {
-            prop_assert!(key.starts_with(&format!("tail-periodicity/{q}/")), "key {} unit {}", key, q);
-        }
+        agrees(detector_fire(&settings, &pieces, 16), want)?;
     }
 
     #[test]
     fn detector_fires_where_the_oracle_does(text in arb_text(), settings in arb_settings(), split in 0usize..200, chunk in 1usize..20) {
-        let cut = text.char_indices().nth(split).map_or(text.len(), |(i, _)| i);
-        let pieces = [(Stream::Thinking, &text[..cut]), (Stream::Text, &text[cut..])];
+        let pieces = thinking_then_text(&text, split);
         let want = oracle::first_fire(&settings, &pieces);
-        let got = detector_fire(&settings, &pieces, chunk);
-        prop_assert_eq!(got.as_ref().map(|g| g.0), want.map(|w| w.0));
-        if let (Some((_, key)), Some((_, q))) = (got, want) {
-            prop_assert!(key.starts_with(&format!("tail-periodicity/{q}/")), "key {} unit {}", key, q);
-        }
+        agrees(detector_fire(&settings, &pieces, chunk), want)?;
     }
 
     #[test]
@@ -221,14 +228,9 @@ proptest! {
             ..Settings::default()
         };
         let body = if fence { format!("```\n{text}") } else { text };
-        let cut = body.char_indices().nth(split).map_or(body.len(), |(i, _)| i);
-        let pieces = [(Stream::Thinking, &body[..cut]), (Stream::Text, &body[cut..])];
+        let pieces = thinking_then_text(&body, split);
         let want = oracle::evidence_fire(&settings, &pieces);
-        let got = detector_fire(&settings, &pieces, chunk);
-        prop_assert_eq!(got.as_ref().map(|g| g.0), want.map(|w| w.0));
-        if let (Some((_, key)), Some((_, p))) = (got, want) {
-            prop_assert!(key.starts_with(&format!("tail-periodicity/{p}/")), "key {} root {}", key, p);
-        }
+        agrees(detector_fire(&settings, &pieces, chunk), want)?;
     }
 
     #[test]

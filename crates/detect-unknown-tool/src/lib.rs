@@ -6,7 +6,7 @@ mod shapes;
 
 pub use detector::UnknownTool;
 
-use loopguard_core::{parse_options, ConfigError, Detector, OptionDoc, Registration, Scope};
+use loopguard_core::{build_detector, ConfigError, Detector, OptionDoc, Registration, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The detector's registered name.
@@ -143,10 +143,7 @@ impl Default for Settings {
 }
 
 fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    let options: Options = parse_options(SCOPE, table)?;
-    Ok(Box::new(UnknownTool::new(Settings::from_options(
-        &options,
-    )?)))
+    build_detector(SCOPE, table, Settings::from_options, UnknownTool::new)
 }
 
 /// The registration submitted to loopguard's registry.

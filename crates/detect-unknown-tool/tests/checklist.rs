@@ -1,9 +1,9 @@
 //! Checklist section E (items 30-33), the unknown-tool rows of OpenClaw's test table (§3.10),
 //! the shell shapes of the corpus, and `available-tools`.
 
-use loopguard_core::{Detector, Level, Registry};
-use loopguard_detect_unknown_tool::{Options, Settings, UnknownTool, REGISTRATION};
-use loopguard_testkit::{run, Script};
+use loopguard_core::{Detector, Level};
+use loopguard_detect_unknown_tool::{Settings, UnknownTool, REGISTRATION};
+use loopguard_testkit::{registration, run, Script};
 use serde_json::json;
 
 fn detector() -> Box<dyn Detector> {
@@ -12,10 +12,6 @@ fn detector() -> Box<dyn Detector> {
 
 fn openclaw() -> Box<dyn Detector> {
     Box::new(UnknownTool::new(Settings::openclaw()))
-}
-
-fn last_index(s: &Script) -> usize {
-    s.events().len() - 1
 }
 
 fn exec_failures(s: &mut Script, n: usize) {
@@ -45,7 +41,7 @@ fn e31_ten_failures_block_the_eleventh_attempt_whatever_the_args() {
     let f = run(openclaw(), s.events());
     assert_eq!(f.len(), 1);
     let (at, f) = &f[0];
-    assert_eq!(*at, last_index(&s));
+    assert_eq!(*at, s.last_index());
     assert_eq!((f.level, f.count), (Level::Critical, 10));
     assert_eq!(f.detector, "unknown-tool");
     assert!(f.message.contains("exec"), "{}", f.message);
@@ -69,9 +65,7 @@ fn e32_recognised_error_shapes() {
         ("Error: Unknown tool: FOO", "foo"),
     ] {
         let mut s = Script::new();
-        for _ in 0..10 {
-            s.call_with("foo", json!({}), text, true);
-        }
+        s.repeat_call_with(10, "foo", json!({}), text, true);
         s.tool_call("foo", json!({}));
         let f = run(openclaw(), s.events());
         assert_eq!(f.len(), 1, "{text}");
@@ -84,9 +78,7 @@ fn e32_recognised_error_shapes() {
         ("unknown tool: foo", false),
     ] {
         let mut s = Script::new();
-        for _ in 0..12 {
-            s.call_with("foo", json!({}), text, err);
-        }
+        s.repeat_call_with(12, "foo", json!({}), text, err);
         s.tool_call("foo", json!({}));
         assert!(run(openclaw(), s.events()).is_empty(), "{text}");
         assert!(run(detector(), s.events()).is_empty(), "{text}");
@@ -124,7 +116,7 @@ fn default_warns_at_three_and_blocks_at_five() {
     assert_eq!(f.len(), 1);
     assert_eq!(
         (f[0].0, f[0].1.level, f[0].1.count),
-        (last_index(&s), Level::Warning, 3)
+        (s.last_index(), Level::Warning, 3)
     );
     let mut s = Script::new();
     exec_failures(&mut s, 5);
@@ -132,7 +124,7 @@ fn default_warns_at_three_and_blocks_at_five() {
     let f = run(detector(), s.events());
     assert_eq!(
         f.last().map(|(i, f)| (*i, f.level, f.count)),
-        Some((last_index(&s), Level::Critical, 5))
+        Some((s.last_index(), Level::Critical, 5))
     );
     assert_eq!(f.len(), 3, "warnings at 3 and 4, critical at 5");
 }
@@ -192,9 +184,7 @@ fn sweagent_discussion_loop_with_syntax_errors_in_between() {
 fn a_syntax_error_alone_is_not_an_unknown_tool() {
     let eof = "/bin/bash: line 2: unexpected EOF while looking for matching `''";
     let mut s = Script::new();
-    for _ in 0..10 {
-        s.call("python", json!({"command": "python -c 'print(1)"}), eof);
-    }
+    s.repeat_call(10, "python", json!({"command": "python -c 'print(1)"}), eof);
     s.tool_call("python", json!({}));
     assert!(run(detector(), s.events()).is_empty());
 }
@@ -203,16 +193,17 @@ fn a_syntax_error_alone_is_not_an_unknown_tool() {
 fn javac_missing_with_only_the_line_counter_changing() {
     // sweagent-msb-dschat__fasterxml__jackson-dataformat-xml-644 and -544
     let mut s = Script::new();
-    for i in 0..5 {
-        s.call(
-            "javac",
-            json!({"command": "javac -cp .:lib/* X.java"}),
-            &format!(
+    s.call_results(
+        5,
+        "javac",
+        json!({"command": "javac -cp .:lib/* X.java"}),
+        |i| {
+            format!(
                 "/bin/bash: line {}: javac: command not found",
                 50776 + 15 * i
-            ),
-        );
-    }
+            )
+        },
+    );
     s.tool_call("javac", json!({"command": "javac -cp .:lib/* X.java"}));
     let f = run(detector(), s.events());
     assert_eq!(
@@ -256,16 +247,12 @@ fn a_bash_tool_running_a_missing_program() {
 #[test]
 fn a_missing_directory_is_not_a_missing_command() {
     let mut s = Script::new();
-    for i in 0..10 {
-        s.call(
-            "cd",
-            json!({"command": "cd fastjson/"}),
-            &format!(
-                "/bin/bash: line {}: cd: fastjson/: No such file or directory",
-                11301 + 15 * i
-            ),
-        );
-    }
+    s.call_results(10, "cd", json!({"command": "cd fastjson/"}), |i| {
+        format!(
+            "/bin/bash: line {}: cd: fastjson/: No such file or directory",
+            11301 + 15 * i
+        )
+    });
     s.tool_call("cd", json!({"command": "cd fastjson/"}));
     assert!(run(detector(), s.events()).is_empty());
 }
@@ -283,7 +270,7 @@ fn available_tools_block_an_unknown_name_at_once() {
     assert_eq!(f.len(), 1);
     assert_eq!(
         (f[0].0, f[0].1.level, f[0].1.count),
-        (last_index(&s), Level::Critical, 1)
+        (s.last_index(), Level::Critical, 1)
     );
     assert!(f[0].1.message.contains("web_search"));
     assert!(f[0].1.message.contains("read, bash"));
@@ -301,74 +288,38 @@ fn j62_history_is_run_scoped() {
     assert!(f.iter().all(|(at, _)| *at < boundary), "{f:?}");
 }
 
-fn build(toml_text: &str) -> Result<Box<dyn Detector>, loopguard_core::ConfigError> {
-    let table: toml::Table = toml_text.parse().expect("valid TOML");
-    (REGISTRATION.build)(&table)
-}
+const OPTIONS: registration::OptionChecks = registration::OptionChecks(&REGISTRATION);
 
 #[test]
 fn j63_config_validation() {
-    let err = build("critical-threshold = 0").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.unknown-tool.critical-threshold")
-    );
+    let err = OPTIONS.rejected("critical-threshold = 0", "critical-threshold");
     assert!(err.to_string().contains("positive integer"));
-    let err = build("warning-threshold = 5\ncritical-threshold = 5").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.unknown-tool.critical-threshold")
+    let err = OPTIONS.rejected(
+        "warning-threshold = 5\ncritical-threshold = 5",
+        "critical-threshold",
     );
     assert!(err
         .to_string()
         .contains("warning-threshold must be lower than critical-threshold"));
-    assert!(build("warning-threshold = 5\ncritical-threshold = 5\nwarn = false").is_ok());
-    let err = build("available-tools = [\"\"]").unwrap_err();
-    assert_eq!(
-        err.path(),
-        Some("detectors.unknown-tool.available-tools[0]")
-    );
-    let err = build("unknownToolThreshold = 10").unwrap_err();
-    assert!(err.to_string().contains("unknown field"));
-    let err = build("history-size = -3").unwrap_err();
-    assert_eq!(err.path(), Some("detectors.unknown-tool.history-size"));
+    assert!(OPTIONS
+        .build("warning-threshold = 5\ncritical-threshold = 5\nwarn = false")
+        .is_ok());
+    OPTIONS.rejected("available-tools = [\"\"]", "available-tools[0]");
+    OPTIONS.assert_unknown_key("unknownToolThreshold = 10");
+    OPTIONS.rejected("history-size = -3", "history-size");
 }
 
 #[test]
 fn readme_presets_build() {
-    let readme = include_str!("../README.md");
-    let blocks: Vec<&str> = readme
-        .split("```toml\n")
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
-        .collect();
-    assert_eq!(blocks.len(), 2);
-    let settings: Vec<Settings> = blocks
-        .iter()
-        .map(|b| {
-            let t: toml::Table = b.parse().unwrap();
-            let inner = t["detectors"]["unknown-tool"].as_table().unwrap().clone();
-            assert!((REGISTRATION.build)(&inner).is_ok());
-            let o: Options = loopguard_core::parse_options("x", &inner).unwrap();
-            Settings::from_options(&o).unwrap()
-        })
-        .collect();
-    assert_eq!(settings[0], Settings::default());
-    assert_eq!(settings[1], Settings::openclaw());
+    registration::assert_readme_settings(
+        &REGISTRATION,
+        include_str!("../README.md"),
+        Settings::from_options,
+        &[Settings::default(), Settings::openclaw()],
+    );
 }
 
 #[test]
 fn registration_is_discoverable() {
-    let reg = Registry::discover().unwrap();
-    let r = reg.get("unknown-tool").unwrap();
-    assert_eq!(r.code, "LG004");
-    for h in [
-        "## What it detects",
-        "## Why it matters",
-        "## Example transcript",
-        "## Configuration",
-        "## False positives",
-    ] {
-        assert!(r.docs.contains(h), "{h}");
-    }
+    registration::assert_discoverable("unknown-tool", "LG004");
 }

@@ -2,7 +2,7 @@
 
 use loopguard_core::{Detector, Level};
 use loopguard_detect_unknown_tool::{Settings, UnknownTool};
-use loopguard_testkit::{arb_args, arb_events, run, Script};
+use loopguard_testkit::{arb_args, arb_events, check_replayable, proptest_config, run, Script};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -11,17 +11,13 @@ fn detector() -> Box<dyn Detector> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(proptest_config())]
 
     /// Same input, same findings; a snapshot taken mid-stream and restored into a fresh
     /// detector gives the same findings as an uninterrupted run.
     #[test]
     fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
-        let a = run(detector(), &events);
-        prop_assert_eq!(&a, &run(detector(), &events));
-        let cut = cut.min(events.len());
-        let out = loopguard_testkit::run_with_snapshot(&detector, &events, cut).unwrap();
-        prop_assert_eq!(a, out);
+        check_replayable(&detector, &events, cut)?;
     }
 
     /// Counts stay within the thresholds' meaning and the history size.
@@ -38,9 +34,7 @@ proptest! {
     #[test]
     fn successes_never_fire(n in 1usize..40, args in arb_args()) {
         let mut s = Script::new();
-        for i in 0..n {
-            s.call("exec", args.clone(), &format!("ran {i}"));
-        }
+        s.call_results(n, "exec", args.clone(), |i| format!("ran {i}"));
         s.tool_call("exec", args);
         prop_assert!(run(detector(), s.events()).is_empty());
     }

@@ -221,10 +221,12 @@ impl Default for Settings {
 }
 
 fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    let options: Options = loopguard_core::parse_options(&format!("detectors.{NAME}"), table)?;
-    Ok(Box::new(VariationLoop::new(Settings::from_options(
-        &options,
-    )?)))
+    loopguard_core::build_detector(
+        &format!("detectors.{NAME}"),
+        table,
+        Settings::from_options,
+        VariationLoop::new,
+    )
 }
 
 /// The registration.

@@ -3,26 +3,13 @@
 //! any finding, with the default settings.
 
 use loopguard_detect_variation_loop::{Settings, VariationLoop};
-use loopguard_testkit::corpus::check_kind;
+use loopguard_testkit::corpus::{assert_kind_caught_and_clean, check_kind};
 
 #[test]
 fn default_catches_every_text_variation_session_and_flags_no_legit_one() {
-    let verbose = std::env::var_os("LOOPGUARD_VERBOSE").is_some();
-    let make = || -> Box<dyn loopguard_core::Detector> {
-        Box::new(VariationLoop::new(Settings::default()))
-    };
-    let Some(c) = check_kind(&make, "text-variation", verbose) else {
-        return;
-    };
-    eprintln!(
-        "default: caught {} text-variation sessions, {} loop=false sessions clean",
-        c.caught, c.clean
-    );
-    assert!(c.problems.is_empty(), "{:#?}", c.problems);
-    assert!(
-        c.clean > 100,
-        "only {} loop-free sessions were read",
-        c.clean
+    assert_kind_caught_and_clean(
+        &|| Box::new(VariationLoop::new(Settings::default())),
+        "text-variation",
     );
 }
 

@@ -2,21 +2,13 @@
 //! rewordings; the seed (pi-repetition-guard) keeps flagging them as it did.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
-use loopguard_core::{Finding, OwnedEvent, Stream};
+use loopguard_core::{Finding, Stream};
 use loopguard_detect_variation_loop::{is_prose, Settings, VariationLoop};
 use loopguard_testkit::{run, texts, Script};
 
 fn fire(settings: &Settings, stream: Stream, text: &str) -> Option<Finding> {
     let mut s = Script::new();
-    s.push(OwnedEvent::MessageStart);
-    let chars: Vec<char> = text.chars().collect();
-    for piece in chars.chunks(16) {
-        s.push(OwnedEvent::TextDelta {
-            stream,
-            delta: piece.iter().collect(),
-        });
-    }
-    s.push(OwnedEvent::MessageEnd);
+    s.message_chunked(stream, text, 16);
     let found = run(Box::new(VariationLoop::new(settings.clone())), s.events());
     found.into_iter().next().map(|(_, f)| f)
 }

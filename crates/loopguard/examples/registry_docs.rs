@@ -201,58 +201,24 @@ fn crate_dir(root: &Path, package: &str) -> Option<PathBuf> {
 /// (`table {enabled, size}`).
 fn undocumented(reg: &Registration) -> Vec<String> {
     let mut problems = Vec::new();
-    let Some(accepted) = reg.accepted_keys() else {
+    // A renamed key's old spelling is still accepted (a serde alias) but documented only as
+    // deprecated, under its new name.
+    let Some(accepted) = reg.current_keys_in("") else {
         return vec![format!(
             "{}: its constructor does not list the keys it accepts (parse with loopguard_core::parse_options and deny_unknown_fields)",
             reg.name
         )];
     };
-    let top: BTreeSet<String> = reg
-        .options
-        .iter()
-        .map(|o| o.name.split('.').next().unwrap_or(o.name).to_owned())
-        .collect();
-    // A renamed key's old spelling is still accepted (a serde alias) but documented only as
-    // deprecated, under its new name.
-    let current = |table: &str, keys: Vec<String>| -> BTreeSet<String> {
-        keys.into_iter()
-            .filter(|k| {
-                let full = if table.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{table}.{k}")
-                };
-                !reg.renamed.iter().any(|r| r.old == full)
-            })
-            .collect()
-    };
-    compare(reg.name, &current("", accepted), &top, &mut problems);
+    let top = reg.documented_tops();
+    compare(reg.name, &accepted, &top, &mut problems);
     for table in &top {
-        let mut documented: BTreeSet<String> = reg
-            .options
-            .iter()
-            .filter_map(|o| o.name.strip_prefix(table.as_str())?.strip_prefix('.'))
-            .map(str::to_owned)
-            .collect();
-        for o in reg.options.iter().filter(|o| o.name == table) {
-            if let Some(list) =
-                o.ty.strip_prefix("table {")
-                    .and_then(|t| t.strip_suffix('}'))
-            {
-                documented.extend(list.split(',').map(|k| k.trim().to_owned()));
-            }
-        }
+        let documented = reg.documented_keys_in(table);
         if documented.is_empty() {
             continue;
         }
         let scope = format!("{}.{table}", reg.name);
-        match reg.accepted_keys_in(table) {
-            Some(accepted) => compare(
-                &scope,
-                &current(table, accepted),
-                &documented,
-                &mut problems,
-            ),
+        match reg.current_keys_in(table) {
+            Some(accepted) => compare(&scope, &accepted, &documented, &mut problems),
             None => problems.push(format!("{scope}: the inner table does not list its keys")),
         }
     }

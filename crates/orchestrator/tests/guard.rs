@@ -26,20 +26,8 @@ fn turn(g: &mut Guard, id: &str, tool: &str, path: &str, result: &str) -> (Verdi
     let args = json!({ "path": path });
     g.observe(&Event::MessageStart);
     g.observe(&Event::MessageEnd);
-    let c = g.observe(&Event::ToolCall {
-        id,
-        tool,
-        args: &args,
-        batch: None,
-    });
-    let r = g.observe(&Event::ToolResult {
-        id,
-        tool,
-        content: result,
-        is_error: false,
-        images: 0,
-        details: None,
-    });
+    let c = g.observe(&Event::tool_call(id, tool, &args));
+    let r = g.observe(&Event::tool_result(id, tool, result, false));
     (c, r)
 }
 
@@ -165,30 +153,10 @@ fn j60_first_critical_blocks_the_whole_batch_second_critical_in_the_run_aborts()
     let a = json!({"path": "a"});
     let b = json!({"path": "b"});
     g.observe(&Event::MessageStart);
-    let v0 = g.observe(&Event::ToolCall {
-        id: "s0",
-        tool: "grep",
-        args: &b,
-        batch: None,
-    });
-    let v1 = g.observe(&Event::ToolCall {
-        id: "x1",
-        tool: "read",
-        args: &a,
-        batch: None,
-    });
-    let v2 = g.observe(&Event::ToolCall {
-        id: "x2",
-        tool: "read",
-        args: &a,
-        batch: None,
-    });
-    let v3 = g.observe(&Event::ToolCall {
-        id: "s3",
-        tool: "ls",
-        args: &b,
-        batch: None,
-    });
+    let v0 = g.observe(&Event::tool_call("s0", "grep", &b));
+    let v1 = g.observe(&Event::tool_call("x1", "read", &a));
+    let v2 = g.observe(&Event::tool_call("x2", "read", &a));
+    let v3 = g.observe(&Event::tool_call("s3", "ls", &b));
     assert_eq!(v0.action(), Action::Steer);
     assert_eq!(v1.action(), Action::Steer);
     assert_eq!(v2.action(), Action::Block);
@@ -204,43 +172,21 @@ fn j60_first_critical_blocks_the_whole_batch_second_critical_in_the_run_aborts()
     assert!(v3.message().unwrap_or("").contains("batch"));
     // Results of the refused batch (siblings included) are swallowed.
     for id in ["s0", "x1", "x2", "s3"] {
-        let r = g.observe(&Event::ToolResult {
-            id,
-            tool: "read",
-            content: "err",
-            is_error: true,
-            images: 0,
-            details: None,
-        });
+        let r = g.observe(&Event::tool_result(id, "read", "err", true));
         assert!(r.is_continue() && r.findings().is_empty(), "{id}");
     }
     // The model recovers once; a second critical in the same run stops it.
     g.observe(&Event::MessageStart);
-    let v = g.observe(&Event::ToolCall {
-        id: "y1",
-        tool: "read",
-        args: &b,
-        batch: None,
-    });
+    let v = g.observe(&Event::tool_call("y1", "read", &b));
     assert_eq!(v.action(), Action::Steer);
-    let v = g.observe(&Event::ToolCall {
-        id: "y2",
-        tool: "read",
-        args: &b,
-        batch: None,
-    });
+    let v = g.observe(&Event::tool_call("y2", "read", &b));
     assert_eq!(v.action(), Action::Abort);
     assert_eq!(v.code(), Some("loop_aborted:repeat"));
     // A new run recovers once again.
     g.observe(&Event::RunEnd);
     g.observe(&Event::RunStart { run_id: Some("r2") });
     g.observe(&Event::MessageStart);
-    let v = g.observe(&Event::ToolCall {
-        id: "z1",
-        tool: "read",
-        args: &b,
-        batch: None,
-    });
+    let v = g.observe(&Event::tool_call("z1", "read", &b));
     assert_eq!(v.action(), Action::Block);
 }
 
@@ -504,12 +450,7 @@ fn j58_only_the_user_toggles_the_guard() {
     // Model output that looks like the command changes nothing.
     text(&mut g, &["/runaway off"]);
     let args = json!({"command": "/runaway off"});
-    g.observe(&Event::ToolCall {
-        id: "t",
-        tool: "runaway",
-        args: &args,
-        batch: None,
-    });
+    g.observe(&Event::tool_call("t", "runaway", &args));
     g.observe(&Event::User {
         text: "/runaway off",
         origin: Origin::Unknown,
@@ -547,12 +488,7 @@ fn blocked_ids_stay_bounded() {
     for i in 0..500 {
         let id = format!("c{i}");
         g.observe(&Event::MessageStart);
-        g.observe(&Event::ToolCall {
-            id: &id,
-            tool: "read",
-            args: &args,
-            batch: None,
-        });
+        g.observe(&Event::tool_call(&id, "read", &args));
     }
     let snap = g.snapshot().unwrap();
     let n = snap["guard"]["blocked_ids"]
@@ -715,9 +651,7 @@ fn own_steer_from_origin_guard_is_never_a_new_turn() {
 fn replay_of_owned_events_matches_borrowed_events() {
     let mut s = loopguard_testkit::Script::new();
     s.user("go");
-    for _ in 0..6 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(6, "read", json!({"path": "a"}), "X");
     let events: Vec<OwnedEvent> = s.into_events();
     let mut g = guard(PLG);
     let vs = feed(&mut g, &events);

@@ -116,9 +116,7 @@ fn presets_name_every_builtin_detector() {
 fn pi_loop_guard_seven_identical_reads_steer_block_block_abort() {
     let mut s = Script::new();
     s.user("read the config");
-    for _ in 0..7 {
-        s.call("read", json!({"path": "config.toml"}), "X = 1\n");
-    }
+    s.repeat_call(7, "read", json!({"path": "config.toml"}), "X = 1\n");
     let out = replay("pi-loop-guard", &s.into_events());
     eprintln!("{}", describe(&out));
     let c = calls(&out);
@@ -144,13 +142,12 @@ fn pi_loop_guard_seven_identical_reads_steer_block_block_abort() {
 fn openclaw_twenty_five_unchanged_polls_warn_at_11_block_at_21() {
     let mut s = Script::new();
     s.user("wait for the build");
-    for _ in 0..25 {
-        s.call(
-            "process",
-            json!({"action": "poll", "sessionId": "s1"}),
-            "status: running\n",
-        );
-    }
+    s.repeat_call(
+        25,
+        "process",
+        json!({"action": "poll", "sessionId": "s1"}),
+        "status: running\n",
+    );
     let out = replay("openclaw", &s.into_events());
     let c = calls(&out);
     let trace = describe(&out);
@@ -201,13 +198,12 @@ fn openclaw_twenty_five_unchanged_polls_warn_at_11_block_at_21() {
 fn pi_repetition_guard_six_identical_calls_block_from_the_fourth() {
     let mut s = Script::new();
     s.user("check the status");
-    for _ in 0..6 {
-        s.call(
-            "bash",
-            json!({"command": "git status"}),
-            "nothing to commit\n",
-        );
-    }
+    s.repeat_call(
+        6,
+        "bash",
+        json!({"command": "git status"}),
+        "nothing to commit\n",
+    );
     let out = replay("pi-repetition-guard", &s.into_events());
     let c = calls(&out);
     let trace = describe(&out);
@@ -229,23 +225,21 @@ fn pi_repetition_guard_six_identical_calls_block_from_the_fourth() {
 fn openclaw_failing_call_persisting_after_compaction_aborts_at_the_third_result() {
     let mut s = Script::new();
     s.user("build it");
-    for _ in 0..2 {
-        s.call_with(
-            "exec",
-            json!({"command": "make"}),
-            "error: missing header foo.h",
-            true,
-        );
-    }
+    s.repeat_call_with(
+        2,
+        "exec",
+        json!({"command": "make"}),
+        "error: missing header foo.h",
+        true,
+    );
     s.compaction();
-    for _ in 0..3 {
-        s.call_with(
-            "exec",
-            json!({"command": "make"}),
-            "error: missing header foo.h",
-            true,
-        );
-    }
+    s.repeat_call_with(
+        3,
+        "exec",
+        json!({"command": "make"}),
+        "error: missing header foo.h",
+        true,
+    );
     let out = replay("openclaw", &s.into_events());
     let r = results(&out);
     let trace = describe(&out);
@@ -268,9 +262,7 @@ fn openclaw_failing_call_persisting_after_compaction_aborts_at_the_third_result(
 fn seven_reads() -> Vec<OwnedEvent> {
     let mut s = Script::new();
     s.user("read the config");
-    for _ in 0..7 {
-        s.call("read", json!({"path": "config.toml"}), "X = 1\n");
-    }
+    s.repeat_call(7, "read", json!({"path": "config.toml"}), "X = 1\n");
     s.into_events()
 }
 
@@ -383,21 +375,19 @@ fn j64_openclaw_json_without_enabled_keeps_only_the_post_compaction_guard() {
     let mut g = Guard::builder().config(c).build().expect("guard");
     let mut s = Script::new();
     s.user("wait");
-    for _ in 0..25 {
-        s.call(
-            "process",
-            json!({"action": "poll", "sessionId": "s1"}),
-            "status: running\n",
-        );
-    }
+    s.repeat_call(
+        25,
+        "process",
+        json!({"action": "poll", "sessionId": "s1"}),
+        "status: running\n",
+    );
     s.compaction();
-    for _ in 0..3 {
-        s.call(
-            "process",
-            json!({"action": "poll", "sessionId": "s1"}),
-            "status: running\n",
-        );
-    }
+    s.repeat_call(
+        3,
+        "process",
+        json!({"action": "poll", "sessionId": "s1"}),
+        "status: running\n",
+    );
     let out = run(&mut g, &s.into_events());
     let acted: Vec<&Verdict> = out
         .iter()
@@ -416,13 +406,12 @@ fn openclaw_json_agent_override_is_applied_for_that_agent() {
     let c = loopguard_orchestrator::config_from_openclaw_json(json).expect("json");
     let mut s = Script::new();
     s.user("wait");
-    for _ in 0..20 {
-        s.call(
-            "process",
-            json!({"action": "poll", "sessionId": "s1"}),
-            "status: running\n",
-        );
-    }
+    s.repeat_call(
+        20,
+        "process",
+        json!({"action": "poll", "sessionId": "s1"}),
+        "status: running\n",
+    );
     let events = s.into_events();
     let mut g = Guard::builder()
         .config(c.clone())

@@ -169,6 +169,48 @@ impl Report {
     }
 }
 
+impl Report {
+    /// Asserts that no session labelled `loop = false` got a finding.
+    #[track_caller]
+    pub fn assert_no_false_positives(&self) {
+        assert_none("findings on loop=false sessions", &self.false_positives);
+    }
+
+    /// Asserts that every labelled loop of the kind checked got a finding.
+    #[track_caller]
+    pub fn assert_none_missed(&self) {
+        assert_none("labelled loops missed", &self.missed);
+    }
+
+    /// Asserts that no session labelled unsure got a critical finding.
+    #[track_caller]
+    pub fn assert_no_unsure_critical(&self) {
+        assert_none(
+            "critical findings on unsure sessions",
+            &self.unsure_critical,
+        );
+    }
+}
+
+#[track_caller]
+fn assert_none<T: std::fmt::Debug>(what: &str, found: &[T]) {
+    assert!(found.is_empty(), "{what}: {found:?}");
+}
+
+/// [`check`], printing the [`Report::summary`] under `name` and asserting that no session
+/// labelled `loop = false` got a finding. `None` when the corpus is absent.
+#[track_caller]
+pub fn check_clean(
+    name: &str,
+    make: &dyn Fn() -> Box<dyn Detector>,
+    kind: Option<&str>,
+) -> Option<Report> {
+    let r = check(make, kind)?;
+    eprintln!("{}", r.summary(name));
+    r.assert_no_false_positives();
+    Some(r)
+}
+
 /// Replays every labelled session through a fresh detector from `make` (under the guard's
 /// veto) and sums up what it found against the labels: loops of `kind` (of any kind when
 /// `None`) should be caught, `loop = false` sessions get no finding. `None` when the corpus is
@@ -288,4 +330,26 @@ pub fn check_kind(
         clean: r.clean - r.false_positives.len(),
         problems,
     })
+}
+
+/// The corpus test of a detector of text loops: with a detector from `make`, every session
+/// labelled as a loop of `kind` is caught and no session labelled `loop = false` gets a finding
+/// (with `LOOPGUARD_VERBOSE` set, every finding is printed). Passes with a note when the corpus
+/// is absent.
+#[track_caller]
+pub fn assert_kind_caught_and_clean(make: &dyn Fn() -> Box<dyn Detector>, kind: &str) {
+    let verbose = std::env::var_os("LOOPGUARD_VERBOSE").is_some();
+    let Some(c) = check_kind(make, kind, verbose) else {
+        return;
+    };
+    eprintln!(
+        "default: caught {} {kind} sessions, {} loop=false sessions clean",
+        c.caught, c.clean
+    );
+    assert!(c.problems.is_empty(), "{:#?}", c.problems);
+    assert!(
+        c.clean > 100,
+        "only {} loop-free sessions were read",
+        c.clean
+    );
 }

@@ -8,6 +8,7 @@
 
 pub mod corpus;
 pub mod labels;
+pub mod registration;
 pub mod texts;
 
 use loopguard_core::{Bus, Detector, Event, Finding, Level, Origin, OwnedEvent, Stream};
@@ -53,6 +54,14 @@ impl Script {
         self
     }
 
+    /// `n` identical user messages of unknown origin (a harness repeating its nudge).
+    pub fn repeat_user(&mut self, n: usize, text: &str) -> &mut Script {
+        for _ in 0..n {
+            self.user(text);
+        }
+        self
+    }
+
     /// A user message of unknown origin.
     pub fn user(&mut self, text: &str) -> &mut Script {
         self.push(OwnedEvent::User {
@@ -86,14 +95,22 @@ impl Script {
 
     /// An assistant message streaming `text` on `stream` in `chunk`-character deltas.
     pub fn message_chunked(&mut self, stream: Stream, text: &str, chunk: usize) -> &mut Script {
+        self.message_streams(&[(stream, text)], chunk)
+    }
+
+    /// An assistant message streaming each `(stream, text)` piece in turn, in
+    /// `chunk`-character deltas (a piece's last delta may be shorter).
+    pub fn message_streams(&mut self, pieces: &[(Stream, &str)], chunk: usize) -> &mut Script {
         self.events.push(OwnedEvent::MessageStart);
         self.message += 1;
-        let chars: Vec<char> = text.chars().collect();
-        for piece in chars.chunks(chunk.max(1)) {
-            self.events.push(OwnedEvent::TextDelta {
-                stream,
-                delta: piece.iter().collect(),
-            });
+        for (stream, text) in pieces {
+            let chars: Vec<char> = text.chars().collect();
+            for piece in chars.chunks(chunk.max(1)) {
+                self.events.push(OwnedEvent::TextDelta {
+                    stream: *stream,
+                    delta: piece.iter().collect(),
+                });
+            }
         }
         self.push(OwnedEvent::MessageEnd)
     }
@@ -134,9 +151,96 @@ impl Script {
         })
     }
 
+    /// One sequential turn whose result carries structured `details`.
+    pub fn call_details(
+        &mut self,
+        tool: &str,
+        args: Value,
+        content: &str,
+        details: Option<Value>,
+    ) -> &mut Script {
+        self.call_result(tool, args, content, 0, details)
+    }
+
+    /// One sequential turn whose result carries `images` image blocks.
+    pub fn call_images(
+        &mut self,
+        tool: &str,
+        args: Value,
+        content: &str,
+        images: u32,
+    ) -> &mut Script {
+        self.call_result(tool, args, content, images, None)
+    }
+
+    fn call_result(
+        &mut self,
+        tool: &str,
+        args: Value,
+        content: &str,
+        images: u32,
+        details: Option<Value>,
+    ) -> &mut Script {
+        self.push(OwnedEvent::MessageStart);
+        self.push(OwnedEvent::MessageEnd);
+        let id = self.tool_call(tool, args);
+        self.push(OwnedEvent::ToolResult {
+            id,
+            tool: tool.to_owned(),
+            content: content.to_owned(),
+            is_error: false,
+            images,
+            details,
+        })
+    }
+
+    /// The index of the last event pushed so far (0 for an empty script).
+    pub fn last_index(&self) -> usize {
+        self.events.len().saturating_sub(1)
+    }
+
     /// One sequential turn: an assistant message issuing one call, then its result.
     pub fn call(&mut self, tool: &str, args: Value, result: &str) -> &mut Script {
         self.call_with(tool, args, result, false)
+    }
+
+    /// `n` identical sequential turns: [`Script::call`] of `tool` with `args` and `result`.
+    pub fn repeat_call(&mut self, n: usize, tool: &str, args: Value, result: &str) -> &mut Script {
+        for _ in 0..n {
+            self.call(tool, args.clone(), result);
+        }
+        self
+    }
+
+    /// `n` identical sequential turns: [`Script::call_with`] of `tool` with `args`, `result`
+    /// and the error flag.
+    pub fn repeat_call_with(
+        &mut self,
+        n: usize,
+        tool: &str,
+        args: Value,
+        result: &str,
+        is_error: bool,
+    ) -> &mut Script {
+        for _ in 0..n {
+            self.call_with(tool, args.clone(), result, is_error);
+        }
+        self
+    }
+
+    /// `n` sequential turns calling `tool` with `args` every time, the `i`th answered with
+    /// `result(i)` (an output that changes, or only seems to).
+    pub fn call_results(
+        &mut self,
+        n: usize,
+        tool: &str,
+        args: Value,
+        result: impl Fn(usize) -> String,
+    ) -> &mut Script {
+        for i in 0..n {
+            self.call(tool, args.clone(), &result(i));
+        }
+        self
     }
 
     /// As [`Script::call`], with the error flag.
@@ -267,6 +371,51 @@ pub fn run_with_snapshot(
         );
     }
     Ok(out)
+}
+
+/// The proptest configuration of the detectors' invariants: 256 cases, no failure file.
+pub fn proptest_config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// The invariant every detector keeps: the same input gives the same findings, and a snapshot
+/// taken after `events[..cut]`, restored into a fresh detector from `make`, gives the same
+/// findings as an uninterrupted run.
+pub fn check_replayable(
+    make: &dyn Fn() -> Box<dyn Detector>,
+    events: &[OwnedEvent],
+    cut: usize,
+) -> Result<(), TestCaseError> {
+    let a = run(make(), events);
+    prop_assert_eq!(&a, &run(make(), events));
+    let out = run_with_snapshot(make, events, cut)
+        .map_err(|e| TestCaseError::fail(format!("snapshot or restore failed: {e}")))?;
+    prop_assert_eq!(a, out);
+    Ok(())
+}
+
+/// Two scripts of `n` calls of `tool` with `result`, then one more call: the first with `args`
+/// every time, the second with `args` and its keys reversed in turn (the findings must not
+/// differ).
+pub fn key_order_scripts(tool: &str, args: &Value, n: usize, result: &str) -> (Script, Script) {
+    let mut a = Script::new();
+    let mut b = Script::new();
+    for i in 0..n {
+        let args_i = if i % 2 == 0 {
+            args.clone()
+        } else {
+            reverse_keys(args)
+        };
+        a.call(tool, args.clone(), result);
+        b.call(tool, args_i, result);
+    }
+    a.tool_call(tool, args.clone());
+    b.tool_call(tool, reverse_keys(args));
+    (a, b)
 }
 
 /// `v` with the keys of every object in reverse order (to show that key order never matters).

@@ -7,10 +7,7 @@ use crate::testutil::*;
 
 #[test]
 fn complaint_oh_my_pi_12564_escalation_continues_past_the_warning() {
-    let mut s = Script::new();
-    for _ in 0..12 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(12);
     let f = run(default_det(), s.events());
     let streak: Vec<&Finding> = f
         .iter()
@@ -31,17 +28,14 @@ fn complaint_oh_my_pi_12564_escalation_continues_past_the_warning() {
 #[test]
 fn complaint_typeclaw_597_blocked_retries_never_wear_the_block_down() {
     let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("bash", json!({"command": "npm test"}), "1 failing");
-    }
-    for _ in 0..200 {
-        s.call_with(
-            "bash",
-            json!({"command": "npm test"}),
-            "Blocked: this exact call…",
-            true,
-        );
-    }
+    s.repeat_call(4, "bash", json!({"command": "npm test"}), "1 failing");
+    s.repeat_call_with(
+        200,
+        "bash",
+        json!({"command": "npm test"}),
+        "Blocked: this exact call…",
+        true,
+    );
     let f = run(default_det(), s.events());
     let blocks = f
         .iter()
@@ -71,13 +65,9 @@ fn complaint_gsd_pi_1206_iterative_debugging_with_new_arguments_is_quiet() {
 #[test]
 fn complaint_polling_with_changing_results_is_never_blocked_by_default() {
     let mut s = Script::new();
-    for i in 0..40 {
-        s.call(
-            "bash",
-            json!({"command": "tail -n 5 build.log"}),
-            &format!("step {i}"),
-        );
-    }
+    s.call_results(40, "bash", json!({"command": "tail -n 5 build.log"}), |i| {
+        format!("step {i}")
+    });
     let f = run(default_det(), s.events());
     assert!(criticals(&f).is_empty(), "{f:?}");
 }
@@ -133,9 +123,7 @@ fn snapshot_round_trips_mid_loop() {
         .restore(&serde_json::from_str(&text).unwrap())
         .unwrap();
     let mut tail = Script::new();
-    for _ in 0..6 {
-        tail.call("read", json!({"path": "a"}), "X");
-    }
+    tail.repeat_call(6, "read", json!({"path": "a"}), "X");
     let mut findings = Vec::new();
     for e in tail.events() {
         let x = live.observe(&e.as_event());
@@ -152,17 +140,18 @@ fn snapshot_round_trips_mid_loop() {
 fn empty_results_are_no_evidence_by_default() {
     // Corpus regression (SWE-agent walking up with `cd ..`): silence repeated is not a loop.
     let mut s = Script::new();
-    for _ in 0..3 {
-        s.call("cd", json!({"command": "cd .."}), "");
-    }
+    s.repeat_call(3, "cd", json!({"command": "cd .."}), "");
     assert!(run(default_det(), s.events()).is_empty());
     // pi-loop-guard counts them (its preset keeps `ignore-empty-results = false`).
-    assert_eq!(warnings(&run(plg(), s.events())), vec![last(&s)]);
+    assert_eq!(warnings(&run(plg(), s.events())), vec![s.last_index()]);
     // An empty result between identical ones is transparent.
     let mut s = Script::new();
     s.call("read", json!({"path": "a"}), "X");
     s.call("read", json!({"path": "a"}), "  \n");
     s.call("read", json!({"path": "a"}), "X");
     s.call("read", json!({"path": "a"}), "X");
-    assert_eq!(warnings(&run(default_det(), s.events())), vec![last(&s)]);
+    assert_eq!(
+        warnings(&run(default_det(), s.events())),
+        vec![s.last_index()]
+    );
 }

@@ -89,12 +89,6 @@ fn build_repeat(t: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
 }
 
 pub static REPEAT: Registration = Registration {
-    name: "repeat",
-    code: "TST101",
-    summary: "consecutive identical calls",
-    docs: "",
-    package: "",
-    default_enabled: true,
     options: &[
         OptionDoc {
             name: "warn",
@@ -109,11 +103,12 @@ pub static REPEAT: Registration = Registration {
             doc: "critical streak",
         },
     ],
-    env: &[],
-    presets: &[],
-    openclaw: loopguard_core::OpenClawImport::NONE,
-    renamed: &[],
-    build: build_repeat,
+    ..Registration::bare(
+        "repeat",
+        "TST101",
+        "consecutive identical calls",
+        build_repeat,
+    )
 };
 
 /// `text`: a critical finding on every text delta containing "LOOP" or "again".
@@ -148,20 +143,7 @@ fn build_text(_: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
     Ok(Box::new(Text::default()))
 }
 
-pub static TEXT: Registration = Registration {
-    name: "text",
-    code: "TST102",
-    summary: "text loop",
-    docs: "",
-    package: "",
-    default_enabled: true,
-    options: &[],
-    env: &[],
-    presets: &[],
-    openclaw: loopguard_core::OpenClawImport::NONE,
-    renamed: &[],
-    build: build_text,
-};
+pub static TEXT: Registration = Registration::bare("text", "TST102", "text loop", build_text);
 
 /// `persist`: asks for an abort on a tool result whose content is "PERSIST" or
 /// "Tool exec not found".
@@ -195,20 +177,7 @@ fn build_persist(_: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
     Ok(Box::new(Persist::default()))
 }
 
-pub static PERSIST: Registration = Registration {
-    name: "persist",
-    code: "TST103",
-    summary: "abort",
-    docs: "",
-    package: "",
-    default_enabled: true,
-    options: &[],
-    env: &[],
-    presets: &[],
-    openclaw: loopguard_core::OpenClawImport::NONE,
-    renamed: &[],
-    build: build_persist,
-};
+pub static PERSIST: Registration = Registration::bare("persist", "TST103", "abort", build_persist);
 
 /// `poll`: counts calls per tool (`poll*` and `process`); warning with the count from 10, critical from 20 (the
 /// OpenClaw tiers), key = tool name.
@@ -258,18 +227,8 @@ fn build_poll(_: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
 }
 
 pub static POLL: Registration = Registration {
-    name: "poll",
-    code: "TST104",
-    summary: "poll counter",
-    docs: "",
-    package: "",
     default_enabled: false,
-    options: &[],
-    env: &[],
-    presets: &[],
-    openclaw: loopguard_core::OpenClawImport::NONE,
-    renamed: &[],
-    build: build_poll,
+    ..Registration::bare("poll", "TST104", "poll counter", build_poll)
 };
 
 /// A registry of the four fake detectors.

@@ -311,6 +311,7 @@ impl Reader {
 mod tests {
     use super::*;
     use crate::formats::native::testutil::records;
+    use crate::formats::native::testutil::{assistant, issue_lines};
     use serde_json::json;
 
     #[test]
@@ -411,13 +412,7 @@ mod tests {
                 (6, call("c2", "Read", json!({"file_path":"x"}))),
                 (7, result("c2", "Read", "X", false)),
                 (8, result("c1", "Bash", "err", true)),
-                (
-                    9,
-                    Record::Assistant {
-                        text: Some("done".into()),
-                        thinking: None
-                    }
-                ),
+                (9, assistant("done")),
                 (10, Record::Compaction),
             ]
         );
@@ -434,7 +429,7 @@ mod tests {
         ]
         .join("\n");
         let t = read(&text);
-        let lines: Vec<usize> = t.issues.iter().map(|i| i.line).collect();
+        let lines = issue_lines(&t);
         assert_eq!(lines, [0, 1, 2, 3, 4], "{:?}", t.issues);
         assert!(t.issues[0].message.contains("`old`"));
         assert!(t.issues[1].message.contains("`mystery`"));

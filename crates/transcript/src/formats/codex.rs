@@ -280,6 +280,7 @@ impl Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::native::testutil::{assistant, issue_lines};
     use serde_json::json;
 
     fn fixture(name: &str) -> String {
@@ -372,13 +373,7 @@ mod tests {
                         truncated: false
                     }
                 ),
-                (
-                    9,
-                    Record::Assistant {
-                        text: Some("done".into()),
-                        thinking: None
-                    }
-                ),
+                (9, assistant("done")),
                 (10, Record::Compaction),
             ]
         );
@@ -395,7 +390,7 @@ mod tests {
         ]
         .join("\n");
         let t = read(&text);
-        let lines: Vec<usize> = t.issues.iter().map(|i| i.line).collect();
+        let lines = issue_lines(&t);
         assert_eq!(lines, [0, 1, 2, 3, 4], "{:?}", t.issues);
         assert!(t.nothing_pushed());
     }

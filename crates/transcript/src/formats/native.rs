@@ -504,6 +504,19 @@ pub(crate) mod testutil {
         None
     }
 
+    /// An assistant record with visible `text` and no thinking.
+    pub(crate) fn assistant(text: &str) -> Record {
+        Record::Assistant {
+            text: Some(text.into()),
+            thinking: None,
+        }
+    }
+
+    /// The lines of a reader's issues.
+    pub(crate) fn issue_lines(t: &super::NativeTranscript) -> Vec<usize> {
+        t.issues.iter().map(|i| i.line).collect()
+    }
+
     /// A reader's records with their lines.
     pub(crate) fn records(t: &super::NativeTranscript) -> Vec<(usize, Record)> {
         t.entries

@@ -182,6 +182,7 @@ fn assistant(t: &mut NativeTranscript, line: usize, m: &Map<String, Value>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::native::testutil::issue_lines;
     use crate::formats::native::testutil::records;
     use serde_json::json;
 
@@ -273,7 +274,7 @@ mod tests {
     fn unmappable_lines_are_reported_with_their_line() {
         let text = "{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"t\"}\nnot json\n{\"type\":\"weird\"}\n\n{\"type\":\"message\",\"message\":{\"role\":\"alien\"}}\n[1]\n{\"type\":\"message\",\"message\":{\"role\":\"toolResult\"}}";
         let t = read(text);
-        let lines: Vec<usize> = t.issues.iter().map(|i| i.line).collect();
+        let lines = issue_lines(&t);
         assert_eq!(lines, [1, 2, 4, 5, 6]);
         assert!(t.issues[1].message.contains("`weird`"), "{}", t.issues[1]);
         assert!(t.issues[2].message.contains("`alien`"), "{}", t.issues[2]);

@@ -8,7 +8,7 @@ fn batch_trap_the_same_batch_forever_is_caught() {
     let mut ends = Vec::new();
     for _ in 0..4 {
         same_batch(&mut s);
-        ends.push(last(&s));
+        ends.push(s.last_index());
     }
     let f = run(default_det(), s.events());
     // Warned when the 3rd identical batch completed.
@@ -47,7 +47,10 @@ fn batch_trap_result_order_inside_a_batch_does_not_matter() {
             ]);
         }
     }
-    assert_eq!(warnings(&run(default_det(), s.events())), vec![last(&s)]);
+    assert_eq!(
+        warnings(&run(default_det(), s.events())),
+        vec![s.last_index()]
+    );
 }
 
 #[test]
@@ -74,9 +77,9 @@ fn batch_trap_blocked_batches_stay_blocked() {
         s.push(OwnedEvent::MessageStart);
         s.push(OwnedEvent::MessageEnd);
         let a = s.tool_call("read", json!({"path": "a"}));
-        blocked.push(last(&s));
+        blocked.push(s.last_index());
         let b = s.tool_call("grep", json!({"q": "todo"}));
-        blocked.push(last(&s));
+        blocked.push(s.last_index());
         if round == 0 {
             s.tool_result(&a, "read", "Blocked", true);
             s.tool_result(&b, "grep", "Blocked", true);

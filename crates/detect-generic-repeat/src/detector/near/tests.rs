@@ -58,7 +58,7 @@ fn edit_loop(s: &mut Script, times: usize) -> Vec<usize> {
             "        self.query = None  # Ignore the rawQuery parameter".into(),
         );
         let id = attempt(s, "edit", args.clone());
-        calls.push(last(s));
+        calls.push(s.last_index());
         s.tool_result(&id, "edit", &listing(&file), false);
     }
     calls
@@ -119,7 +119,7 @@ fn near_duplicate_keeps_warning_once_then_blocks_from_the_eighth_call_sticky() {
         json!({"command": "edit 4:4\nx\nend_of_edit"}),
     );
     s.tool_result(&id, "edit", "ok", false);
-    let after = last(&s);
+    let after = s.last_index();
     assert!(near_keys(&run(
         det("near-duplicate = { enabled = true, critical-threshold = 8 }"),
         s.events()
@@ -225,7 +225,7 @@ fn near_duplicate_a_recurring_call_warns_one_call_earlier() {
     let a = |s: &mut Script, file: &mut Vec<String>| {
         file.insert(0, "        self.value = compute_the_value(argument)".into());
         let id = attempt(s, "edit", args.clone());
-        let at = last(s);
+        let at = s.last_index();
         s.tool_result(&id, "edit", &listing(file), false);
         at
     };
@@ -286,10 +286,7 @@ fn near_duplicate_edits_between_reruns_are_never_a_streak() {
 fn near_duplicate_does_not_repeat_the_exact_streaks_warning() {
     // Identical results: the exact streak warns on the 3rd result; the near-duplicate rule
     // stays silent on the 4th call, and the exact streak blocks the 5th.
-    let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(4);
     attempt(&mut s, "read", json!({"path": "a"}));
     let third_result = s
         .events()
@@ -303,7 +300,7 @@ fn near_duplicate_does_not_repeat_the_exact_streaks_warning() {
     assert!(near_keys(&f).is_empty(), "{f:?}");
     // The streak's warning; the 5th call is blocked.
     assert_eq!(warnings(&f), vec![third_result]);
-    assert_eq!(criticals(&f), vec![last(&s)]);
+    assert_eq!(criticals(&f), vec![s.last_index()]);
 }
 
 #[test]
@@ -311,16 +308,17 @@ fn near_duplicate_identical_normalised_results_count_whatever_the_raw_text() {
     // The bash line counter differs in every raw result; the normaliser masks it.
     let mut s = Script::new();
     s.call("echo", json!({"command": "echo hi"}), "hi");
-    for i in 0..3 {
-        s.call(
-            "javac",
-            json!({"command": "javac -cp .:lib/* Repro.java"}),
-            &format!(
+    s.call_results(
+        3,
+        "javac",
+        json!({"command": "javac -cp .:lib/* Repro.java"}),
+        |i| {
+            format!(
                 "/bin/bash: line {}: javac: command not found",
                 50776 + 15 * i
-            ),
-        );
-    }
+            )
+        },
+    );
     attempt(
         &mut s,
         "javac",
@@ -330,16 +328,19 @@ fn near_duplicate_identical_normalised_results_count_whatever_the_raw_text() {
         det("streak = false\nwindow = { enabled = false }\nnear-duplicate = { similarity = 1.0 }");
     assert_eq!(
         near_keys(&run(d, s.events())),
-        vec![(last(&s), Level::Warning)]
+        vec![(s.last_index(), Level::Warning)]
     );
 }
 
 #[test]
 fn near_duplicate_silence_counts_unless_configured() {
     let mut s = Script::new();
-    for _ in 0..3 {
-        s.call("python", json!({"command": "python replicate_bug.py"}), "");
-    }
+    s.repeat_call(
+        3,
+        "python",
+        json!({"command": "python replicate_bug.py"}),
+        "",
+    );
     attempt(
         &mut s,
         "python",
@@ -347,7 +348,7 @@ fn near_duplicate_silence_counts_unless_configured() {
     );
     assert_eq!(
         near_keys(&run(dflt(), s.events())),
-        vec![(last(&s), Level::Warning)]
+        vec![(s.last_index(), Level::Warning)]
     );
     let d = det("near-duplicate = { count-empty-results = false }");
     assert!(run(d, s.events()).is_empty());
@@ -359,9 +360,7 @@ fn near_duplicate_silence_counts_unless_configured() {
         json!({"command": "python r.py"}),
         "some output here",
     );
-    for _ in 0..2 {
-        s.call("python", json!({"command": "python r.py"}), "");
-    }
+    s.repeat_call(2, "python", json!({"command": "python r.py"}), "");
     attempt(&mut s, "python", json!({"command": "python r.py"}));
     let d = det("near-duplicate = { recurrence-window = 0 }");
     assert!(run(d, s.events()).is_empty());

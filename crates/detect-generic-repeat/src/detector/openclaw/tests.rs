@@ -12,7 +12,7 @@ fn oc_warns_on_generic_repeated_tool_args_calls() {
         attempt(&mut s, "read", json!({"path": "a"}));
     }
     let f = run(oc(), s.events());
-    assert_eq!(summary(&f), vec![(last(&s), Level::Warning, 10)]);
+    assert_eq!(summary(&f), vec![(s.last_index(), Level::Warning, 10)]);
     let m = &f[0].1.message;
     assert!(m.contains("WARNING") && m.contains("10 times"), "{m}");
     let args_fp = loopguard_core::args_fingerprint(&json!({"path": "a"}));
@@ -25,12 +25,10 @@ fn oc_warns_on_generic_repeated_tool_args_calls() {
 #[test]
 fn oc_blocks_generic_no_progress_at_critical_threshold() {
     let mut s = Script::new();
-    for _ in 0..20 {
-        s.call("read", json!({"path": "a"}), "same");
-    }
+    s.repeat_call(20, "read", json!({"path": "a"}), "same");
     attempt(&mut s, "read", json!({"path": "a"}));
     let f = run(oc(), s.events());
-    assert_eq!(criticals(&f), vec![last(&s)]);
+    assert_eq!(criticals(&f), vec![s.last_index()]);
     let crit = &f
         .iter()
         .find(|(_, f)| f.level == Level::Critical)
@@ -53,13 +51,9 @@ fn oc_blocks_generic_no_progress_at_critical_threshold() {
 #[test]
 fn oc_changing_exec_output_only_warns() {
     let mut s = Script::new();
-    for i in 0..30 {
-        s.call(
-            "exec",
-            json!({"command": "date"}),
-            &format!("Mon Jan {i} 10:00:00 UTC"),
-        );
-    }
+    s.call_results(30, "exec", json!({"command": "date"}), |i| {
+        format!("Mon Jan {i} 10:00:00 UTC")
+    });
     let f = run(oc(), s.events());
     assert!(criticals(&f).is_empty());
     assert_eq!(warnings(&f).len(), 20, "calls 11..30 warn");
@@ -72,9 +66,7 @@ fn oc_run_scoping() {
         s.push(OwnedEvent::RunStart {
             run_id: first.map(str::to_owned),
         });
-        for _ in 0..10 {
-            s.call("read", json!({"path": "a"}), "X");
-        }
+        s.repeat_call(10, "read", json!({"path": "a"}), "X");
         s.push(OwnedEvent::RunStart {
             run_id: second.map(str::to_owned),
         });
@@ -108,9 +100,7 @@ fn oc_outcomes_never_attach_to_another_runs_record() {
         run_id: Some("r2".into()),
     });
     s.tool_result(&id, "read", "X", false);
-    for _ in 0..19 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(19, "read", json!({"path": "a"}), "X");
     attempt(&mut s, "read", json!({"path": "a"}));
     let f = run(oc(), s.events());
     let crit = f
@@ -129,7 +119,7 @@ fn oc_interleaving_does_not_break_the_streak() {
     }
     attempt(&mut s, "read", json!({"path": "a"}));
     let f = run(det("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nopenclaw = { history-size = 50 }"), s.events());
-    assert_eq!(criticals(&f), vec![last(&s)]);
+    assert_eq!(criticals(&f), vec![s.last_index()]);
     // A different result for the same call ends the streak.
     let mut s = Script::new();
     for i in 0..25 {
@@ -153,10 +143,7 @@ fn oc_the_window_caps_the_streak() {
     let d = || {
         det("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nopenclaw = { history-size = 10, warning-threshold = 5, critical-threshold = 20 }")
     };
-    let mut s = Script::new();
-    for _ in 0..40 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(40);
     let f = run(d(), s.events());
     assert!(criticals(&f).is_empty());
     assert!(f.iter().all(|(_, f)| f.count <= 10));
@@ -175,24 +162,20 @@ fn oc_known_polls_skip_generic_repeat() {
     }
     assert!(run(oc(), s.events()).is_empty());
     let mut s = Script::new();
-    for _ in 0..21 {
-        s.call(
-            "process",
-            json!({"action": "kill", "sessionId": "s"}),
-            "no such process",
-        );
-    }
+    s.repeat_call(
+        21,
+        "process",
+        json!({"action": "kill", "sessionId": "s"}),
+        "no such process",
+    );
     assert_eq!(criticals(&run(oc(), s.events())).len(), 1);
 }
 
 #[test]
 fn oc_the_critical_veto_stays_sticky() {
-    let mut s = Script::new();
-    for _ in 0..20 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(20);
     let id = attempt(&mut s, "read", json!({"path": "a"}));
-    let first = last(&s);
+    let first = s.last_index();
     s.tool_result(
         &id,
         "read",
@@ -201,7 +184,7 @@ fn oc_the_critical_veto_stays_sticky() {
     );
     attempt(&mut s, "read", json!({"path": "a"}));
     let f = run(oc(), s.events());
-    assert_eq!(criticals(&f), vec![first, last(&s)]);
+    assert_eq!(criticals(&f), vec![first, s.last_index()]);
 }
 
 #[test]
@@ -216,36 +199,18 @@ fn oc_does_not_flag_unique_calls_or_an_empty_history() {
 
 #[test]
 fn oc_config_validation_names_the_key() {
-    let t: toml::Table = "openclaw = { warning-threshold = 20, critical-threshold = 20 }"
-        .parse()
-        .unwrap();
-    assert_eq!(
-        Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.openclaw.critical-threshold")
+    rejected(
+        "openclaw = { warning-threshold = 20, critical-threshold = 20 }",
+        "openclaw.critical-threshold",
     );
-    let t: toml::Table = "openclaw = { history-size = 0 }".parse().unwrap();
-    assert_eq!(
-        Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.openclaw.history-size")
-    );
+    rejected("openclaw = { history-size = 0 }", "openclaw.history-size");
     let t: toml::Table = "openclaw = { typo = 1 }".parse().unwrap();
     let err = Settings::from_table(&t).unwrap_err();
     assert!(err.to_string().contains("unknown field `typo`"), "{err}");
-    let t: toml::Table = "window = { size = 4, threshold = 5 }".parse().unwrap();
-    assert_eq!(
-        Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.window.threshold")
+    rejected("window = { size = 4, threshold = 5 }", "window.threshold");
+    rejected(
+        "window = { identity = \"call-and-result\", level = \"critical\" }",
+        "window.level",
     );
-    let t: toml::Table = "window = { identity = \"call-and-result\", level = \"critical\" }"
-        .parse()
-        .unwrap();
-    assert_eq!(
-        Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.window.level")
-    );
-    let t: toml::Table = "result-identity = \"fuzzy\"".parse().unwrap();
-    assert_eq!(
-        Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.result-identity")
-    );
+    rejected("result-identity = \"fuzzy\"", "result-identity");
 }

@@ -36,9 +36,7 @@ fn run_with_tools(d: Box<dyn Detector>, tools: &str, events: &[OwnedEvent]) -> V
 
 fn status_checks(n: usize) -> Script {
     let mut s = Script::new();
-    for _ in 0..n {
-        s.call("my_status", json!({"job": 7}), "state: running");
-    }
+    s.repeat_call(n, "my_status", json!({"job": 7}), "state: running");
     s
 }
 
@@ -65,9 +63,7 @@ fn a_host_added_poll_tool_is_skipped_by_the_openclaw_rule() {
 #[test]
 fn a_built_in_poll_turned_off_by_the_table_counts_like_any_call() {
     let mut s = Script::new();
-    for _ in 0..25 {
-        s.call("command_status", json!({"id": 1}), "running");
-    }
+    s.repeat_call(25, "command_status", json!({"id": 1}), "running");
     assert!(run(oc(), s.events()).is_empty());
     let off = "[command_status]\nkind = \"other\"\n";
     assert!(!run_with_tools(oc(), off, s.events()).is_empty());

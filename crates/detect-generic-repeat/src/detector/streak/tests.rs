@@ -13,7 +13,7 @@ fn a01_three_identical_results_warn_once() {
     let mut results = Vec::new();
     for _ in 0..3 {
         s.call("read", json!({"path": "a"}), "X");
-        results.push(last(&s));
+        results.push(s.last_index());
     }
     let f = run(plg(), s.events());
     assert_eq!(summary(&f), vec![(results[2], Level::Warning, 3)]);
@@ -26,10 +26,7 @@ fn a01_three_identical_results_warn_once() {
 
 #[test]
 fn a01_the_warning_fires_once_per_streak() {
-    let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(4);
     let f = run(plg(), s.events());
     assert_eq!(warnings(&f).len(), 1, "{f:?}");
     assert!(criticals(&f).is_empty());
@@ -44,51 +41,54 @@ fn a02_key_order_does_not_matter() {
     s.call("edit", two, "ok");
     s.call("edit", one, "ok");
     let f = run(plg(), s.events());
-    assert_eq!(summary(&f), vec![(last(&s), Level::Warning, 3)]);
+    assert_eq!(summary(&f), vec![(s.last_index(), Level::Warning, 3)]);
+}
+
+/// After `prefix` nothing fires, nor after its last call once more: the streak restarted at
+/// that call, and the third in a row warns with count 3.
+fn assert_streak_restarts_at_the_last(prefix: &[(&str, Value, &str)]) {
+    let mut s = Script::new();
+    for (tool, args, result) in prefix {
+        s.call(tool, args.clone(), result);
+    }
+    assert!(run(plg(), s.events()).is_empty());
+    let Some((tool, args, result)) = prefix.last() else {
+        panic!("an empty prefix");
+    };
+    s.call(tool, args.clone(), result);
+    assert!(run(plg(), s.events()).is_empty());
+    s.call(tool, args.clone(), result);
+    assert_eq!(
+        summary(&run(plg(), s.events())),
+        vec![(s.last_index(), Level::Warning, 3)]
+    );
 }
 
 #[test]
 fn a03_a_changed_result_resets() {
-    let mut s = Script::new();
-    s.call("read", json!({"path": "a"}), "X");
-    s.call("read", json!({"path": "a"}), "X");
-    s.call("read", json!({"path": "a"}), "Y");
-    assert!(run(plg(), s.events()).is_empty());
     // The streak after Y is 1: two more Y make 3.
-    s.call("read", json!({"path": "a"}), "Y");
-    assert!(run(plg(), s.events()).is_empty());
-    s.call("read", json!({"path": "a"}), "Y");
-    assert_eq!(
-        summary(&run(plg(), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
-    );
+    assert_streak_restarts_at_the_last(&[
+        ("read", json!({"path": "a"}), "X"),
+        ("read", json!({"path": "a"}), "X"),
+        ("read", json!({"path": "a"}), "Y"),
+    ]);
 }
 
 #[test]
 fn a04_a_different_call_resets() {
-    let mut s = Script::new();
-    s.call("read", json!({"path": "a"}), "X");
-    s.call("read", json!({"path": "a"}), "X");
-    s.call("grep", json!({"q": "q"}), "Z");
-    s.call("read", json!({"path": "a"}), "X");
-    assert!(run(plg(), s.events()).is_empty());
-    s.call("read", json!({"path": "a"}), "X");
-    assert!(run(plg(), s.events()).is_empty());
-    s.call("read", json!({"path": "a"}), "X");
-    assert_eq!(
-        summary(&run(plg(), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
-    );
+    assert_streak_restarts_at_the_last(&[
+        ("read", json!({"path": "a"}), "X"),
+        ("read", json!({"path": "a"}), "X"),
+        ("grep", json!({"q": "q"}), "Z"),
+        ("read", json!({"path": "a"}), "X"),
+    ]);
 }
 
 #[test]
 fn a05_fifth_identical_call_is_refused() {
-    let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(4);
     attempt(&mut s, "read", json!({"path": "a"}));
-    let fifth = last(&s);
+    let fifth = s.last_index();
     let f = run(plg(), s.events());
     assert_eq!(criticals(&f), vec![fifth], "{f:?}");
     let block = &f
@@ -114,10 +114,7 @@ fn a05_analogue_a_is_not_copied_the_fifth_result_never_completes_first() {
     // With five results completed the 5th call was not blocked only if the detector let
     // it run; our detector blocks the 5th call itself, so the 5th result is ignored and the
     // 6th attempt is blocked too (sticky), never "first blocked at the 6th".
-    let mut s = Script::new();
-    for _ in 0..5 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(5);
     let f = run(plg(), s.events());
     let first_block = criticals(&f)[0];
     assert!(matches!(
@@ -140,13 +137,11 @@ fn a06_every_blocked_attempt_counts_toward_the_abort() {
     // detector reports each blocked attempt as critical with one stable key.
     let mut s = Script::new();
     s.user("go");
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(4, "read", json!({"path": "a"}), "X");
     let mut blocked = Vec::new();
     for _ in 0..3 {
         let id = attempt(&mut s, "read", json!({"path": "a"}));
-        blocked.push(last(&s));
+        blocked.push(s.last_index());
         s.tool_result(&id, "read", "Blocked: loop", true);
     }
     let f = run(plg(), s.events());
@@ -167,21 +162,17 @@ fn a06_every_blocked_attempt_counts_toward_the_abort() {
 fn a07_a_new_user_turn_resets_and_the_guards_own_steer_does_not() {
     let mut s = Script::new();
     s.user("first task");
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(4, "read", json!({"path": "a"}), "X");
     // The guard's own steer delivered back is not a new turn (which user events are new
     // turns is core's decision: `Cx::is_new_turn`).
     s.user_from("Loop warning: change your approach", Origin::Guard);
     attempt(&mut s, "read", json!({"path": "a"}));
-    let still_blocked = last(&s);
+    let still_blocked = s.last_index();
     let f = run(plg(), s.events());
     assert_eq!(criticals(&f), vec![still_blocked]);
     // A real new prompt resets both the streak and the block.
     s.user("second task");
-    for _ in 0..2 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    s.repeat_call(2, "read", json!({"path": "a"}), "X");
     let f = run(plg(), s.events());
     assert_eq!(
         criticals(&f),
@@ -208,7 +199,7 @@ fn a08_parallel_batches_do_not_advance() {
     s.call("read", a(), "X");
     assert_eq!(
         summary(&run(plg(), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
+        vec![(s.last_index(), Level::Warning, 3)]
     );
 }
 
@@ -225,7 +216,7 @@ fn a08_a_batch_whose_last_result_differs_ends_the_streak() {
     s.call("read", a(), "X");
     assert_eq!(
         summary(&run(plg(), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
+        vec![(s.last_index(), Level::Warning, 3)]
     );
 }
 
@@ -234,18 +225,18 @@ fn a09_images_are_counted_not_hashed() {
     let raw = || det("result-identity = \"raw\"\nwindow = { enabled = false }");
     // "T" + 1 image, then "T" + 2 images: different results, the streak resets.
     let mut s = Script::new();
-    call_images(&mut s, "screenshot", json!({}), "T", 1);
-    call_images(&mut s, "screenshot", json!({}), "T", 1);
-    call_images(&mut s, "screenshot", json!({}), "T", 2);
+    s.call_images("screenshot", json!({}), "T", 1);
+    s.call_images("screenshot", json!({}), "T", 1);
+    s.call_images("screenshot", json!({}), "T", 2);
     assert!(run(raw(), s.events()).is_empty());
     // Equal text and equal image counts (whatever the bytes were) are the same result.
     let mut s = Script::new();
     for _ in 0..3 {
-        call_images(&mut s, "screenshot", json!({}), "T", 2);
+        s.call_images("screenshot", json!({}), "T", 2);
     }
     assert_eq!(
         summary(&run(raw(), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
+        vec![(s.last_index(), Level::Warning, 3)]
     );
 }
 
@@ -318,16 +309,8 @@ fn k66_warn_not_below_block_is_a_config_error() {
         Some("detectors.generic-repeat.critical-threshold")
     );
     // Zero and negative values are rejected with their key.
-    let t: toml::Table = "critical-threshold = 0".parse().unwrap();
-    assert_eq!(
-        Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.critical-threshold")
-    );
-    let t: toml::Table = "warning-threshold = -1".parse().unwrap();
-    assert_eq!(
-        Settings::from_table(&t).unwrap_err().path(),
-        Some("detectors.generic-repeat.warning-threshold")
-    );
+    rejected("critical-threshold = 0", "critical-threshold");
+    rejected("warning-threshold = -1", "warning-threshold");
 }
 
 #[test]
@@ -342,10 +325,7 @@ fn k67_the_master_switch_builds_nothing() {
     );
     // Every rule off: nothing fires on a plain loop.
     let off = det("streak = false\nbatch-streak = false\nwindow = { enabled = false }\nopenclaw = { enabled = false }");
-    let mut s = Script::new();
-    for _ in 0..30 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(30);
     assert!(run(off, s.events()).is_empty());
 }
 
@@ -383,15 +363,19 @@ fn k68_an_ignored_tool_between_identical_calls_is_transparent() {
     }
     let d = det("ignore-tools = [\"todo\"]\nwindow = { enabled = false }");
     let f = run(d, s.events());
-    assert_eq!(summary(&f), vec![(last(&s) - 4, Level::Warning, 3)]);
+    assert_eq!(summary(&f), vec![(s.last_index() - 4, Level::Warning, 3)]);
 }
 
 #[test]
 fn k69_ignored_errors_never_advance_the_streak() {
     let mut s = Script::new();
-    for _ in 0..10 {
-        s.call_with("bash", json!({"command": "make"}), "error: no rule", true);
-    }
+    s.repeat_call_with(
+        10,
+        "bash",
+        json!({"command": "make"}),
+        "error: no rule",
+        true,
+    );
     let mut t = preset_table("pi-loop-guard");
     t.insert("ignore-errors".into(), toml::Value::Boolean(true));
     assert!(run(det_from(&t), s.events()).is_empty());
@@ -408,30 +392,27 @@ fn k69_ignored_errors_never_advance_the_streak() {
     s.call("bash", json!({"command": "make"}), "ok");
     assert_eq!(
         summary(&run(det_from(&t), s.events())),
-        vec![(last(&s), Level::Warning, 3)]
+        vec![(s.last_index(), Level::Warning, 3)]
     );
 }
 
 #[test]
 fn k70_the_block_is_sticky_until_the_arguments_change() {
-    let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(4);
     let mut blocked = Vec::new();
     // Live host: the block reason comes back as an error result.
     let id = attempt(&mut s, "read", json!({"path": "a"}));
-    blocked.push(last(&s));
+    blocked.push(s.last_index());
     s.tool_result(&id, "read", "Blocked: this exact `read` call…", true);
     // `loopguard scan`: the recorded original result is replayed.
     let id = attempt(&mut s, "read", json!({"path": "a"}));
-    blocked.push(last(&s));
+    blocked.push(s.last_index());
     s.tool_result(&id, "read", "X", false);
     // No result at all.
     attempt(&mut s, "read", json!({"path": "a"}));
-    blocked.push(last(&s));
+    blocked.push(s.last_index());
     attempt(&mut s, "read", json!({"path": "a"}));
-    blocked.push(last(&s));
+    blocked.push(s.last_index());
     // Different arguments execute and lift the block.
     s.call("read", json!({"path": "b"}), "X");
     s.call("read", json!({"path": "a"}), "X");
@@ -450,10 +431,7 @@ fn k70_the_block_is_sticky_until_the_arguments_change() {
 fn k71_terminate_is_the_orchestrators_flag() {
     // `LOOP_GUARD_USE_TERMINATE` maps to `guard.terminate`: the detector's block is a plain
     // critical finding, never an abort of its own.
-    let mut s = Script::new();
-    for _ in 0..6 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let s = same_reads(6);
     let f = run(plg(), s.events());
     assert!(!criticals(&f).is_empty());
     assert!(f
@@ -493,9 +471,7 @@ fn a_poll_that_waits_is_warned_at_ten_and_blocked_at_twenty_not_at_three_and_fiv
     ] {
         let mut s = Script::new();
         s.user("deploy and wait");
-        for _ in 0..7 {
-            s.call(tool, args.clone(), "status: running");
-        }
+        s.repeat_call(7, tool, args.clone(), "status: running");
         s.call(tool, args.clone(), "status: exited 0");
         assert!(
             run(default_preset(), s.events()).is_empty(),
@@ -503,9 +479,7 @@ fn a_poll_that_waits_is_warned_at_ten_and_blocked_at_twenty_not_at_three_and_fiv
         );
         let mut s = Script::new();
         s.user("deploy and wait");
-        for _ in 0..19 {
-            s.call(tool, args.clone(), "status: running");
-        }
+        s.repeat_call(19, tool, args.clone(), "status: running");
         let _ = attempt(&mut s, tool, args.clone());
         let f = run(default_preset(), s.events());
         assert_eq!(warnings(&f).len(), 1, "{tool}: {f:?}");
@@ -517,7 +491,7 @@ fn a_poll_that_waits_is_warned_at_ten_and_blocked_at_twenty_not_at_three_and_fiv
         );
         assert_eq!(
             criticals(&f),
-            vec![last(&s)],
+            vec![s.last_index()],
             "{tool}: the 20th identical poll is blocked"
         );
     }

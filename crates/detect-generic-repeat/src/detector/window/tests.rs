@@ -11,7 +11,7 @@ fn i51_the_fourth_occurrence_within_eight_fires() {
     let mut calls = Vec::new();
     for i in 0..6 {
         let id = attempt(&mut s, "bash", json!({"command": "make"}));
-        calls.push(last(&s));
+        calls.push(s.last_index());
         s.tool_result(&id, "bash", &format!("output {i}"), false);
     }
     let f = run(prg(), s.events());
@@ -27,7 +27,7 @@ fn i51_the_fourth_occurrence_within_eight_fires() {
     for i in 0..8 {
         if i % 2 == 0 {
             s.call("read", json!({"path": "a"}), &format!("r{i}"));
-            target.push(last(&s) - 1);
+            target.push(s.last_index() - 1);
         } else {
             s.call("grep", json!({"q": i}), "z");
         }
@@ -58,10 +58,7 @@ fn i51_varied_legitimate_usage_never_fires() {
 
 #[test]
 fn i52_occurrences_slide_out_and_a_new_run_clears_the_window() {
-    let mut s = Script::new();
-    for _ in 0..4 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(4);
     for i in 0..8 {
         s.call("grep", json!({"q": i}), "z");
     }
@@ -70,10 +67,7 @@ fn i52_occurrences_slide_out_and_a_new_run_clears_the_window() {
     s.call("read", json!({"path": "a"}), "X");
     assert_eq!(run(prg(), s.events()).len(), before);
 
-    let mut s = Script::new();
-    for _ in 0..3 {
-        s.call("read", json!({"path": "a"}), "X");
-    }
+    let mut s = same_reads(3);
     s.run_start();
     s.call("read", json!({"path": "a"}), "X");
     assert!(run(prg(), s.events()).is_empty());
@@ -107,7 +101,7 @@ fn i53_inputs_are_normalised_like_pi_repetition_guard() {
     for args in [Value::Null, json!(""), Value::Null, json!("")] {
         s.call("think", args, "ok");
     }
-    assert_eq!(criticals(&run(prg(), s.events())), vec![last(&s) - 1]);
+    assert_eq!(criticals(&run(prg(), s.events())), vec![s.last_index() - 1]);
 }
 
 // ---- outcome identity and the default level ------------------------------------------------
@@ -125,9 +119,9 @@ fn window_can_count_identical_outcomes_instead_of_calls() {
     assert!(run(d(), s.events()).is_empty());
     s.call("read", json!({"path": "a"}), "X");
     let f = run(d(), s.events());
-    assert_eq!(summary(&f), vec![(last(&s), Level::Warning, 3)]);
+    assert_eq!(summary(&f), vec![(s.last_index(), Level::Warning, 3)]);
     assert!(matches!(
-        s.events()[last(&s)],
+        s.events()[s.last_index()],
         OwnedEvent::ToolResult { .. }
     ));
 }
@@ -138,7 +132,7 @@ fn the_default_window_warns_and_never_blocks() {
     let mut calls = Vec::new();
     for i in 0..6 {
         let id = attempt(&mut s, "bash", json!({"command": "cargo check"}));
-        calls.push(last(&s));
+        calls.push(s.last_index());
         s.tool_result(&id, "bash", &format!("{i} errors"), false);
     }
     let f = run(default_det(), s.events());
