@@ -29,6 +29,17 @@ const ASCII_ALNUM: u128 = {
     m
 };
 
+/// 1 for the ASCII letters and digits, by code (a byte load is cheaper than a 128-bit shift).
+const ALNUM_BYTES: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut c = 0usize;
+    while c < 128 {
+        t[c] = ((ASCII_ALNUM >> c) & 1) as u8;
+        c += 1;
+    }
+    t
+};
+
 /// Turns the streamed characters of one message into the symbol sequence the engines see:
 /// a separator where the stream switches (thinking ↔ text), and long runs of filler (neither
 /// letter nor digit) cut to `max-filler-run` symbols.
@@ -74,7 +85,8 @@ impl Prep {
         let c = u32::from(ch);
         // Letters and digits alternate with spaces and punctuation at random in prose: keep
         // the common ASCII case free of data-dependent branches (a table bit and a mask).
-        let mut alnum = ((ASCII_ALNUM >> (c & 127)) as u32 & 1) & u32::from(c < 128);
+        let mut alnum = u32::from(ALNUM_BYTES.get((c & 127) as usize).copied().unwrap_or(0))
+            & u32::from(c < 128);
         if c >= 128 {
             alnum = u32::from(ch.is_alphanumeric());
         }
@@ -156,7 +168,56 @@ impl Lines {
         self.last = ch;
     }
 
-    #[cold]
+    /// Feeds a piece of a line (no `'\n'` in it), exactly as [`Lines::feed`] on each of its
+    /// characters, without a branch per character. Returns the byte length of its leading
+    /// whitespace fed while the line had no visible character yet (0 if it had one).
+    #[inline]
+    fn feed_piece(&mut self, piece: &str) -> usize {
+        let mut lead = 0;
+        let mut body = piece;
+        let first = match self.first {
+            Some(f) => f,
+            None => {
+                // `trim_start` uses the same `White_Space` property as `char::is_whitespace`.
+                let rest = piece.trim_start();
+                lead = piece.len() - rest.len();
+                for ch in piece.get(..lead).unwrap_or("").chars() {
+                    self.indent = self.indent.saturating_add(if ch == '\t' { 4 } else { 1 });
+                }
+                let mut it = rest.chars();
+                let Some(ch) = it.next() else {
+                    return lead;
+                };
+                self.first = Some(ch);
+                self.fence = u32::from(ch == '`' || ch == '~');
+                self.last = ch;
+                body = it.as_str();
+                ch
+            }
+        };
+        if self.fence > 0 && self.fence < 3 {
+            for ch in body.chars() {
+                if ch.is_whitespace() {
+                    continue;
+                }
+                if ch == first {
+                    self.fence += 1;
+                    if self.fence >= 3 {
+                        break;
+                    }
+                } else {
+                    self.fence = 0;
+                    break;
+                }
+            }
+        }
+        if let Some(ch) = body.trim_end().chars().next_back() {
+            self.last = ch;
+        }
+        lead
+    }
+
+    #[inline]
     fn end_line(&mut self) {
         if let Some(first) = self.first {
             self.lines = self.lines.saturating_add(1);
@@ -582,17 +643,7 @@ impl TailPeriodicity {
                     }
                 }
                 if hit.is_none() {
-                    for ch in delta.chars() {
-                        count += 1;
-                        lines.feed(ch);
-                        if let Some(sym) = prep.map(ch) {
-                            if let Some((q, span)) = e.push(s, sym, lines.code(), lines.sentence())
-                            {
-                                hit = Some((q, Some(span), base + count));
-                                break;
-                            }
-                        }
-                    }
+                    hit = evidence_delta(e, s, prep, lines, delta, base);
                 }
             }
             Engine::Seed(sc) => {
@@ -614,6 +665,90 @@ impl TailPeriodicity {
             self.fire(q, span, offset, cx);
         }
     }
+}
+
+/// Feeds one delta to the evidence rule, a line piece at a time (the line classifier reads
+/// each piece at once; whether the text is code changes only where a line ends, and the
+/// sentence class only at a line's first visible character). Exactly as feeding
+/// [`Lines::feed`] and the rule character by character. Returns the hit: root, span and the
+/// message character offset.
+#[inline(always)]
+fn evidence_delta(
+    e: &mut Evidence,
+    s: &Settings,
+    prep: &mut Prep,
+    lines: &mut Lines,
+    delta: &str,
+    base: u64,
+) -> Option<(u64, Option<u64>, u64)> {
+    let mut count = base;
+    let mut rest = delta;
+    loop {
+        let nl = rest.as_bytes().iter().position(|&b| b == b'\n');
+        let (piece, after) = match nl {
+            Some(i) => (rest.get(..i).unwrap_or(""), rest.get(i + 1..).unwrap_or("")),
+            None => (rest, ""),
+        };
+        if !piece.is_empty() {
+            let code = lines.code();
+            let lead = lines.feed_piece(piece);
+            let (head, body) = (
+                piece.get(..lead).unwrap_or(""),
+                piece.get(lead..).unwrap_or(""),
+            );
+            for (part, sentence) in [(head, 0), (body, lines.sentence())] {
+                let hit = if part.is_ascii() {
+                    // No UTF-8 decoding: every byte is a character.
+                    evidence_chars(
+                        e,
+                        s,
+                        prep,
+                        part.bytes().map(char::from),
+                        code,
+                        sentence,
+                        &mut count,
+                    )
+                } else {
+                    evidence_chars(e, s, prep, part.chars(), code, sentence, &mut count)
+                };
+                if hit.is_some() {
+                    return hit;
+                }
+            }
+        }
+        nl?;
+        count += 1;
+        lines.end_line();
+        if let Some(sym) = prep.map('\n') {
+            if let Some((q, span)) = e.push(s, sym, lines.code(), lines.sentence()) {
+                return Some((q, Some(span), count));
+            }
+        }
+        rest = after;
+    }
+}
+
+/// Feeds characters of one line region (fixed code and sentence classes) to the evidence
+/// rule, counting them in `count`; the hit, as [`evidence_delta`].
+#[inline(always)]
+fn evidence_chars(
+    e: &mut Evidence,
+    s: &Settings,
+    prep: &mut Prep,
+    chars: impl Iterator<Item = char>,
+    code: bool,
+    sentence: u8,
+    count: &mut u64,
+) -> Option<(u64, Option<u64>, u64)> {
+    for ch in chars {
+        *count += 1;
+        if let Some(sym) = prep.map(ch) {
+            if let Some((q, span)) = e.push(s, sym, code, sentence) {
+                return Some((q, Some(span), *count));
+            }
+        }
+    }
+    None
 }
 
 impl Detector for TailPeriodicity {
