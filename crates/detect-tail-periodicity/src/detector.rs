@@ -29,6 +29,31 @@ const ASCII_ALNUM: u128 = {
     m
 };
 
+/// Bit `c` is set for the ASCII whitespace (`char::is_whitespace` on ASCII).
+const ASCII_WS: u128 = {
+    let mut m = 0u128;
+    let mut c = 0u32;
+    while c < 128 {
+        let ch = c as u8 as char;
+        if ch.is_whitespace() {
+            m |= 1 << c;
+        }
+        c += 1;
+    }
+    m
+};
+
+/// 1 for the ASCII whitespace, by code.
+const WS_BYTES: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut c = 0usize;
+    while c < 128 {
+        t[c] = ((ASCII_WS >> c) & 1) as u8;
+        c += 1;
+    }
+    t
+};
+
 /// 1 for the ASCII letters and digits, by code (a byte load is cheaper than a 128-bit shift).
 const ALNUM_BYTES: [u8; 128] = {
     let mut t = [0u8; 128];
@@ -168,53 +193,26 @@ impl Lines {
         self.last = ch;
     }
 
-    /// Feeds a piece of a line (no `'\n'` in it), exactly as [`Lines::feed`] on each of its
-    /// characters, without a branch per character. Returns the byte length of its leading
-    /// whitespace fed while the line had no visible character yet (0 if it had one).
-    #[inline]
-    fn feed_piece(&mut self, piece: &str) -> usize {
-        let mut lead = 0;
-        let mut body = piece;
-        let first = match self.first {
-            Some(f) => f,
-            None => {
-                // `trim_start` uses the same `White_Space` property as `char::is_whitespace`.
-                let rest = piece.trim_start();
-                lead = piece.len() - rest.len();
-                for ch in piece.get(..lead).unwrap_or("").chars() {
-                    self.indent = self.indent.saturating_add(if ch == '\t' { 4 } else { 1 });
-                }
-                let mut it = rest.chars();
-                let Some(ch) = it.next() else {
-                    return lead;
-                };
-                self.first = Some(ch);
-                self.fence = u32::from(ch == '`' || ch == '~');
-                self.last = ch;
-                body = it.as_str();
-                ch
-            }
-        };
-        if self.fence > 0 && self.fence < 3 {
-            for ch in body.chars() {
-                if ch.is_whitespace() {
-                    continue;
-                }
-                if ch == first {
-                    self.fence += 1;
-                    if self.fence >= 3 {
-                        break;
-                    }
-                } else {
-                    self.fence = 0;
-                    break;
-                }
-            }
+    /// Feeds one character, as [`Lines::feed`], with the common case (inside a line whose
+    /// first visible character and fence are settled: only the last visible character
+    /// changes) free of data-dependent branches. Returns whether the code or sentence class
+    /// may have changed.
+    #[inline(always)]
+    fn feed_fast(&mut self, ch: char) -> bool {
+        let settled = self.first.is_some() && (self.fence == 0 || self.fence >= 3);
+        if settled && ch != '\n' {
+            let c = u32::from(ch);
+            let ws = if c < 128 {
+                WS_BYTES.get(c as usize).copied().unwrap_or(0) == 1
+            } else {
+                ch.is_whitespace()
+            };
+            self.last = if ws { self.last } else { ch };
+            false
+        } else {
+            self.feed(ch);
+            true
         }
-        if let Some(ch) = body.trim_end().chars().next_back() {
-            self.last = ch;
-        }
-        lead
     }
 
     #[inline]
@@ -667,11 +665,10 @@ impl TailPeriodicity {
     }
 }
 
-/// Feeds one delta to the evidence rule, a line piece at a time (the line classifier reads
-/// each piece at once; whether the text is code changes only where a line ends, and the
-/// sentence class only at a line's first visible character). Exactly as feeding
-/// [`Lines::feed`] and the rule character by character. Returns the hit: root, span and the
-/// message character offset.
+/// Feeds one delta to the evidence rule and the line classifier, as feeding [`Lines::feed`]
+/// and the rule character by character (whether the text is code changes only where a line
+/// ends, the sentence class only at a line's first visible character; ASCII deltas skip UTF-8
+/// decoding). Returns the hit: root, span and the message character offset.
 #[inline(always)]
 fn evidence_delta(
     e: &mut Evidence,
@@ -681,70 +678,35 @@ fn evidence_delta(
     delta: &str,
     base: u64,
 ) -> Option<(u64, Option<u64>, u64)> {
-    let mut count = base;
-    let mut rest = delta;
-    loop {
-        let nl = rest.as_bytes().iter().position(|&b| b == b'\n');
-        let (piece, after) = match nl {
-            Some(i) => (rest.get(..i).unwrap_or(""), rest.get(i + 1..).unwrap_or("")),
-            None => (rest, ""),
-        };
-        if !piece.is_empty() {
-            let code = lines.code();
-            let lead = lines.feed_piece(piece);
-            let (head, body) = (
-                piece.get(..lead).unwrap_or(""),
-                piece.get(lead..).unwrap_or(""),
-            );
-            for (part, sentence) in [(head, 0), (body, lines.sentence())] {
-                let hit = if part.is_ascii() {
-                    // No UTF-8 decoding: every byte is a character.
-                    evidence_chars(
-                        e,
-                        s,
-                        prep,
-                        part.bytes().map(char::from),
-                        code,
-                        sentence,
-                        &mut count,
-                    )
-                } else {
-                    evidence_chars(e, s, prep, part.chars(), code, sentence, &mut count)
-                };
-                if hit.is_some() {
-                    return hit;
-                }
-            }
-        }
-        nl?;
-        count += 1;
-        lines.end_line();
-        if let Some(sym) = prep.map('\n') {
-            if let Some((q, span)) = e.push(s, sym, lines.code(), lines.sentence()) {
-                return Some((q, Some(span), count));
-            }
-        }
-        rest = after;
+    if delta.is_ascii() {
+        evidence_chars(e, s, prep, lines, delta.bytes().map(char::from), base)
+    } else {
+        evidence_chars(e, s, prep, lines, delta.chars(), base)
     }
 }
 
-/// Feeds characters of one line region (fixed code and sentence classes) to the evidence
-/// rule, counting them in `count`; the hit, as [`evidence_delta`].
+/// The loop of [`evidence_delta`].
 #[inline(always)]
 fn evidence_chars(
     e: &mut Evidence,
     s: &Settings,
     prep: &mut Prep,
+    lines: &mut Lines,
     chars: impl Iterator<Item = char>,
-    code: bool,
-    sentence: u8,
-    count: &mut u64,
+    base: u64,
 ) -> Option<(u64, Option<u64>, u64)> {
+    let mut count = base;
+    let mut code = lines.code();
+    let mut sentence = lines.sentence();
     for ch in chars {
-        *count += 1;
+        count += 1;
+        if lines.feed_fast(ch) {
+            code = lines.code();
+            sentence = lines.sentence();
+        }
         if let Some(sym) = prep.map(ch) {
             if let Some((q, span)) = e.push(s, sym, code, sentence) {
-                return Some((q, Some(span), *count));
+                return Some((q, Some(span), count));
             }
         }
     }
@@ -787,6 +749,40 @@ impl Detector for TailPeriodicity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_whitespace_table_matches_is_whitespace() {
+        for c in 0u32..128 {
+            let ch = char::from_u32(c).unwrap_or('\0');
+            assert_eq!((ASCII_WS >> c) & 1 == 1, ch.is_whitespace(), "{c}");
+        }
+    }
+
+    #[test]
+    fn the_fast_line_feed_agrees_with_the_reference() {
+        let alphabet = [
+            ' ', '\t', '\n', '`', '~', 'a', 'Z', '1', ';', '{', '}', '(', '/', '\u{3000}', 'é',
+            '\u{85}', '=', '\\',
+        ];
+        let mut g = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            let mut a = Lines::default();
+            let mut b = Lines::default();
+            for _ in 0..60 {
+                g ^= g << 13;
+                g ^= g >> 7;
+                g ^= g << 17;
+                let ch = alphabet[(g % alphabet.len() as u64) as usize];
+                let (code, sentence) = (a.code(), a.sentence());
+                let changed = a.feed_fast(ch);
+                b.feed(ch);
+                assert_eq!(a, b);
+                if !changed {
+                    assert_eq!((a.code(), a.sentence()), (code, sentence));
+                }
+            }
+        }
+    }
 
     #[test]
     fn ascii_table_matches_is_alphanumeric() {
