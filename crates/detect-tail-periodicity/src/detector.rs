@@ -29,6 +29,17 @@ const ASCII_ALNUM: u128 = {
     m
 };
 
+/// 1 for the ASCII letters and digits, by code (a byte load is cheaper than a 128-bit shift).
+const ALNUM_BYTES: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut c = 0usize;
+    while c < 128 {
+        t[c] = ((ASCII_ALNUM >> c) & 1) as u8;
+        c += 1;
+    }
+    t
+};
+
 /// Turns the streamed characters of one message into the symbol sequence the engines see:
 /// a separator where the stream switches (thinking ↔ text), and long runs of filler (neither
 /// letter nor digit) cut to `max-filler-run` symbols.
@@ -74,7 +85,8 @@ impl Prep {
         let c = u32::from(ch);
         // Letters and digits alternate with spaces and punctuation at random in prose: keep
         // the common ASCII case free of data-dependent branches (a table bit and a mask).
-        let mut alnum = ((ASCII_ALNUM >> (c & 127)) as u32 & 1) & u32::from(c < 128);
+        let mut alnum = u32::from(ALNUM_BYTES.get((c & 127) as usize).copied().unwrap_or(0))
+            & u32::from(c < 128);
         if c >= 128 {
             alnum = u32::from(ch.is_alphanumeric());
         }
@@ -156,7 +168,23 @@ impl Lines {
         self.last = ch;
     }
 
-    #[cold]
+    /// Whether the current line's first visible character and fence are settled: from then
+    /// on, until the line ends, [`Lines::feed`] changes only the last visible character.
+    #[inline]
+    fn settled(&self) -> bool {
+        self.first.is_some() && (self.fence == 0 || self.fence >= 3)
+    }
+
+    /// Notes the text fed since the line began or since the last note (no `'\n'` in it): its
+    /// last visible character, if any, is the line's last one so far.
+    #[inline]
+    fn note_last(&mut self, part: &str) {
+        if let Some(ch) = part.trim_end().chars().next_back() {
+            self.last = ch;
+        }
+    }
+
+    #[inline]
     fn end_line(&mut self) {
         if let Some(first) = self.first {
             self.lines = self.lines.saturating_add(1);
@@ -582,17 +610,7 @@ impl TailPeriodicity {
                     }
                 }
                 if hit.is_none() {
-                    for ch in delta.chars() {
-                        count += 1;
-                        lines.feed(ch);
-                        if let Some(sym) = prep.map(ch) {
-                            if let Some((q, span)) = e.push(s, sym, lines.code(), lines.sentence())
-                            {
-                                hit = Some((q, Some(span), base + count));
-                                break;
-                            }
-                        }
-                    }
+                    hit = evidence_delta(e, s, prep, lines, delta, base);
                 }
             }
             Engine::Seed(sc) => {
@@ -614,6 +632,69 @@ impl TailPeriodicity {
             self.fire(q, span, offset, cx);
         }
     }
+}
+
+/// Feeds one delta to the evidence rule and the line classifier, as feeding [`Lines::feed`]
+/// and the rule character by character: the classifier reads each character only until its
+/// line is settled and at the line's end (the last visible character is read off the text
+/// where a line or the delta ends), whether the text is code changes only where a line ends
+/// and the sentence class only at a line's first visible character, and ASCII deltas skip
+/// UTF-8 decoding. Returns the hit: root, span and the message character offset.
+#[inline(always)]
+fn evidence_delta(
+    e: &mut Evidence,
+    s: &Settings,
+    prep: &mut Prep,
+    lines: &mut Lines,
+    delta: &str,
+    base: u64,
+) -> Option<(u64, Option<u64>, u64)> {
+    if delta.is_ascii() {
+        let chars = delta.bytes().enumerate().map(|(i, b)| (i, char::from(b)));
+        evidence_chars(e, s, prep, lines, delta, chars, base)
+    } else {
+        evidence_chars(e, s, prep, lines, delta, delta.char_indices(), base)
+    }
+}
+
+/// The loop of [`evidence_delta`] over the characters of `delta` and their byte offsets.
+#[inline(always)]
+fn evidence_chars(
+    e: &mut Evidence,
+    s: &Settings,
+    prep: &mut Prep,
+    lines: &mut Lines,
+    delta: &str,
+    chars: impl Iterator<Item = (usize, char)>,
+    base: u64,
+) -> Option<(u64, Option<u64>, u64)> {
+    let mut count = base;
+    let mut code = lines.code();
+    let mut sentence = lines.sentence();
+    let mut settled = lines.settled();
+    // Where the text not yet noted for the line's last visible character begins.
+    let mut from = 0usize;
+    for (i, ch) in chars {
+        count += 1;
+        if ch == '\n' || !settled {
+            if ch == '\n' {
+                lines.note_last(delta.get(from..i).unwrap_or(""));
+                from = i + 1;
+            }
+            lines.feed(ch);
+            code = lines.code();
+            sentence = lines.sentence();
+            settled = lines.settled();
+        }
+        if let Some(sym) = prep.map(ch) {
+            if let Some((q, span)) = e.push(s, sym, code, sentence) {
+                lines.note_last(delta.get(from..i + ch.len_utf8()).unwrap_or(""));
+                return Some((q, Some(span), count));
+            }
+        }
+    }
+    lines.note_last(delta.get(from..).unwrap_or(""));
+    None
 }
 
 impl Detector for TailPeriodicity {
@@ -652,6 +733,49 @@ impl Detector for TailPeriodicity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_delta_line_feed_agrees_with_the_reference() {
+        // Deltas fed through the evidence loop leave the classifier as feeding it character
+        // by character.
+        let alphabet = [
+            ' ', '\t', '\n', '`', '~', 'a', 'Z', '1', ';', '{', '}', '(', '/', '\u{3000}', 'é',
+            '\u{85}', '=', '\\',
+        ];
+        let settings = Settings {
+            evidence_scale: 1000,
+            ..Settings::default()
+        };
+        let mut g = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..500 {
+            let mut a = Lines::default();
+            let mut b = Lines::default();
+            let mut pa = Prep::new(&settings);
+            let mut ea = Evidence::new(&settings);
+            let mut offset = 0u64;
+            for _ in 0..12 {
+                g ^= g << 13;
+                g ^= g >> 7;
+                g ^= g << 17;
+                let len = (g % 20) as usize;
+                let delta: String = (0..len)
+                    .map(|_| {
+                        g ^= g << 13;
+                        g ^= g >> 7;
+                        g ^= g << 17;
+                        alphabet[(g % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                let hit = evidence_delta(&mut ea, &settings, &mut pa, &mut a, &delta, offset);
+                assert_eq!(hit, None);
+                for ch in delta.chars() {
+                    b.feed(ch);
+                }
+                offset += delta.chars().count() as u64;
+                assert_eq!(a, b, "{delta:?}");
+            }
+        }
+    }
 
     #[test]
     fn ascii_table_matches_is_alphanumeric() {

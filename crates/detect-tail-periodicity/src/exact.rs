@@ -64,11 +64,22 @@
 use serde::{Deserialize, Serialize};
 
 /// A ring buffer of the most recent characters, indexed by absolute position.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Ring {
     data: Vec<u32>,
     /// The largest capacity (a power of two).
     limit: usize,
+    /// The first position whose store must check whether the ring grows (`u64::MAX` once it
+    /// reached its limit; 0 after a restore).
+    #[serde(skip)]
+    check_at: u64,
+}
+
+impl PartialEq for Ring {
+    /// The content and the limit (`check_at` is a cache).
+    fn eq(&self, other: &Ring) -> bool {
+        self.data == other.data && self.limit == other.limit
+    }
 }
 
 impl Ring {
@@ -76,6 +87,7 @@ impl Ring {
         Ring {
             data: Vec::new(),
             limit: keep.max(2).next_power_of_two(),
+            check_at: 0,
         }
     }
 
@@ -93,9 +105,8 @@ impl Ring {
     /// Stores the character at absolute position `i` (positions arrive in order).
     #[inline]
     pub(crate) fn put(&mut self, i: u64, v: u32) {
-        let len = self.data.len();
-        if (i as usize) >= len && len < self.limit {
-            self.grow();
+        if i >= self.check_at {
+            self.maybe_grow(i);
         }
         let mask = self.data.len().wrapping_sub(1);
         if let Some(slot) = self.data.get_mut((i as usize) & mask) {
@@ -103,11 +114,21 @@ impl Ring {
         }
     }
 
-    /// Not wrapped yet: positions `0..len` sit at their own index. Grow (double).
+    /// Not wrapped yet: positions `0..len` sit at their own index. Grow (double) if `i` is
+    /// beyond them, and note where the next check is due.
     #[cold]
-    fn grow(&mut self) {
-        let new_len = (self.data.len() * 2).max(64).min(self.limit);
-        self.data.resize(new_len, 0);
+    fn maybe_grow(&mut self, i: u64) {
+        let len = self.data.len();
+        if (i as usize) >= len && len < self.limit {
+            let new_len = (len * 2).max(64).min(self.limit);
+            self.data.resize(new_len, 0);
+        }
+        let len = self.data.len();
+        self.check_at = if len < self.limit {
+            len as u64
+        } else {
+            u64::MAX
+        };
     }
 
     /// Allocated characters (for memory accounting in tests).
@@ -145,6 +166,9 @@ struct Chains {
     limit: usize,
     /// log2 of the distance between indexed end positions.
     stride_log: u32,
+    /// The first slot whose insert must check whether `prev` grows (`usize::MAX` once it
+    /// reached its limit).
+    check_at: usize,
 }
 
 impl Chains {
@@ -154,14 +178,14 @@ impl Chains {
         self.prev.clear();
         self.limit = limit;
         self.stride_log = stride_log;
+        self.check_at = 0;
     }
 
     /// Records that the gram ending at `end` hashes to bucket `b`.
     #[inline(always)]
     fn insert(&mut self, end: u64, b: usize) {
         let slot = (end >> self.stride_log) as usize;
-        let len = self.prev.len();
-        if slot >= len && len < self.limit {
+        if slot >= self.check_at {
             self.grow(slot);
         }
         let mask = self.prev.len().wrapping_sub(1);
@@ -174,8 +198,13 @@ impl Chains {
     /// Not wrapped yet: slots `0..len` sit at their own index. Grow (double) to hold `slot`.
     #[cold]
     fn grow(&mut self, slot: usize) {
-        let new_len = (slot + 1).next_power_of_two().max(64).min(self.limit);
-        self.prev.resize(new_len, 0);
+        let len = self.prev.len();
+        if slot >= len && len < self.limit {
+            let new_len = (slot + 1).next_power_of_two().max(64).min(self.limit);
+            self.prev.resize(new_len, 0);
+        }
+        let len = self.prev.len();
+        self.check_at = if len < self.limit { len } else { usize::MAX };
     }
 
     /// The latest indexed end in bucket `b`.

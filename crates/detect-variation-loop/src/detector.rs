@@ -330,7 +330,9 @@ impl Splitter {
     /// `at`: exactly as [`Splitter::push`] on each of its characters, without a branch per
     /// character (whitespace is found with `trim_start` / `trim_end`, which use the same
     /// Unicode `White_Space` property as `char::is_whitespace`).
-    fn push_str(&mut self, piece: &str, s: &Settings, at: u64) {
+    fn push_str(&mut self, piece: &str, s: &Settings, at: u64, ascii: bool) {
+        // Characters of a part of `piece` (bytes when the piece is ASCII).
+        let count = |t: &str| if ascii { t.len() } else { t.chars().count() };
         let mut text = piece;
         if self.chars == 0 {
             let rest = text.trim_start();
@@ -338,17 +340,17 @@ impl Splitter {
                 return;
             }
             let skipped = text.get(..text.len() - rest.len()).unwrap_or("");
-            self.start = at + skipped.chars().count() as u64;
+            self.start = at + count(skipped) as u64;
             text = rest;
         }
-        let n = text.chars().count();
+        let n = count(text);
         let body = text.trim_end();
         let content = if body.is_empty() {
             self.content
         } else if body.len() == text.len() {
             self.chars + n
         } else {
-            self.chars + body.chars().count()
+            self.chars + count(body)
         };
         if !self.overflow {
             if content <= s.max_segment {
@@ -418,13 +420,47 @@ impl Splitter {
     }
 }
 
+/// The position of the first `'\n'` in `b`: eight bytes at a time (a word holds a newline
+/// where `x ^ 0x0a..` has a zero byte), without a branch per byte.
+#[inline]
+fn find_newline(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = b.chunks_exact(8);
+    let mut at = 0usize;
+    for w in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(w);
+        let x = u64::from_le_bytes(a) ^ (ONES * u64::from(b'\n'));
+        // Exact for the lowest zero byte (borrows only propagate above it).
+        let z = x.wrapping_sub(ONES) & !x & HIGH;
+        if z != 0 {
+            return Some(at + (z.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&c| c == b'\n')
+        .map(|i| at + i)
+}
+
 /// Lines that are layout rather than prose: table rows, fences, and lines with fewer than 8
 /// letters or digits (separators, box drawing, padding).
 fn is_structural(text: &str) -> bool {
     text.starts_with('|')
         || text.starts_with("```")
         || text.starts_with("~~~")
-        || text.chars().filter(|c| c.is_alphanumeric()).take(8).count() < 8
+        || if text.is_ascii() {
+            // The same count without a branch per character.
+            text.bytes()
+                .map(|c| usize::from(c.is_ascii_alphanumeric()))
+                .sum::<usize>()
+                < 8
+        } else {
+            text.chars().filter(|c| c.is_alphanumeric()).take(8).count() < 8
+        }
 }
 
 /// Whether a trimmed segment reads as prose: a sentence a model could reword. Code lines,
@@ -764,19 +800,20 @@ impl VariationLoop {
         let mut count = 0u64;
         let mut rest = delta;
         loop {
-            let nl = rest.as_bytes().iter().position(|&b| b == b'\n');
+            let nl = find_newline(rest.as_bytes());
             let piece = match nl {
                 Some(i) => rest.get(..i).unwrap_or(""),
                 None => rest,
             };
             if !piece.is_empty() {
-                let n = if piece.is_ascii() {
+                let ascii = piece.is_ascii();
+                let n = if ascii {
                     piece.len() as u64
                 } else {
                     piece.chars().count() as u64
                 };
                 let at = self.state.seen;
-                self.state.split.push_str(piece, &self.settings, at);
+                self.state.split.push_str(piece, &self.settings, at, ascii);
                 count += n;
                 self.state.len += n;
                 self.state.seen += n;
@@ -1008,6 +1045,28 @@ mod tests {
             let a = findings(&s, false, &ev);
             assert!(!a.is_empty());
             assert_eq!(a, findings(&s, true, &ev));
+        }
+    }
+
+    #[test]
+    fn find_newline_finds_the_first_newline() {
+        let mut g = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 0..40usize {
+            for _ in 0..50 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        g ^= g << 13;
+                        g ^= g >> 7;
+                        g ^= g << 17;
+                        [b'a', b'\n', 0x0b, 0x8a, 0x09, 0xff][(g % 6) as usize]
+                    })
+                    .collect();
+                assert_eq!(
+                    find_newline(&bytes),
+                    bytes.iter().position(|&c| c == b'\n'),
+                    "{bytes:?}"
+                );
+            }
         }
     }
 
