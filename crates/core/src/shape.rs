@@ -480,13 +480,31 @@ pub struct ResultShape {
 /// assert_eq!(sa.fp, sb.fp);
 /// ```
 pub fn result_shape(echo: &Echo, content: &str) -> ResultShape {
+    result_shape_with(echo, content, None)
+}
+
+/// [`result_shape`], reading the text pass of a short, trimmed `content` from `pass` (the
+/// one the generic normaliser computed for the same result).
+pub(crate) fn result_shape_with(
+    echo: &Echo,
+    content: &str,
+    pass: Option<&crate::normalize::TextPass>,
+) -> ResultShape {
     let mut out = String::with_capacity(content.len().min(HEAD_BYTES + TAIL_BYTES));
     let mut numbers: Vec<u64> = Vec::new();
     let mut ids: Option<u64> = None;
     let (head, tail) = bounded(content);
     for part in std::iter::once(head).chain(tail) {
         // Durations, pids, uuids, date-times and the like first (the bus's text pass).
-        let part = crate::normalizers::text::normalize_text(part);
+        let owned;
+        let part = match pass {
+            // The whole content, already trimmed: the text pass of `content.trim()`.
+            Some(p) if tail.is_none() && part.len() == part.trim().len() => p.of(part),
+            _ => {
+                owned = crate::normalizers::text::normalize_text(part);
+                owned.as_str()
+            }
+        };
         for line in part.lines() {
             if echo.has_line(line) {
                 continue;
@@ -1124,6 +1142,45 @@ mod tests {
                 out.push(c);
                 rest = &rest[c.len_utf8()..];
             }
+        }
+    }
+
+    #[test]
+    fn a_shared_text_pass_changes_no_shape() {
+        let echo = Echo::of_args(&json!({"path": "src/a.rs", "limit": 200}));
+        let long = "took 12ms at 2026-03-13T19:44:50Z\n".repeat(300);
+        for content in [
+            "",
+            "ok",
+            "  padded 3 in 12ms\n",
+            "Ran 3 tests in 0.012s\nsrc/a.rs line 4 of 200",
+            "/bin/bash: line 12: x: not found",
+            long.as_str(),
+        ] {
+            // Filled by the generic normaliser first, as the bus does, or by the shape itself.
+            let filled = crate::normalize::TextPass::new();
+            let input = crate::ResultInput {
+                tool: "read",
+                args: None,
+                content,
+                is_error: false,
+                images: 0,
+                details: None,
+                text_pass: Some(&filled),
+            };
+            let _ = crate::normalize::Normalizers::builtin().fingerprint(&input);
+            let empty = crate::normalize::TextPass::new();
+            let want = result_shape(&echo, content);
+            assert_eq!(
+                result_shape_with(&echo, content, Some(&filled)),
+                want,
+                "{content:?}"
+            );
+            assert_eq!(
+                result_shape_with(&echo, content, Some(&empty)),
+                want,
+                "{content:?}"
+            );
         }
     }
 
