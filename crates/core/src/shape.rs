@@ -784,7 +784,7 @@ fn program_diagnostic(line: &str, phrases: &[&str]) -> bool {
     let Some((prog, rest)) = line.split_once(": ") else {
         return false;
     };
-    !prog.is_empty() && !prog.contains(' ') && phrases.iter().any(|p| rest.contains(p))
+    !prog.is_empty() && !prog.contains(' ') && phrases.iter().any(|p| has(rest, p))
 }
 
 /// Whether a result *is* an error message, from its content alone: its first non-empty line
@@ -816,15 +816,43 @@ pub fn looks_like_error(content: &str) -> bool {
     if program_diagnostic(first, DIAGNOSTICS) {
         return true;
     }
-    if REJECTIONS.iter().any(|p| head.contains(p)) {
+    if REJECTIONS.iter().any(|p| has(head, p)) {
         return true;
     }
-    short(content) && DIAGNOSTICS.iter().any(|p| first.contains(p))
+    short(content, first) && DIAGNOSTICS.iter().any(|p| has(first, p))
 }
 
-fn short(content: &str) -> bool {
-    let head = prefix_chars(content, ERROR_SCAN_CHARS);
-    let first = first_line(head);
+/// `haystack.contains(needle)` for the short texts the classifiers read: no searcher to
+/// build, a scan for the needle's first byte and a comparison at each hit.
+fn has(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = n.split_first() else {
+        return true;
+    };
+    let Some(last) = h.len().checked_sub(n.len()) else {
+        return false;
+    };
+    let mut i = 0;
+    while i <= last {
+        let Some(k) = h
+            .get(i..=last)
+            .and_then(|w| w.iter().position(|&b| b == first))
+        else {
+            return false;
+        };
+        i += k;
+        if h.get(i + 1..i + n.len()) == Some(rest) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether `content`, whose first non-empty line (within [`ERROR_SCAN_CHARS`]) is `first`,
+/// is short: a first line of at most [`SHORT_FIRST_LINE`] characters, at most
+/// [`SHORT_LINES`] non-empty lines.
+fn short(content: &str, first: &str) -> bool {
     first.chars().count() <= SHORT_FIRST_LINE
         && content
             .lines()
@@ -835,6 +863,10 @@ fn short(content: &str) -> bool {
 }
 
 fn prefix_chars(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        // At most `max` bytes, so at most `max` characters.
+        return s;
+    }
     match s.char_indices().nth(max) {
         Some((i, _)) => s.get(..i).unwrap_or(s),
         None => s,
@@ -967,7 +999,7 @@ pub fn is_read_failure(content: &str) -> bool {
     let head = prefix_chars(content, ERROR_SCAN_CHARS);
     let first = first_line(head);
     program_diagnostic(first, READ_FAILURES)
-        || (short(content) && READ_FAILURES.iter().any(|p| first.contains(p)))
+        || (short(content, first) && READ_FAILURES.iter().any(|p| has(first, p)))
 }
 
 #[cfg(test)]
@@ -1185,6 +1217,11 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn prop_has_is_contains(h in "[ab\u{e9}: ]{0,24}", n in "[ab\u{e9}:]{0,4}") {
+            prop_assert_eq!(has(&h, &n), h.contains(n.as_str()));
+        }
+
         #[test]
         fn prop_masking_bytes_agrees_with_masking_chars(
             prefix in "[ a]{0,2}",
