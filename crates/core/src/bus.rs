@@ -5,7 +5,7 @@ use crate::detector::{CallInfo, Cx, Detector, Facts, LazyShape, ResultInfo, RunS
 use crate::event::{Event, EventKind, Origin};
 use crate::finding::Finding;
 use crate::fingerprint::{args_fingerprint, result_fingerprint, Fingerprint};
-use crate::normalize::{Normalizers, ResultInput};
+use crate::normalize::{Normalizers, ResultInput, TextPass};
 use crate::shape::Echo;
 use crate::tools::{ToolKind, Tools};
 use serde::{Deserialize, Serialize};
@@ -285,6 +285,8 @@ impl Bus {
         let mut details: Option<&Value> = None;
         let mut char_offset = 0;
         let mut shape: Option<LazyShape<'_>> = None;
+        // The text pass of a result's content, shared by its normaliser and its shape.
+        let text_pass = TextPass::new();
 
         match event {
             Event::User { text, origin } => {
@@ -397,6 +399,7 @@ impl Bus {
                             shape = Some(LazyShape {
                                 echo: p.echo,
                                 content,
+                                text_pass: &text_pass,
                                 cell: std::cell::OnceCell::new(),
                             });
                         }
@@ -407,6 +410,7 @@ impl Bus {
                             shape = Some(LazyShape {
                                 echo: None,
                                 content,
+                                text_pass: &text_pass,
                                 cell: std::cell::OnceCell::new(),
                             });
                         }
@@ -441,6 +445,7 @@ impl Bus {
                     is_error: *is_error,
                     images: *images,
                     details: *d,
+                    text_pass: Some(&text_pass),
                 };
                 let norm_fp = self.normalizers.fingerprint(&input);
                 result_info = Some(ResultInfo {
@@ -807,6 +812,7 @@ mod tests {
             is_error: false,
             images: 0,
             details: None,
+            text_pass: None,
         });
         let without_args = Normalizers::builtin().fingerprint(&ResultInput {
             tool: "process",
@@ -815,6 +821,7 @@ mod tests {
             is_error: false,
             images: 0,
             details: None,
+            text_pass: None,
         });
         assert_ne!(expected, without_args, "the poll rule must depend on args");
         assert_eq!(*seen.lock().unwrap(), vec![expected]);

@@ -94,6 +94,7 @@ impl Facts {
 pub(crate) struct LazyShape<'a> {
     pub(crate) echo: Option<Echo>,
     pub(crate) content: &'a str,
+    pub(crate) text_pass: &'a crate::normalize::TextPass,
     pub(crate) cell: OnceCell<ResultShape>,
 }
 
@@ -195,7 +196,11 @@ impl<'a> Cx<'a> {
         let s = self.shape?;
         Some(s.cell.get_or_init(|| {
             let none = Echo::none();
-            crate::shape::result_shape(s.echo.as_ref().unwrap_or(&none), s.content)
+            crate::shape::result_shape_with(
+                s.echo.as_ref().unwrap_or(&none),
+                s.content,
+                Some(s.text_pass),
+            )
         }))
     }
 

@@ -42,7 +42,7 @@ pub use fingerprint::{
     args_fingerprint, args_fingerprint_str, canonical_json, result_fingerprint, ArgsError,
     Fingerprint, ResultHasher,
 };
-pub use normalize::{Exact, Normalizer, Normalizers, ResultInput};
+pub use normalize::{Exact, Normalizer, Normalizers, ResultInput, TextPass};
 pub use options::Scope;
 pub use registry::{
     BuildFn, EnvKind, EnvVar, MasterSwitch, OpenClawImport, OptionDoc, PresetTable, Registration,

@@ -26,6 +26,29 @@ pub struct ResultInput<'a> {
     pub images: u32,
     /// Structured details, when the runtime has them.
     pub details: Option<&'a Value>,
+    /// Where the text pass of `content` (trimmed) is kept once computed, so that the generic
+    /// normaliser and the result's shape compute it once between them; `None`: each reader
+    /// computes its own.
+    pub text_pass: Option<&'a TextPass>,
+}
+
+/// The text pass (durations, pids, uuids, date-times masked) of one result's trimmed
+/// content, computed by the first of its readers that needs it. Made for one result: every
+/// reader given the same `TextPass` must ask it about the same content.
+#[derive(Debug, Default)]
+pub struct TextPass(std::cell::OnceCell<String>);
+
+impl TextPass {
+    /// Nothing computed yet.
+    pub fn new() -> TextPass {
+        TextPass::default()
+    }
+
+    /// The text pass of `content.trim()`.
+    pub(crate) fn of(&self, content: &str) -> &str {
+        self.0
+            .get_or_init(|| crate::normalizers::text::normalize_text(content.trim()))
+    }
 }
 
 /// Turns a result into a fingerprint that ignores what does not mean progress.

@@ -317,59 +317,94 @@ fn mask_into(line: &str, out: &mut String, number: &mut dyn FnMut(u64)) {
 }
 
 /// [`mask_into`], passing each temp id to `id`.
+///
+/// Reads the line byte by byte (runs of ASCII punctuation and of letters are copied as one
+/// slice); only non-ASCII characters are decoded.
 fn mask_ids_into(
     line: &str,
     out: &mut String,
     number: &mut dyn FnMut(u64),
     id: &mut dyn FnMut(&str),
 ) {
+    let bytes = line.as_bytes();
     let mut space = false;
-    let mut rest = line;
-    while let Some(c) = rest.chars().next() {
-        if c.is_whitespace() {
-            space = !out.is_empty();
-            rest = rest.get(c.len_utf8()..).unwrap_or("");
-            continue;
-        }
-        if space {
-            out.push(' ');
-            space = false;
-        }
-        if c.is_ascii_alphanumeric() || c == '_' {
-            let len = rest
-                .bytes()
-                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-                .count();
-            let word = rest.get(..len).unwrap_or("");
-            if is_temp_id(word) {
-                id(word);
-                out.push('#');
-            } else {
-                let mut digits = false;
-                let mut n: u64 = 0;
-                for b in word.bytes() {
-                    if b.is_ascii_digit() {
-                        n = n.saturating_mul(10).saturating_add(u64::from(b - b'0'));
-                        digits = true;
-                    } else {
-                        if digits {
-                            out.push('#');
-                            number(n);
-                            digits = false;
-                            n = 0;
-                        }
-                        out.push(char::from(b));
-                    }
-                }
-                if digits {
-                    out.push('#');
-                    number(n);
-                }
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b.is_ascii() {
+            if is_ascii_space(b) {
+                space = !out.is_empty();
+                i += 1;
+                continue;
             }
-            rest = rest.get(len..).unwrap_or("");
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            let rest = bytes.get(i..).unwrap_or_default();
+            if is_word(b) {
+                let len = rest.iter().take_while(|b| is_word(**b)).count();
+                let word = line.get(i..i + len).unwrap_or("");
+                if is_temp_id(word) {
+                    id(word);
+                    out.push('#');
+                } else {
+                    mask_digits(word, out, number);
+                }
+                i += len;
+            } else {
+                let len = rest
+                    .iter()
+                    .take_while(|b| b.is_ascii() && !is_word(**b) && !is_ascii_space(**b))
+                    .count();
+                out.push_str(line.get(i..i + len).unwrap_or(""));
+                i += len;
+            }
         } else {
+            let Some(c) = line.get(i..).and_then(|r| r.chars().next()) else {
+                break;
+            };
+            i += c.len_utf8();
+            if c.is_whitespace() {
+                space = !out.is_empty();
+                continue;
+            }
+            if space {
+                out.push(' ');
+                space = false;
+            }
             out.push(c);
-            rest = rest.get(c.len_utf8()..).unwrap_or("");
+        }
+    }
+}
+
+/// The ASCII characters `char::is_whitespace` accepts.
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ')
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Writes an ASCII word with each digit run replaced by `#` (each number passed to `number`).
+fn mask_digits(word: &str, out: &mut String, number: &mut dyn FnMut(u64)) {
+    let wb = word.as_bytes();
+    let mut j = 0;
+    while j < wb.len() {
+        let start = j;
+        if wb[j].is_ascii_digit() {
+            let mut n: u64 = 0;
+            while let Some(d) = wb.get(j).filter(|d| d.is_ascii_digit()) {
+                n = n.saturating_mul(10).saturating_add(u64::from(d - b'0'));
+                j += 1;
+            }
+            out.push('#');
+            number(n);
+        } else {
+            while wb.get(j).is_some_and(|d| !d.is_ascii_digit()) {
+                j += 1;
+            }
+            out.push_str(word.get(start..j).unwrap_or(""));
         }
     }
 }
@@ -445,13 +480,31 @@ pub struct ResultShape {
 /// assert_eq!(sa.fp, sb.fp);
 /// ```
 pub fn result_shape(echo: &Echo, content: &str) -> ResultShape {
+    result_shape_with(echo, content, None)
+}
+
+/// [`result_shape`], reading the text pass of a short, trimmed `content` from `pass` (the
+/// one the generic normaliser computed for the same result).
+pub(crate) fn result_shape_with(
+    echo: &Echo,
+    content: &str,
+    pass: Option<&crate::normalize::TextPass>,
+) -> ResultShape {
     let mut out = String::with_capacity(content.len().min(HEAD_BYTES + TAIL_BYTES));
     let mut numbers: Vec<u64> = Vec::new();
     let mut ids: Option<u64> = None;
     let (head, tail) = bounded(content);
     for part in std::iter::once(head).chain(tail) {
         // Durations, pids, uuids, date-times and the like first (the bus's text pass).
-        let part = crate::normalizers::text::normalize_text(part);
+        let owned;
+        let part = match pass {
+            // The whole content, already trimmed: the text pass of `content.trim()`.
+            Some(p) if tail.is_none() && part.len() == part.trim().len() => p.of(part),
+            _ => {
+                owned = crate::normalizers::text::normalize_text(part);
+                owned.as_str()
+            }
+        };
         for line in part.lines() {
             if echo.has_line(line) {
                 continue;
@@ -567,7 +620,7 @@ impl TokenSet {
     pub fn of_args(args: &Value) -> TokenSet {
         let mut hashes: Vec<u32> = Vec::new();
         let mut budget = MAX_ARGS_BYTES;
-        tokens(args, &mut hashes, &mut budget);
+        tokens(args, &mut hashes, &mut budget, &mut String::new());
         hashes.sort_unstable();
         hashes.dedup();
         hashes.truncate(MAX_TOKENS);
@@ -605,35 +658,36 @@ impl TokenSet {
     }
 }
 
-fn push_token(t: &str, out: &mut Vec<u32>) {
+/// One token's hash; `masked` is a scratch buffer reused from token to token.
+fn push_token(t: &str, out: &mut Vec<u32>, masked: &mut String) {
     if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
         return;
     }
-    let mut masked = String::with_capacity(t.len());
-    mask_into(t, &mut masked, &mut |_| {});
-    out.push((hash_str(&masked) >> 32) as u32);
+    masked.clear();
+    mask_into(t, masked, &mut |_| {});
+    out.push((hash_str(masked) >> 32) as u32);
 }
 
-fn tokens(v: &Value, out: &mut Vec<u32>, budget: &mut usize) {
+fn tokens(v: &Value, out: &mut Vec<u32>, budget: &mut usize, masked: &mut String) {
     match v {
         Value::String(s) => {
             let s = prefix_bytes(s, *budget);
             *budget = budget.saturating_sub(s.len());
             for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-                push_token(t, out);
+                push_token(t, out, masked);
             }
         }
-        Value::Number(_) => push_token("0", out),
-        Value::Bool(b) => push_token(if *b { "true" } else { "false" }, out),
+        Value::Number(_) => push_token("0", out, masked),
+        Value::Bool(b) => push_token(if *b { "true" } else { "false" }, out, masked),
         Value::Array(a) => {
             for x in a {
-                tokens(x, out, budget);
+                tokens(x, out, budget, masked);
             }
         }
         Value::Object(m) => {
             for (k, x) in m {
-                push_token(k, out);
-                tokens(x, out, budget);
+                push_token(k, out, masked);
+                tokens(x, out, budget, masked);
             }
         }
         Value::Null => {}
@@ -730,7 +784,7 @@ fn program_diagnostic(line: &str, phrases: &[&str]) -> bool {
     let Some((prog, rest)) = line.split_once(": ") else {
         return false;
     };
-    !prog.is_empty() && !prog.contains(' ') && phrases.iter().any(|p| rest.contains(p))
+    !prog.is_empty() && !prog.contains(' ') && phrases.iter().any(|p| has(rest, p))
 }
 
 /// Whether a result *is* an error message, from its content alone: its first non-empty line
@@ -762,15 +816,43 @@ pub fn looks_like_error(content: &str) -> bool {
     if program_diagnostic(first, DIAGNOSTICS) {
         return true;
     }
-    if REJECTIONS.iter().any(|p| head.contains(p)) {
+    if REJECTIONS.iter().any(|p| has(head, p)) {
         return true;
     }
-    short(content) && DIAGNOSTICS.iter().any(|p| first.contains(p))
+    short(content, first) && DIAGNOSTICS.iter().any(|p| has(first, p))
 }
 
-fn short(content: &str) -> bool {
-    let head = prefix_chars(content, ERROR_SCAN_CHARS);
-    let first = first_line(head);
+/// `haystack.contains(needle)` for the short texts the classifiers read: no searcher to
+/// build, a scan for the needle's first byte and a comparison at each hit.
+fn has(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = n.split_first() else {
+        return true;
+    };
+    let Some(last) = h.len().checked_sub(n.len()) else {
+        return false;
+    };
+    let mut i = 0;
+    while i <= last {
+        let Some(k) = h
+            .get(i..=last)
+            .and_then(|w| w.iter().position(|&b| b == first))
+        else {
+            return false;
+        };
+        i += k;
+        if h.get(i + 1..i + n.len()) == Some(rest) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether `content`, whose first non-empty line (within [`ERROR_SCAN_CHARS`]) is `first`,
+/// is short: a first line of at most [`SHORT_FIRST_LINE`] characters, at most
+/// [`SHORT_LINES`] non-empty lines.
+fn short(content: &str, first: &str) -> bool {
     first.chars().count() <= SHORT_FIRST_LINE
         && content
             .lines()
@@ -781,6 +863,10 @@ fn short(content: &str) -> bool {
 }
 
 fn prefix_chars(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        // At most `max` bytes, so at most `max` characters.
+        return s;
+    }
     match s.char_indices().nth(max) {
         Some((i, _)) => s.get(..i).unwrap_or(s),
         None => s,
@@ -913,7 +999,7 @@ pub fn is_read_failure(content: &str) -> bool {
     let head = prefix_chars(content, ERROR_SCAN_CHARS);
     let first = first_line(head);
     program_diagnostic(first, READ_FAILURES)
-        || (short(content) && READ_FAILURES.iter().any(|p| first.contains(p)))
+        || (short(content, first) && READ_FAILURES.iter().any(|p| has(first, p)))
 }
 
 #[cfg(test)]
@@ -1039,7 +1125,117 @@ mod tests {
         );
     }
 
+    /// The character-by-character masking `mask_ids_into` must agree with.
+    fn mask_by_chars(line: &str, out: &mut String, numbers: &mut Vec<u64>, ids: &mut Vec<String>) {
+        let mut space = false;
+        let mut rest = line;
+        while let Some(c) = rest.chars().next() {
+            if c.is_whitespace() {
+                space = !out.is_empty();
+                rest = &rest[c.len_utf8()..];
+                continue;
+            }
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            if c.is_ascii_alphanumeric() || c == '_' {
+                let len = rest
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                    .count();
+                let word = &rest[..len];
+                if is_temp_id(word) {
+                    ids.push(word.to_owned());
+                    out.push('#');
+                } else {
+                    let (mut digits, mut n) = (false, 0u64);
+                    for b in word.bytes() {
+                        if b.is_ascii_digit() {
+                            n = n.saturating_mul(10).saturating_add(u64::from(b - b'0'));
+                            digits = true;
+                        } else {
+                            if digits {
+                                out.push('#');
+                                numbers.push(n);
+                                digits = false;
+                                n = 0;
+                            }
+                            out.push(char::from(b));
+                        }
+                    }
+                    if digits {
+                        out.push('#');
+                        numbers.push(n);
+                    }
+                }
+                rest = &rest[len..];
+            } else {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+
+    #[test]
+    fn a_shared_text_pass_changes_no_shape() {
+        let echo = Echo::of_args(&json!({"path": "src/a.rs", "limit": 200}));
+        let long = "took 12ms at 2026-03-13T19:44:50Z\n".repeat(300);
+        for content in [
+            "",
+            "ok",
+            "  padded 3 in 12ms\n",
+            "Ran 3 tests in 0.012s\nsrc/a.rs line 4 of 200",
+            "/bin/bash: line 12: x: not found",
+            long.as_str(),
+        ] {
+            // Filled by the generic normaliser first, as the bus does, or by the shape itself.
+            let filled = crate::normalize::TextPass::new();
+            let input = crate::ResultInput {
+                tool: "read",
+                args: None,
+                content,
+                is_error: false,
+                images: 0,
+                details: None,
+                text_pass: Some(&filled),
+            };
+            let _ = crate::normalize::Normalizers::builtin().fingerprint(&input);
+            let empty = crate::normalize::TextPass::new();
+            let want = result_shape(&echo, content);
+            assert_eq!(
+                result_shape_with(&echo, content, Some(&filled)),
+                want,
+                "{content:?}"
+            );
+            assert_eq!(
+                result_shape_with(&echo, content, Some(&empty)),
+                want,
+                "{content:?}"
+            );
+        }
+    }
+
     proptest! {
+        #[test]
+        fn prop_has_is_contains(h in "[ab\u{e9}: ]{0,24}", n in "[ab\u{e9}:]{0,4}") {
+            prop_assert_eq!(has(&h, &n), h.contains(n.as_str()));
+        }
+
+        #[test]
+        fn prop_masking_bytes_agrees_with_masking_chars(
+            prefix in "[ a]{0,2}",
+            s in "[a-f0-9_xtmp \t\n\r\u{b}\u{c}\u{a0}\u{3000}é.:/#-]{0,40}",
+        ) {
+            let (mut want, mut want_n, mut want_ids) = (prefix.clone(), Vec::new(), Vec::new());
+            mask_by_chars(&s, &mut want, &mut want_n, &mut want_ids);
+            let (mut got, mut got_n, mut got_ids) = (prefix, Vec::new(), Vec::new());
+            mask_ids_into(&s, &mut got, &mut |n| got_n.push(n), &mut |w| got_ids.push(w.to_owned()));
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(got_n, want_n);
+            prop_assert_eq!(got_ids, want_ids);
+        }
+
         #[test]
         fn prop_hash_collapsed_is_the_hash_of_collapse(s in "[a b\\t\\n\\u{a0}\\u{3000}]{0,12}") {
             prop_assert_eq!(hash_collapsed(&s), hash_str(&collapse(&s)));

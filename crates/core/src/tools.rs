@@ -699,6 +699,7 @@ mod tests {
             is_error: false,
             images: 0,
             details,
+            text_pass: None,
         }
     }
 

@@ -36,15 +36,15 @@ pub struct Sketch {
 impl Sketch {
     /// The sketch of `text` (empty for a text of whitespace only).
     pub fn of_text(text: &str) -> Sketch {
+        let (head, tail) = cut(text);
+        Sketch::of_cut(head, tail)
+    }
+
+    /// The sketch of a text already cut into its head and tail (`""`: no tail).
+    fn of_cut(head: &str, tail: &str) -> Sketch {
         let mut hashes: Vec<u32> = Vec::new();
-        if text.len() <= HEAD_BYTES + TAIL_BYTES {
-            shingle_hashes(text, &mut hashes);
-        } else {
-            let head_end = floor_boundary(text, HEAD_BYTES);
-            let tail_start = ceil_boundary(text, text.len().saturating_sub(TAIL_BYTES));
-            shingle_hashes(text.get(..head_end).unwrap_or_default(), &mut hashes);
-            shingle_hashes(text.get(tail_start..).unwrap_or_default(), &mut hashes);
-        }
+        shingle_hashes(head, &mut hashes);
+        shingle_hashes(tail, &mut hashes);
         Sketch {
             mins: bottom_k(hashes),
         }
@@ -99,6 +99,71 @@ impl Sketch {
     pub fn similar(&self, other: &Sketch, permille: u32) -> bool {
         let (shared, sampled) = self.overlap(other);
         u64::from(shared) * 1000 >= u64::from(permille) * u64::from(sampled)
+    }
+}
+
+/// The parts of `text` a sketch reads: the whole text when it is short, else its head and its
+/// tail.
+fn cut(text: &str) -> (&str, &str) {
+    if text.len() <= HEAD_BYTES + TAIL_BYTES {
+        return (text, "");
+    }
+    let head_end = floor_boundary(text, HEAD_BYTES);
+    let tail_start = ceil_boundary(text, text.len().saturating_sub(TAIL_BYTES));
+    (
+        text.get(..head_end).unwrap_or_default(),
+        text.get(tail_start..).unwrap_or_default(),
+    )
+}
+
+/// The sketch of one result, computed the first time it is compared: most results are never
+/// compared with the next (the next call is another one), so only their cut text is kept
+/// (at most `HEAD_BYTES + TAIL_BYTES` bytes, in buffers reused from result to result).
+/// Serialises as the [`Sketch`] itself.
+#[derive(Clone, Debug, Default)]
+pub struct LazySketch {
+    head: String,
+    tail: String,
+    sketch: std::cell::OnceCell<Sketch>,
+}
+
+impl LazySketch {
+    /// Keeps `text` (cut) for a sketch computed later, or `sketch` when it is known already.
+    pub fn set(&mut self, text: &str, sketch: Option<Sketch>) {
+        self.head.clear();
+        self.tail.clear();
+        self.sketch = std::cell::OnceCell::new();
+        match sketch {
+            Some(s) => {
+                let _ = self.sketch.set(s);
+            }
+            None => {
+                let (head, tail) = cut(text);
+                self.head.push_str(head);
+                self.tail.push_str(tail);
+            }
+        }
+    }
+
+    /// The sketch (computed now if it was not yet).
+    pub fn get(&self) -> &Sketch {
+        self.sketch
+            .get_or_init(|| Sketch::of_cut(&self.head, &self.tail))
+    }
+}
+
+impl Serialize for LazySketch {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for LazySketch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let sketch = Sketch::deserialize(d)?;
+        let mut lazy = LazySketch::default();
+        lazy.set("", Some(sketch));
+        Ok(lazy)
     }
 }
 
@@ -275,6 +340,22 @@ mod tests {
         let text = "é".repeat(10_000);
         let s = Sketch::of_text(&text);
         assert_eq!(s.mins.len(), 1);
+    }
+
+    #[test]
+    fn a_lazy_sketch_is_the_sketch_of_its_text_and_serialises_as_one() {
+        let long = "abc def ghi ".repeat(2000);
+        for text in ["", "ok", "the same output\nline two", long.as_str()] {
+            let mut lazy = LazySketch::default();
+            lazy.set("something else first", None);
+            lazy.set(text, None);
+            assert_eq!(lazy.get(), &Sketch::of_text(text));
+            let json = serde_json::to_value(&lazy).unwrap();
+            assert_eq!(json, serde_json::to_value(Sketch::of_text(text)).unwrap());
+            let back: LazySketch = serde_json::from_value(json).unwrap();
+            assert_eq!(back.get(), &Sketch::of_text(text));
+        }
+        assert_eq!(LazySketch::default().get(), &Sketch::default());
     }
 
     #[test]

@@ -148,7 +148,15 @@ impl Generic {
                 h.raw("{\"details\":");
                 h.value(&details);
                 h.raw(",\"text\":");
-                h.string(&text::normalize_text(input.content.trim()));
+                let owned;
+                let text = match input.text_pass {
+                    Some(pass) => pass.of(input.content),
+                    None => {
+                        owned = text::normalize_text(input.content.trim());
+                        owned.as_str()
+                    }
+                };
+                h.string(text);
                 h.raw("}");
                 h.finish()
             }
@@ -395,6 +403,7 @@ impl Normalizer for SendResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::normalize::TextPass;
     use serde_json::json;
     use std::sync::Arc;
 
@@ -411,6 +420,7 @@ mod tests {
             is_error: false,
             images: 0,
             details,
+            text_pass: None,
         }
     }
 
@@ -778,7 +788,14 @@ mod tests {
                         is_error,
                         images,
                         details: d,
+                        text_pass: None,
                     };
+                    let pass = TextPass::new();
+                    let shared = ResultInput {
+                        text_pass: Some(&pass),
+                        ..input
+                    };
+                    assert_eq!(Generic.fingerprint(&shared), Generic.fingerprint(&input));
                     assert_eq!(
                         Generic.fingerprint(&input),
                         finish("generic", &Generic::shape(&input, &[]), &input),

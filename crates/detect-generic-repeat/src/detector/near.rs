@@ -2,7 +2,7 @@
 //! change (shingle-sketch Jaccard).
 
 use super::{push_bounded, short_hex, GenericRepeat, Pair};
-use crate::sketch::Sketch;
+use crate::sketch::{LazySketch, Sketch};
 use crate::NAME;
 use loopguard_core::{CallInfo, Cx, Finding, Fingerprint, Level};
 use serde::{Deserialize, Serialize};
@@ -17,7 +17,7 @@ pub(super) struct NearStreak {
     pub(super) tool: String,
     pub(super) args: Fingerprint,
     /// The newest result's sketch.
-    pub(super) sketch: Sketch,
+    pub(super) sketch: LazySketch,
     /// The newest result's identity (`result-identity`): an identical result is a
     /// near-duplicate whatever its raw text.
     pub(super) result: Option<Fingerprint>,
@@ -40,12 +40,18 @@ impl GenericRepeat {
         let Some(nd) = &self.settings.near_duplicate else {
             return;
         };
-        let sketch = Sketch::of_text(content);
         let n = &mut self.state.near;
         let same_result = n.result == Some(pair.result);
-        if n.call == Some(pair.call)
-            && (same_result || n.sketch.similar(&sketch, nd.similarity_permille))
-        {
+        // The sketch is computed only to compare it: a result that is not compared keeps its
+        // text for the next one.
+        let mut sketch = None;
+        let mut similar = || {
+            let s = Sketch::of_text(content);
+            let yes = n.sketch.get().similar(&s, nd.similarity_permille);
+            sketch = Some(s);
+            yes
+        };
+        if n.call == Some(pair.call) && (same_result || similar()) {
             n.count = n.count.saturating_add(1);
         } else {
             *n = NearStreak {
@@ -57,7 +63,7 @@ impl GenericRepeat {
                 ..NearStreak::default()
             };
         }
-        n.sketch = sketch;
+        n.sketch.set(content, sketch);
         n.result = Some(pair.result);
         push_bounded(&mut n.seqs, cx.seq());
     }
