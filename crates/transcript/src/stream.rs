@@ -3,7 +3,7 @@
 use crate::error::{LineError, TranscriptError};
 use crate::formats::native::LineState;
 use crate::formats::{self, Format, FormatIssue};
-use crate::{read_line_bounded, Entry, MAX_LINE_BYTES};
+use crate::{read_line_bounded, Entry, Record, MAX_LINE_BYTES};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::io::BufRead;
@@ -196,7 +196,7 @@ impl<R: BufRead> Records<R> {
                 st.line(index, text);
                 st.drain(false, &mut self.out, &mut self.issues);
             }
-            None => match formats::loopguard::parse_line(text, self.records == 0) {
+            None => match self.parse_loopguard(text.len()) {
                 Ok(record) => {
                     self.records += 1;
                     self.out.push_back(Entry {
@@ -208,6 +208,23 @@ impl<R: BufRead> Records<R> {
             },
         }
         Ok(())
+    }
+
+    /// The current line (`len` bytes of text at the start of the buffer) in loopguard's
+    /// format. A long line gives its buffer up to the record, so its longest text is held once.
+    fn parse_loopguard(&mut self, len: usize) -> Result<Record, LineError> {
+        let first = self.records == 0;
+        if len >= formats::loopguard::IN_PLACE_BYTES {
+            let mut bytes = std::mem::take(&mut self.buf);
+            bytes.truncate(len);
+            if let Ok(line) = String::from_utf8(bytes) {
+                return formats::loopguard::parse_line_owned(line, first);
+            }
+            return Err(LineError::Utf8(0));
+        }
+        let text = std::str::from_utf8(self.buf.get(..len).unwrap_or_default())
+            .map_err(|e| LineError::Utf8(e.valid_up_to()))?;
+        formats::loopguard::parse_line(text, first)
     }
 
     fn line_error(&self, index: usize, problem: LineError) -> TranscriptError {

@@ -38,19 +38,19 @@ struct Fields<'a> {
     #[serde(rename = "type", borrow)]
     ty: Cow<'a, str>,
     #[serde(default, borrow)]
-    id: Option<Cow<'a, str>>,
+    id: Option<Text<'a>>,
     #[serde(default, borrow)]
-    tool: Option<Cow<'a, str>>,
+    tool: Option<Text<'a>>,
     #[serde(default, borrow)]
-    text: Option<Cow<'a, str>>,
+    text: Option<Text<'a>>,
     #[serde(default, borrow)]
-    thinking: Option<Cow<'a, str>>,
+    thinking: Option<Text<'a>>,
     #[serde(default, borrow)]
-    content: Option<Cow<'a, str>>,
+    content: Option<Text<'a>>,
     #[serde(default, borrow)]
-    source: Option<Cow<'a, str>>,
+    source: Option<Text<'a>>,
     #[serde(default, borrow)]
-    license: Option<Cow<'a, str>>,
+    license: Option<Text<'a>>,
     /// `Some(Null)` for an explicit `null` (a valid argument value).
     #[serde(default, deserialize_with = "present")]
     args: Option<Value>,
@@ -64,14 +64,95 @@ struct Fields<'a> {
     images: Option<u64>,
 }
 
+/// A string field borrowed from the line when it has no escapes. (`Option<Cow<str>>` alone is
+/// always deserialised as an owned copy; the newtype makes serde borrow.)
+#[derive(serde::Deserialize)]
+#[serde(transparent)]
+struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
+
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     <Value as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+/// Lines at least this long that the caller gives up ([`parse_line_owned`]) have their longest
+/// text moved into the record in the line's own buffer.
+pub const IN_PLACE_BYTES: usize = 1 << 20;
+
+/// Which text field of a line is moved in place.
+#[derive(Clone, Copy)]
+enum Slot {
+    Content,
+    Text,
+    Thinking,
+}
+
+/// [`parse_line`] of a line the caller gives up: when the line is long and its longest text
+/// (`content`, `text` or `thinking`) has no escapes, the line's own buffer becomes that string
+/// (moved to its start in place), so a 100 MB tool result is held once, not twice.
+pub fn parse_line_owned(line: String, first: bool) -> Result<Record, LineError> {
+    if line.len() < IN_PLACE_BYTES {
+        return parse_line(&line, first);
+    }
+    let Some((mut record, slot, start, len)) = fast_in_place(&line, first) else {
+        return parse_line(&line, first);
+    };
+    let mut bytes = line.into_bytes();
+    bytes.copy_within(start..start + len, 0);
+    bytes.truncate(len);
+    bytes.shrink_to_fit();
+    // A byte range of a `str` that was itself a `str`: valid UTF-8, checked again all the same.
+    let Ok(moved) = String::from_utf8(bytes) else {
+        return Err(LineError::Utf8(0));
+    };
+    match (slot, &mut record) {
+        (Slot::Content, Record::ToolResult { content, .. }) => *content = moved,
+        (Slot::Text, Record::User { text }) => *text = moved,
+        (Slot::Text, Record::Assistant { text, .. }) => *text = Some(moved),
+        (Slot::Thinking, Record::Assistant { thinking, .. }) => *thinking = Some(moved),
+        _ => {}
+    }
+    Ok(record)
+}
+
+/// [`fast`] with the longest borrowed text left empty: the record, which field it was, and
+/// its byte range in `text`.
+fn fast_in_place(text: &str, first: bool) -> Option<(Record, Slot, usize, usize)> {
+    let mut f: Fields<'_> = serde_json::from_str(text).ok()?;
+    let base = text.as_ptr() as usize;
+    let mut best: Option<(Slot, usize, usize)> = None;
+    for (slot, field) in [
+        (Slot::Content, &f.content),
+        (Slot::Text, &f.text),
+        (Slot::Thinking, &f.thinking),
+    ] {
+        if let Some(Text(Cow::Borrowed(s))) = field {
+            if best.is_none_or(|(_, _, len)| s.len() > len) {
+                best = Some((slot, (s.as_ptr() as usize).checked_sub(base)?, s.len()));
+            }
+        }
+    }
+    let (slot, start, len) = best?;
+    if start.checked_add(len)? > text.len() {
+        return None;
+    }
+    let field = match slot {
+        Slot::Content => &mut f.content,
+        Slot::Text => &mut f.text,
+        Slot::Thinking => &mut f.thinking,
+    };
+    *field = Some(Text(Cow::Borrowed("")));
+    Some((record_of(f, first)?, slot, start, len))
 }
 
 /// The one-pass read of a valid line; `None` sends the line to [`slow`].
 fn fast(text: &str, first: bool) -> Option<Record> {
     let f: Fields<'_> = serde_json::from_str(text).ok()?;
-    let own = |c: Option<Cow<'_, str>>| c.map(Cow::into_owned);
+    record_of(f, first)
+}
+
+/// The record of a line's fields; `None` when they do not make one.
+fn record_of(f: Fields<'_>, first: bool) -> Option<Record> {
+    let own = |c: Option<Text<'_>>| c.map(|t| t.0.into_owned());
     Some(match &*f.ty {
         "session" if first => Record::Session {
             id: own(f.id)?,
@@ -253,6 +334,44 @@ fn opt_u64(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_line_given_up_reads_as_the_same_record() {
+        let big = "y".repeat(IN_PLACE_BYTES + 7);
+        let lines = [
+            format!(
+                r#"{{"type":"tool_result","id":"c1","tool":"read","content":"{big}","is_error":true,"images":2}}"#
+            ),
+            format!(r#"{{"type":"user","text":"{big}"}}"#),
+            format!(r#"{{"type":"assistant","text":"short","thinking":"{big}"}}"#),
+            format!(r#"{{"type":"assistant","text":"{big}","thinking":"short"}}"#),
+            // Escapes: nothing to borrow, read the ordinary way.
+            format!(r#"{{"type":"tool_result","id":"c1","tool":"read","content":"a\n{big}"}}"#),
+            // Not a record: the same error.
+            format!(r#"{{"type":"tool_result","id":"c1","content":"{big}"}}"#),
+            format!(r#"{{"type":"session","id":"s","source":"{big}"}}"#),
+        ];
+        for (i, line) in lines.iter().enumerate() {
+            for first in [true, false] {
+                assert_eq!(
+                    parse_line_owned(line.clone(), first),
+                    parse_line(line, first),
+                    "line {i}, first {first}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn text_fields_without_escapes_are_borrowed_from_the_line() {
+        let line = r#"{"type":"tool_result","id":"c1","tool":"read","content":"plain"}"#;
+        let f: Fields<'_> = serde_json::from_str(line).unwrap();
+        assert!(matches!(f.content, Some(Text(Cow::Borrowed("plain")))));
+        assert!(matches!(f.id, Some(Text(Cow::Borrowed("c1")))));
+        let escaped = r#"{"type":"tool_result","id":"c1","tool":"read","content":"a\nb"}"#;
+        let f: Fields<'_> = serde_json::from_str(escaped).unwrap();
+        assert!(matches!(f.content, Some(Text(Cow::Owned(_)))));
+    }
 
     #[test]
     fn every_line_type_parses() {
