@@ -16,13 +16,13 @@ fn lazy(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).expect("valid regex"))
 }
 
-/// The tools table's shells as one regex alternation (`bash|sh|…`).
-fn shells() -> String {
-    SHELLS
-        .iter()
-        .map(|s| regex::escape(s))
-        .collect::<Vec<_>>()
-        .join("|")
+/// [`lazy`] for a pattern over the tools table's shells, given to `pattern` as one regex
+/// alternation (`bash|sh|…`).
+fn lazy_over_shells(cell: &'static OnceLock<Regex>, pattern: fn(&str) -> String) -> &'static Regex {
+    cell.get_or_init(|| {
+        let shells: Vec<String> = SHELLS.iter().map(|s| regex::escape(s)).collect();
+        Regex::new(&pattern(&shells.join("|"))).expect("valid regex")
+    })
 }
 
 /// OpenClaw: "unknown tool", a colon or whitespace, an optional quote, a name.
@@ -45,24 +45,20 @@ fn tool_not_found() -> &'static Regex {
 /// directory`, `zsh: command not found: foo`, `(eval):1: command not found: foo`.
 fn shell_missing() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        let shells = shells();
-        Regex::new(&format!(
+    lazy_over_shells(&RE, |shells| {
+        format!(
             r"^(?:(?:\S*/)?(?:{shells})|\(eval\))(?:: line \d+|: \d+|:\d+)?: (?:([^\s:]+): (?:command not found|not found|No such file or directory)|command not found: (\S+))\s*$",
-        ))
-        .expect("valid regex")
+        )
     })
 }
 
 /// The shell could not even parse the command.
 fn shell_syntax() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        let shells = shells();
-        Regex::new(&format!(
+    lazy_over_shells(&RE, |shells| {
+        format!(
             r"^(?:\S*/)?(?:{shells})(?:: line \d+)?(?:: \d+)?: (?:syntax error|unexpected EOF while looking for matching)",
-        ))
-        .expect("valid regex")
+        )
     })
 }
 
