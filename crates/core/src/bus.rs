@@ -393,44 +393,37 @@ impl Bus {
                     self.finish(seq, new_turn, new_run, None, None);
                     return findings;
                 }
-                let (call, args, orphan) = match found.and_then(|i| self.state.pending.remove(i)) {
-                    Some(p) => {
-                        if self.shapes {
-                            shape = Some(LazyShape {
-                                echo: p.echo,
-                                content,
-                                text_pass: &text_pass,
-                                cell: std::cell::OnceCell::new(),
-                            });
+                let (call, args, orphan, echo) =
+                    match found.and_then(|i| self.state.pending.remove(i)) {
+                        Some(p) => (p.call.into_info(), Some(p.args), false, p.echo),
+                        None => {
+                            let args_fp = args_fingerprint(&Value::Null);
+                            let batch = (1 << 63) | self.state.inferred_batch;
+                            (
+                                CallInfo {
+                                    tool: (*tool).to_owned(),
+                                    args_fp,
+                                    call_fp: call_fingerprint(tool, &args_fp),
+                                    batch,
+                                    batch_pos: 0,
+                                    seq,
+                                    kind: self.tools.kind(tool, None),
+                                },
+                                None,
+                                true,
+                                None,
+                            )
                         }
-                        (p.call.into_info(), Some(p.args), false)
-                    }
-                    None => {
-                        if self.shapes {
-                            shape = Some(LazyShape {
-                                echo: None,
-                                content,
-                                text_pass: &text_pass,
-                                cell: std::cell::OnceCell::new(),
-                            });
-                        }
-                        let args_fp = args_fingerprint(&Value::Null);
-                        let batch = (1 << 63) | self.state.inferred_batch;
-                        (
-                            CallInfo {
-                                tool: (*tool).to_owned(),
-                                args_fp,
-                                call_fp: call_fingerprint(tool, &args_fp),
-                                batch,
-                                batch_pos: 0,
-                                seq,
-                                kind: self.tools.kind(tool, None),
-                            },
-                            None,
-                            true,
-                        )
-                    }
-                };
+                    };
+                // The result's shape, with the paired call's echo (none for an orphan).
+                if self.shapes {
+                    shape = Some(LazyShape {
+                        echo,
+                        content,
+                        text_pass: &text_pass,
+                        cell: std::cell::OnceCell::new(),
+                    });
+                }
                 let batch_size = self
                     .state
                     .batches

@@ -204,6 +204,20 @@ impl<'a> Cx<'a> {
         }))
     }
 
+    /// The shape of a result whose text is `content`: the bus's ([`Cx::result_shape`], with
+    /// the paired call's echo) when `with_echo` holds and the bus computed one, otherwise the
+    /// shape without an echo (a detector that pairs calls itself, or a bus without the fact).
+    pub fn result_shape_or_plain(
+        &self,
+        with_echo: bool,
+        content: &str,
+    ) -> std::borrow::Cow<'a, ResultShape> {
+        match self.result_shape().filter(|_| with_echo) {
+            Some(rs) => std::borrow::Cow::Borrowed(rs),
+            None => std::borrow::Cow::Owned(crate::shape::result_shape(&Echo::none(), content)),
+        }
+    }
+
     /// Reports a finding.
     pub fn report(&mut self, finding: Finding) {
         self.findings.push(finding);

@@ -38,12 +38,7 @@ impl Fingerprint {
 
     /// Hex form.
     pub fn to_hex(&self) -> String {
-        let mut s = String::with_capacity(64);
-        for b in self.0 {
-            s.push(hex_digit(b >> 4));
-            s.push(hex_digit(b & 0xf));
-        }
-        s
+        self.hex_into(&mut [0; 64]).to_owned()
     }
 
     /// Parses 64 hex digits.
@@ -75,10 +70,6 @@ impl Fingerprint {
         }
         Fingerprint(h.finalize().into())
     }
-}
-
-fn hex_digit(n: u8) -> char {
-    char::from_digit(u32::from(n), 16).unwrap_or('0')
 }
 
 impl fmt::Debug for Fingerprint {
@@ -140,6 +131,20 @@ fn write_canonical<S: Sink>(root: &Value, out: &mut S) {
     write_value(root, out, 0);
 }
 
+/// An object's members in the one canonical order (by key bytes; keys are unique, so an
+/// unstable sort gives it), each as `"key":value`.
+fn write_members<S: Sink>(members: &mut [(&str, &Value)], out: &mut S, depth: u32) {
+    members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    for (i, (k, item)) in members.iter().enumerate() {
+        if i > 0 {
+            out.put(",");
+        }
+        push_json_string(out, k);
+        out.put(":");
+        write_value(item, out, depth + 1);
+    }
+}
+
 /// The canonical form of `v`: recursive (and allocation-free for small objects) up to
 /// [`MAX_RECURSION`] levels, iterative below.
 fn write_value<S: Sink>(v: &Value, out: &mut S, depth: u32) {
@@ -170,27 +175,11 @@ fn write_value<S: Sink>(v: &Value, out: &mut S, depth: u32) {
                     *slot = (k.as_str(), item);
                 }
                 let members = &mut members[..map.len()];
-                // Keys are unique: an unstable sort by their bytes is the one order.
-                members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-                for (i, (k, item)) in members.iter().enumerate() {
-                    if i > 0 {
-                        out.put(",");
-                    }
-                    push_json_string(out, k);
-                    out.put(":");
-                    write_value(item, out, depth + 1);
-                }
+                write_members(members, out, depth);
             } else {
-                let mut members: Vec<(&String, &Value)> = map.iter().collect();
-                members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-                for (i, (k, item)) in members.into_iter().enumerate() {
-                    if i > 0 {
-                        out.put(",");
-                    }
-                    push_json_string(out, k);
-                    out.put(":");
-                    write_value(item, out, depth + 1);
-                }
+                let mut members: Vec<(&str, &Value)> =
+                    map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+                write_members(&mut members, out, depth);
             }
             out.put("}");
         }
@@ -285,24 +274,11 @@ impl std::fmt::Write for NumBuf {
 /// One number form: integers (and floats with an exact integer value below 2^53) print as
 /// integers, other floats in the shortest round-trip form.
 fn push_number<S: Sink>(out: &mut S, n: &serde_json::Number) {
-    use std::fmt::Write;
     let mut b = NumBuf {
         buf: [0; 64],
         len: 0,
     };
-    let ok = if let Some(i) = n.as_i64() {
-        write!(b, "{i}")
-    } else if let Some(u) = n.as_u64() {
-        write!(b, "{u}")
-    } else if let Some(f) = n.as_f64() {
-        if f.is_finite() && f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
-            write!(b, "{}", f as i64)
-        } else {
-            write!(b, "{f:?}")
-        }
-    } else {
-        write!(b, "{n}")
-    };
+    let ok = write_number(&mut b, n);
     match (
         ok,
         std::str::from_utf8(b.buf.get(..b.len).unwrap_or_default()),
@@ -311,26 +287,26 @@ fn push_number<S: Sink>(out: &mut S, n: &serde_json::Number) {
         // A form longer than the buffer (a number kept verbatim): formatted on the heap.
         _ => {
             let mut s = String::new();
-            push_number_slow(&mut s, n);
+            let _ = write_number(&mut s, n);
             out.put(&s);
         }
     }
 }
 
-fn push_number_slow(out: &mut String, n: &serde_json::Number) {
-    use std::fmt::Write;
+/// [`push_number`]'s form, written to `w`.
+fn write_number<W: std::fmt::Write>(w: &mut W, n: &serde_json::Number) -> std::fmt::Result {
     if let Some(i) = n.as_i64() {
-        let _ = write!(out, "{i}");
+        write!(w, "{i}")
     } else if let Some(u) = n.as_u64() {
-        let _ = write!(out, "{u}");
+        write!(w, "{u}")
     } else if let Some(f) = n.as_f64() {
         if f.is_finite() && f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
-            let _ = write!(out, "{}", f as i64);
+            write!(w, "{}", f as i64)
         } else {
-            let _ = write!(out, "{f:?}");
+            write!(w, "{f:?}")
         }
     } else {
-        let _ = write!(out, "{n}");
+        write!(w, "{n}")
     }
 }
 

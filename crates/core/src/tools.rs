@@ -25,6 +25,7 @@
 use crate::error::ConfigError;
 use crate::normalize::{Exact, Normalizer, Normalizers};
 use crate::normalizers::{Exec, Generic, GenericIgnoring, Process, SendResult, MAX_VOLATILE_KEY};
+use crate::options::Scope;
 use crate::FixedMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -440,6 +441,7 @@ impl Tools {
                 ));
             };
             let o: EntryOptions = crate::config::parse_options(&scope, t)?;
+            let at = Scope::new(&scope);
             let mut e = entries.get(name).cloned().unwrap_or_default();
             e.configured = true;
             if let Some(k) = o.kind {
@@ -452,10 +454,7 @@ impl Tools {
                 (None, None, None) => {}
                 (Some(arg), values, when_absent) => {
                     if arg.is_empty() {
-                        return Err(ConfigError::invalid(
-                            format!("{scope}.arg"),
-                            "must not be empty",
-                        ));
+                        return Err(at.invalid("arg", "must not be empty"));
                     }
                     e.when = Some(Condition {
                         arg: arg.clone(),
@@ -470,10 +469,9 @@ impl Tools {
                         } else {
                             "when-absent"
                         };
-                        return Err(ConfigError::invalid(
-                            format!("{scope}.{key}"),
-                            "needs `arg` (the argument whose value is matched)",
-                        ));
+                        return Err(
+                            at.invalid(key, "needs `arg` (the argument whose value is matched)")
+                        );
                     };
                     if let Some(v) = values {
                         c.values.clone_from(v);
@@ -485,8 +483,8 @@ impl Tools {
             }
             if let Some(v) = &o.volatile {
                 if !e.normalizer.takes_volatile() {
-                    return Err(ConfigError::invalid(
-                        format!("{scope}.volatile"),
+                    return Err(at.invalid(
+                        "volatile",
                         format!(
                             "the `{}` normaliser keeps its own fields; `volatile` applies to the generic and send normalisers",
                             e.normalizer.as_str()
@@ -495,8 +493,8 @@ impl Tools {
                 }
                 for (i, k) in v.iter().enumerate() {
                     if k.is_empty() || k.len() > MAX_VOLATILE_KEY {
-                        return Err(ConfigError::invalid(
-                            format!("{scope}.volatile[{i}]"),
+                        return Err(at.invalid(
+                            &format!("volatile[{i}]"),
                             format!("a key must have 1 to {MAX_VOLATILE_KEY} bytes"),
                         ));
                     }

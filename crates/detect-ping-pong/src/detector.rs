@@ -21,7 +21,7 @@
 
 use crate::window::{Cycles, Resolved};
 use crate::{CycleIdentity, Settings, NAME};
-use loopguard_core::shape::{self, Echo, ResultShape, Trend};
+use loopguard_core::shape::{self, ResultShape, Trend};
 use loopguard_core::{
     Cx, Detector, Event, EventKind, Facts, Finding, Fingerprint, FixedMap, Interest, Level,
     RunScope, StateError,
@@ -394,15 +394,7 @@ impl PingPong {
                 });
                 if let Some(sh) = sh.as_mut() {
                     // The bus paired the result with this call: its shape has the call's echo.
-                    let own;
-                    let rs = match cx.result_shape() {
-                        Some(rs) => rs,
-                        None => {
-                            own = shape::result_shape(&Echo::none(), content);
-                            &own
-                        }
-                    };
-                    self.result_shape(sh, rs, cx.seq());
+                    self.result_shape(sh, &cx.result_shape_or_plain(true, content), cx.seq());
                 }
                 if let Some(rec) = self.state.history.get_mut(i) {
                     rec.shape = sh;
@@ -416,15 +408,8 @@ impl PingPong {
                 if let Some(sh) = sh.as_mut() {
                     // A call this detector no longer holds: its result is taken without an
                     // echo (the bus's shape has none only for an orphan).
-                    let own;
-                    let rs = match cx.result_shape().filter(|_| r.orphan) {
-                        Some(rs) => rs,
-                        None => {
-                            own = shape::result_shape(&Echo::none(), content);
-                            &own
-                        }
-                    };
-                    self.result_shape(sh, rs, cx.seq());
+                    let rs = cx.result_shape_or_plain(r.orphan, content);
+                    self.result_shape(sh, &rs, cx.seq());
                 }
                 self.append(Record {
                     call: r.call.call_fp,

@@ -8,7 +8,7 @@
 
 use crate::FailureIdentity;
 use crate::{Settings, NAME};
-use loopguard_core::shape::{self, Echo, Trend};
+use loopguard_core::shape::{self, Trend};
 use loopguard_core::{
     truncate_chars, Cx, Detector, Event, EventKind, Facts, Finding, Fingerprint, FixedMap,
     Interest, Level, ResultInfo, RunScope, MAX_EVIDENCE,
@@ -328,13 +328,8 @@ impl SameFailure {
                 } else {
                     info.orphan
                 };
-                match cx.result_shape().filter(|_| usable) {
-                    Some(s) => (s.fp, s.numbers.clone()),
-                    None => {
-                        let s = shape::result_shape(&Echo::none(), content);
-                        (s.fp, s.numbers)
-                    }
-                }
+                let s = cx.result_shape_or_plain(usable, content);
+                (s.fp, s.numbers.clone())
             }
         };
         if recurring_on {

@@ -30,7 +30,7 @@ const VOLATILE_KEYS: &[&str] = &[
 /// recursion); bounds the walk for values built by a host rather than parsed.
 pub(crate) const MAX_DEPTH: usize = 64;
 
-fn squash(key: &str) -> String {
+pub(crate) fn squash(key: &str) -> String {
     key.chars()
         .filter(|c| *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)
@@ -39,7 +39,12 @@ fn squash(key: &str) -> String {
 
 /// Whether `key` is one of the generic volatile keys.
 pub(crate) fn is_volatile_key(key: &str) -> bool {
-    key.len() <= 32 && VOLATILE_KEYS.contains(&squash(key).as_str())
+    key.len() <= 32 && is_volatile_squashed(&squash(key))
+}
+
+/// [`is_volatile_key`] of a key already squashed (and at most 32 bytes before squashing).
+pub(crate) fn is_volatile_squashed(squashed: &str) -> bool {
+    VOLATILE_KEYS.contains(&squashed)
 }
 
 /// The generic JSON pass.

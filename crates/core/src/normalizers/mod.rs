@@ -29,6 +29,7 @@ pub(crate) mod text;
 use crate::fingerprint::{args_fingerprint, CanonicalHasher, Fingerprint, ResultHasher};
 use crate::normalize::{Normalizer, Normalizers, ResultInput};
 use crate::tools::{Condition, SEND_VOLATILE};
+use json::squash;
 use serde_json::{json, Map, Value};
 
 /// The built-in set: the normalisers of the built-in tools table
@@ -170,8 +171,13 @@ fn generic_value(v: &Value, extra: &[String]) -> Value {
     if extra.is_empty() {
         return json::normalize_value(v);
     }
+    // `extra` is sorted and deduplicated ([`squashed`]); the key is squashed once for both lists.
     json::normalize_with(v, 0, &|k, _| {
-        json::is_volatile_key(k) || (k.len() <= MAX_VOLATILE_KEY && extra.contains(&squash(k)))
+        if k.len() > MAX_VOLATILE_KEY {
+            return false;
+        }
+        let s = squash(k);
+        (k.len() <= 32 && json::is_volatile_squashed(&s)) || extra.binary_search(&s).is_ok()
     })
 }
 
@@ -338,13 +344,6 @@ impl SendResult {
     fn is_send(&self, input: &ResultInput<'_>) -> bool {
         self.when.as_ref().is_none_or(|c| c.matches(input.args))
     }
-}
-
-fn squash(key: &str) -> String {
-    key.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 /// A message delivery object: a string `id`, a string `text`, and a direction, sender,

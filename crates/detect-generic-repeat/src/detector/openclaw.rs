@@ -21,9 +21,9 @@ impl GenericRepeat {
         call: &CallInfo,
         cx: &mut Cx<'_>,
         blocked: bool,
-    ) -> bool {
+    ) {
         let Some(oc) = &self.settings.openclaw else {
-            return false;
+            return;
         };
         let scope = scope_of(cx);
         let mut critical = false;
@@ -100,7 +100,6 @@ impl GenericRepeat {
                 self.state.history.pop_front();
             }
         }
-        critical
     }
 
     pub(super) fn openclaw_result(&mut self, result: &ResultInfo, hash: Fingerprint, cx: &Cx<'_>) {

@@ -3,7 +3,7 @@
 
 use super::{push_bounded, short_hex, times, GenericRepeat};
 use crate::NAME;
-use loopguard_core::shape::{self, Echo, TokenSet, Trend};
+use loopguard_core::shape::{TokenSet, Trend};
 use loopguard_core::{Cx, Finding, Fingerprint, Level};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -68,14 +68,7 @@ impl GenericRepeat {
             return;
         };
         // The bus's shape of the result, with the echo of the call it answers.
-        let own;
-        let rs = match cx.result_shape() {
-            Some(rs) => rs,
-            None => {
-                own = shape::result_shape(&Echo::none(), content);
-                &own
-            }
-        };
+        let rs = &*cx.result_shape_or_plain(true, content);
         let call = SimilarCall {
             tokens: p.tokens,
             skeleton: p.skeleton,
