@@ -196,35 +196,37 @@ impl<R: BufRead> Records<R> {
                 st.line(index, text);
                 st.drain(false, &mut self.out, &mut self.issues);
             }
-            None => match self.parse_loopguard(text.len()) {
-                Ok(record) => {
-                    self.records += 1;
-                    self.out.push_back(Entry {
-                        line: index,
-                        record,
-                    });
-                }
-                Err(problem) => self.bad = Some(self.line_error(index, problem)),
-            },
+            // A long line gives its buffer up to the record: its longest text is held once.
+            None if text.len() >= formats::loopguard::IN_PLACE_BYTES => {
+                let len = text.len();
+                let mut line = std::mem::take(&mut self.buf);
+                line.truncate(len);
+                let parsed = match String::from_utf8(line) {
+                    Ok(line) => formats::loopguard::parse_line_owned(line, self.records == 0),
+                    Err(e) => Err(LineError::Utf8(e.utf8_error().valid_up_to())),
+                };
+                self.push_record(index, parsed);
+            }
+            None => {
+                let parsed = formats::loopguard::parse_line(text, self.records == 0);
+                self.push_record(index, parsed);
+            }
         }
         Ok(())
     }
 
-    /// The current line (`len` bytes of text at the start of the buffer) in loopguard's
-    /// format. A long line gives its buffer up to the record, so its longest text is held once.
-    fn parse_loopguard(&mut self, len: usize) -> Result<Record, LineError> {
-        let first = self.records == 0;
-        if len >= formats::loopguard::IN_PLACE_BYTES {
-            let mut bytes = std::mem::take(&mut self.buf);
-            bytes.truncate(len);
-            if let Ok(line) = String::from_utf8(bytes) {
-                return formats::loopguard::parse_line_owned(line, first);
+    /// Queues the record of line `index`, or keeps its error.
+    fn push_record(&mut self, index: usize, parsed: Result<Record, LineError>) {
+        match parsed {
+            Ok(record) => {
+                self.records += 1;
+                self.out.push_back(Entry {
+                    line: index,
+                    record,
+                });
             }
-            return Err(LineError::Utf8(0));
+            Err(problem) => self.bad = Some(self.line_error(index, problem)),
         }
-        let text = std::str::from_utf8(self.buf.get(..len).unwrap_or_default())
-            .map_err(|e| LineError::Utf8(e.valid_up_to()))?;
-        formats::loopguard::parse_line(text, first)
     }
 
     fn line_error(&self, index: usize, problem: LineError) -> TranscriptError {

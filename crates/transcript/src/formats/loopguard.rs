@@ -89,34 +89,41 @@ enum Slot {
 /// [`parse_line`] of a line the caller gives up: when the line is long and its longest text
 /// (`content`, `text` or `thinking`) has no escapes, the line's own buffer becomes that string
 /// (moved to its start in place), so a 100 MB tool result is held once, not twice.
-pub fn parse_line_owned(line: String, first: bool) -> Result<Record, LineError> {
+pub fn parse_line_owned(mut line: String, first: bool) -> Result<Record, LineError> {
     if line.len() < IN_PLACE_BYTES {
         return parse_line(&line, first);
     }
-    let Some((mut record, slot, start, len)) = fast_in_place(&line, first) else {
-        return parse_line(&line, first);
-    };
-    let mut bytes = line.into_bytes();
-    bytes.copy_within(start..start + len, 0);
-    bytes.truncate(len);
-    bytes.shrink_to_fit();
-    // A byte range of a `str` that was itself a `str`: valid UTF-8, checked again all the same.
-    let Ok(moved) = String::from_utf8(bytes) else {
-        return Err(LineError::Utf8(0));
-    };
-    match (slot, &mut record) {
-        (Slot::Content, Record::ToolResult { content, .. }) => *content = moved,
-        (Slot::Text, Record::User { text }) => *text = moved,
-        (Slot::Text, Record::Assistant { text, .. }) => *text = Some(moved),
-        (Slot::Thinking, Record::Assistant { thinking, .. }) => *thinking = Some(moved),
-        _ => {}
+    match fast_in_place(&line, first) {
+        Some(InPlace::Moved(mut record, slot, start, len)) => {
+            // `start..start + len` is a `str` slice of the line: on character boundaries.
+            line.truncate(start + len);
+            line.drain(..start);
+            line.shrink_to_fit();
+            match (slot, &mut record) {
+                (Slot::Content, Record::ToolResult { content, .. }) => *content = line,
+                (Slot::Text, Record::User { text }) => *text = line,
+                (Slot::Text, Record::Assistant { text, .. }) => *text = Some(line),
+                (Slot::Thinking, Record::Assistant { thinking, .. }) => *thinking = Some(line),
+                _ => {}
+            }
+            Ok(record)
+        }
+        Some(InPlace::Read(record)) => Ok(record),
+        None => slow(&line, first),
     }
-    Ok(record)
 }
 
-/// [`fast`] with the longest borrowed text left empty: the record, which field it was, and
-/// its byte range in `text`.
-fn fast_in_place(text: &str, first: bool) -> Option<(Record, Slot, usize, usize)> {
+/// What [`fast_in_place`] made of a line.
+enum InPlace {
+    /// The record with its longest text left empty: which field, and its byte range.
+    Moved(Record, Slot, usize, usize),
+    /// No text could be borrowed (each has escapes): the record as [`fast`] reads it.
+    Read(Record),
+}
+
+/// [`fast`] that leaves the longest borrowed text for the caller to move in; `None` sends the
+/// line to [`slow`].
+fn fast_in_place(text: &str, first: bool) -> Option<InPlace> {
     let mut f: Fields<'_> = serde_json::from_str(text).ok()?;
     let base = text.as_ptr() as usize;
     let mut best: Option<(Slot, usize, usize)> = None;
@@ -131,17 +138,16 @@ fn fast_in_place(text: &str, first: bool) -> Option<(Record, Slot, usize, usize)
             }
         }
     }
-    let (slot, start, len) = best?;
-    if start.checked_add(len)? > text.len() {
-        return None;
-    }
+    let Some((slot, start, len)) = best.filter(|&(_, start, len)| start + len <= text.len()) else {
+        return record_of(f, first).map(InPlace::Read);
+    };
     let field = match slot {
         Slot::Content => &mut f.content,
         Slot::Text => &mut f.text,
         Slot::Thinking => &mut f.thinking,
     };
     *field = Some(Text(Cow::Borrowed("")));
-    Some((record_of(f, first)?, slot, start, len))
+    Some(InPlace::Moved(record_of(f, first)?, slot, start, len))
 }
 
 /// The one-pass read of a valid line; `None` sends the line to [`slow`].
