@@ -126,10 +126,7 @@ impl GuardBuilder {
         };
         let user = self.config.clone().unwrap_or_default();
         let mut resolved = if self.no_preset {
-            let mut c = user.clone();
-            let notes = registry.upgrade(&mut c);
-            c.warnings.extend(notes);
-            c
+            crate::presets::upgraded(&user, &registry)
         } else {
             let mut c = user.clone();
             if let Some(p) = &self.preset {

@@ -42,8 +42,8 @@ use std::path::Path;
 const MASTER: &str = "enabled";
 const TOGGLES: &str = "detectors";
 const WARNING: &str = "warningThreshold";
-const CRITICAL: &str = "criticalThreshold";
-const GLOBAL: &str = "globalCircuitBreakerThreshold";
+pub(crate) const CRITICAL: &str = "criticalThreshold";
+pub(crate) const GLOBAL: &str = "globalCircuitBreakerThreshold";
 
 /// The OpenClaw keys a `loopDetection` block accepts with this registry, in the order they are
 /// listed in errors: the master switch, every integer key a detector maps (outside any

@@ -1,7 +1,7 @@
 //! Named presets: `default` (loopguard's own) and one per seed system, the checks a resolved
 //! configuration must pass, and its rendering for `loopguard config check`.
 
-use crate::openclaw::{dotted, mapped};
+use crate::openclaw::{dotted, mapped, CRITICAL, GLOBAL};
 use crate::options::Policy;
 use loopguard_core::{get_key, Config, ConfigError, Location, Registry};
 use std::fmt::Write as _;
@@ -72,6 +72,15 @@ pub fn resolve(config: &Config) -> Result<Config, ConfigError> {
 pub fn resolve_with(config: &Config, registry: &Registry) -> Result<Config, ConfigError> {
     let name = config.preset.as_deref().unwrap_or("default");
     let mut base = preset_with(name, registry).map_err(|e| e.in_file(config.source.as_deref()))?;
+    base.merge_from(&upgraded(config, registry));
+    base.preset = Some(name.to_owned());
+    base.source.clone_from(&config.source);
+    Ok(base)
+}
+
+/// `config` with its renamed keys moved to their new names, a note for each in
+/// [`Config::warnings`] (prefixed with the file the configuration came from).
+pub(crate) fn upgraded(config: &Config, registry: &Registry) -> Config {
     let mut user = config.clone();
     let notes = registry.upgrade(&mut user);
     let file = config.source.as_deref();
@@ -79,10 +88,7 @@ pub fn resolve_with(config: &Config, registry: &Registry) -> Result<Config, Conf
         Some(f) => format!("{f}: {n}"),
         None => n,
     }));
-    base.merge_from(&user);
-    base.preset = Some(name.to_owned());
-    base.source.clone_from(&config.source);
-    Ok(base)
+    user
 }
 
 /// Checks a resolved configuration against a registry: every named detector is registered,
@@ -135,14 +141,14 @@ fn check_ordering(c: &Config, registry: &Registry) -> Result<(), ConfigError> {
             .and_then(|t| get_key(t, k))
             .and_then(toml::Value::as_integer)
     };
-    for global_key in mapped(registry, "globalCircuitBreakerThreshold") {
+    for global_key in mapped(registry, GLOBAL) {
         let Some(global) = value(global_key) else {
             continue;
         };
         if !enabled(c, global_key.0) {
             continue;
         }
-        for key in mapped(registry, "criticalThreshold") {
+        for key in mapped(registry, CRITICAL) {
             let Some(critical) = value(key) else {
                 continue;
             };
