@@ -126,6 +126,10 @@ fn bench(c: &mut Criterion) {
             BatchSize::PerIteration,
         )
     });
+    if !latency_wanted() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
     let runs: [(&str, &[u8]); 3] = [
         ("pre-tool-use", &next_pre),
         ("post-tool-use", &next_post),
@@ -149,6 +153,29 @@ fn bench(c: &mut Criterion) {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether the latency runs were asked for: not under `--test` or `--list`, and only when no
+/// benchmark filter is given or the filter names them (`latency`).
+fn latency_wanted() -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--test" || a == "--list") {
+        return false;
+    }
+    // A filter is an argument that is neither an option nor an option's value.
+    let mut filter = None;
+    let mut value_next = false;
+    for a in &args {
+        if value_next {
+            value_next = false;
+        } else if let Some(opt) = a.strip_prefix("--") {
+            value_next = !opt.contains('=')
+                && !matches!(opt, "bench" | "exact" | "quiet" | "verbose" | "noplot");
+        } else {
+            filter = Some(a.as_str());
+        }
+    }
+    filter.is_none_or(|f| "latency".contains(f) || f.contains("latency"))
 }
 
 criterion_group!(benches, bench);

@@ -420,32 +420,6 @@ impl Splitter {
     }
 }
 
-/// The position of the first `'\n'` in `b`: eight bytes at a time (a word holds a newline
-/// where `x ^ 0x0a..` has a zero byte), without a branch per byte.
-#[inline]
-fn find_newline(b: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut words = b.chunks_exact(8);
-    let mut at = 0usize;
-    for w in &mut words {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(w);
-        let x = u64::from_le_bytes(a) ^ (ONES * u64::from(b'\n'));
-        // Exact for the lowest zero byte (borrows only propagate above it).
-        let z = x.wrapping_sub(ONES) & !x & HIGH;
-        if z != 0 {
-            return Some(at + (z.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    words
-        .remainder()
-        .iter()
-        .position(|&c| c == b'\n')
-        .map(|i| at + i)
-}
-
 /// Lines that are layout rather than prose: table rows, fences, and lines with fewer than 8
 /// letters or digits (separators, box drawing, padding).
 fn is_structural(text: &str) -> bool {
@@ -800,7 +774,7 @@ impl VariationLoop {
         let mut count = 0u64;
         let mut rest = delta;
         loop {
-            let nl = find_newline(rest.as_bytes());
+            let nl = rest.find('\n');
             let piece = match nl {
                 Some(i) => rest.get(..i).unwrap_or(""),
                 None => rest,
@@ -1045,28 +1019,6 @@ mod tests {
             let a = findings(&s, false, &ev);
             assert!(!a.is_empty());
             assert_eq!(a, findings(&s, true, &ev));
-        }
-    }
-
-    #[test]
-    fn find_newline_finds_the_first_newline() {
-        let mut g = 0x9e37_79b9_7f4a_7c15u64;
-        for len in 0..40usize {
-            for _ in 0..50 {
-                let bytes: Vec<u8> = (0..len)
-                    .map(|_| {
-                        g ^= g << 13;
-                        g ^= g >> 7;
-                        g ^= g << 17;
-                        [b'a', b'\n', 0x0b, 0x8a, 0x09, 0xff][(g % 6) as usize]
-                    })
-                    .collect();
-                assert_eq!(
-                    find_newline(&bytes),
-                    bytes.iter().position(|&c| c == b'\n'),
-                    "{bytes:?}"
-                );
-            }
         }
     }
 

@@ -122,6 +122,9 @@ impl Clock {
 /// Per-iteration times recorded by the benchmarks: (detector, size) → (bytes, seconds).
 static TIMES: Mutex<Vec<(String, String, f64, f64)>> = Mutex::new(Vec::new());
 
+/// Criterion's samples per benchmark.
+const SAMPLES: usize = 10;
+
 fn deltas(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text;
@@ -251,11 +254,20 @@ fn summary() {
     if times.is_empty() {
         return;
     }
+    // Criterion runs the routine during its warm-up too (1, 2, 4, … iterations) before the
+    // SAMPLES measured samples: only the last SAMPLES records of a benchmark are samples.
     let rate = |name: &str, label: &str| {
+        let mine: Vec<&(String, String, f64, f64)> = times
+            .iter()
+            .filter(|t| t.0 == name && t.1 == label)
+            .collect();
+        let samples = mine
+            .get(mine.len().saturating_sub(SAMPLES)..)
+            .unwrap_or(&[]);
         median(
-            times
+            samples
                 .iter()
-                .filter(|t| t.0 == name && t.1 == label && t.3 > 0.0)
+                .filter(|t| t.3 > 0.0)
                 .map(|t| t.2 / t.3 / 1e6)
                 .collect(),
         )
@@ -298,7 +310,7 @@ fn summary() {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(10);
+    config = Criterion::default().sample_size(SAMPLES);
     targets = bench
 }
 
