@@ -12,7 +12,7 @@
 //!   detector documents exactly the option keys it accepts (the `loopguard` crate's
 //!   `registry_docs` example does the work, linked with every detector).
 //! - `cargo xtask bindings`: only the `bindings/` part of `ci`.
-//! - `cargo xtask fuzz-smoke [SECONDS [JOBS]]`: runs every fuzz target for SECONDS, JOBS at a time,
+//! - `cargo xtask fuzz-smoke [SECONDS [JOBS [TARGET...]]]`: runs every fuzz target (or the named ones) for SECONDS, JOBS at a time,
 //!   and prints executions and crashes per target (needs nightly and cargo-fuzz).
 //! - `cargo xtask bench [FILTER]`: short criterion runs: the scan benchmark (100,000 tool
 //!   call/result pairs, one core) beside a serde_json parse-only baseline of the same stream,
@@ -34,12 +34,13 @@ fn main() -> ExitCode {
         Some("fuzz-smoke") => fuzz_smoke(
             args.get(1).map(String::as_str),
             args.get(2).map(String::as_str),
+            args.get(3..).unwrap_or_default(),
         ),
         Some("bench") => bench(&args[1..]),
         Some("gen-stream") => gen_stream(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | eval [--preset P] [--check] | docs [--check] | bindings | fuzz-smoke [SECONDS [JOBS]] | bench [FILTER] | gen-stream N OUT>"
+                "usage: cargo xtask <ci | eval [--preset P] [--check] | docs [--check] | bindings | fuzz-smoke [SECONDS [JOBS [TARGET...]]] | bench [FILTER] | gen-stream N OUT>"
             );
             return ExitCode::from(2);
         }
@@ -404,13 +405,13 @@ fn gen_stream(args: &[String]) -> Result<(), String> {
     run("gen-stream", cmd)
 }
 
-/// The fuzz campaign: every target for `seconds` (default 10), `jobs` targets at a time
-/// (default 1), starting from the seeds in `fuzz/corpus/<target>/` (read only; what the fuzzer
+/// The fuzz campaign: every target (or the `only` ones) for `seconds` (default 10), `jobs`
+/// targets at a time (default 1), starting from the seeds in `fuzz/corpus/<target>/` (read only; what the fuzzer
 /// finds goes to `fuzz/target/campaign/<target>/`), then a table of executions, executions per
 /// second and crashes per target. Without AddressSanitizer (`-s none`): the workspace forbids
 /// `unsafe` code (`[workspace.lints.rust]`), and the sanitizer makes each execution about ten
 /// times slower.
-fn fuzz_smoke(seconds: Option<&str>, jobs: Option<&str>) -> Result<(), String> {
+fn fuzz_smoke(seconds: Option<&str>, jobs: Option<&str>, only: &[String]) -> Result<(), String> {
     let secs: u64 = seconds
         .unwrap_or("10")
         .parse()
@@ -441,7 +442,13 @@ fn fuzz_smoke(seconds: Option<&str>, jobs: Option<&str>) -> Result<(), String> {
     let targets: Vec<String> = String::from_utf8_lossy(&list.stdout)
         .lines()
         .map(str::to_owned)
+        .filter(|t| only.is_empty() || only.contains(t))
         .collect();
+    if let Some(unknown) = only.iter().find(|t| !targets.contains(t)) {
+        return Err(format!(
+            "fuzz-smoke: no fuzz target `{unknown}` (see `cargo fuzz list`)"
+        ));
+    }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let table = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
@@ -486,6 +493,19 @@ fn fuzz_smoke(seconds: Option<&str>, jobs: Option<&str>) -> Result<(), String> {
     }
 }
 
+/// The longest input a target is given. Texts (transcripts, JSON, TOML) get 4 KB. The event
+/// decoders read three bytes an event, so 1 KB is about 340 events: more than any detector's
+/// window or threshold needs to reach its deepest state, and an execution stays short (an
+/// execution costs in proportion to its events, and libFuzzer grows inputs up to the bound).
+/// The sidecar's lines are JSON, a few to a kilobyte: 2 KB.
+fn max_len(target: &str) -> usize {
+    match target {
+        "transcript" | "canonical_json" | "config_toml" => 4096,
+        "sidecar" => 2048,
+        _ => 1024,
+    }
+}
+
 struct FuzzRow {
     target: String,
     runs: Option<u64>,
@@ -513,9 +533,11 @@ fn fuzz_one(fuzz: &std::path::Path, target: &str, secs: u64) -> FuzzRow {
     if seeds.is_dir() {
         c.arg(&seeds);
     }
-    // Inputs up to 4 KB: long enough for deep event streams and transcripts, short enough that
-    // a seed of the sidecar or transcript corpus does not make every execution slow.
-    c.args(["--", &format!("-max_total_time={secs}"), "-max_len=4096"]);
+    c.args([
+        "--",
+        &format!("-max_total_time={secs}"),
+        &format!("-max_len={}", max_len(target)),
+    ]);
     eprintln!("==> fuzz {target} ({secs} s)");
     let out = match c.output() {
         Ok(out) => out,

@@ -86,7 +86,9 @@ impl Normalizer for Exact {
 /// A set of normalisers keyed by tool name, with a fallback for every other tool.
 #[derive(Clone)]
 pub struct Normalizers {
-    by_tool: BTreeMap<String, Arc<dyn Normalizer>>,
+    /// Shared between the copies of one set (a guard per session clones the built-in set);
+    /// [`Normalizers::register`] copies it on write.
+    by_tool: Arc<BTreeMap<String, Arc<dyn Normalizer>>>,
     fallback: Arc<dyn Normalizer>,
 }
 
@@ -108,19 +110,21 @@ impl Normalizers {
     /// Exact hashing for every tool.
     pub fn exact() -> Normalizers {
         Normalizers {
-            by_tool: BTreeMap::new(),
+            by_tool: Arc::new(BTreeMap::new()),
             fallback: Arc::new(Exact),
         }
     }
 
-    /// loopguard's built-in normalisers.
+    /// loopguard's built-in normalisers: built once per process, then shared (a clone is a
+    /// few reference counts).
     pub fn builtin() -> Normalizers {
-        crate::normalizers::builtin()
+        static BUILTIN: std::sync::OnceLock<Normalizers> = std::sync::OnceLock::new();
+        BUILTIN.get_or_init(crate::normalizers::builtin).clone()
     }
 
     /// Uses `n` for results of `tool` (exact name).
     pub fn register(&mut self, tool: impl Into<String>, n: Arc<dyn Normalizer>) {
-        self.by_tool.insert(tool.into(), n);
+        Arc::make_mut(&mut self.by_tool).insert(tool.into(), n);
     }
 
     /// Uses `n` for every tool without its own normaliser.

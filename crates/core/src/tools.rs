@@ -388,14 +388,20 @@ impl Default for Tools {
 pub const MAX_NAME_LEN: usize = 256;
 
 impl Tools {
-    /// The built-in entries ([`BUILTIN`]).
+    /// The built-in entries ([`BUILTIN`]): built once per process, then shared.
     pub fn builtin() -> Tools {
-        let entries = BUILTIN
-            .iter()
-            .map(|b| (b.name.to_owned(), b.to_entry()))
-            .collect();
+        static ENTRIES: std::sync::OnceLock<Arc<FixedMap<String, ToolEntry>>> =
+            std::sync::OnceLock::new();
+        let entries = ENTRIES.get_or_init(|| {
+            Arc::new(
+                BUILTIN
+                    .iter()
+                    .map(|b| (b.name.to_owned(), b.to_entry()))
+                    .collect(),
+            )
+        });
         Tools {
-            entries: Arc::new(entries),
+            entries: Arc::clone(entries),
         }
     }
 
