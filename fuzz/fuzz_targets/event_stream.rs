@@ -1,5 +1,6 @@
 //! The whole guard (every detector, default preset) on arbitrary event streams: never panics,
-//! verdicts are deterministic, and a snapshot/restore round trip halfway changes nothing.
+//! verdicts are deterministic, and a snapshot/restore round trip at an event the input picks
+//! (one input in four, `loopguard_testkit::fuzz_cut`) changes nothing.
 //! The guards are built once per process and brought back to their fresh state before each
 //! execution by restoring a snapshot taken when they were new, so an execution costs only the
 //! events it feeds (and a restore that leaves any state behind shows up as a divergence).
@@ -28,13 +29,19 @@ thread_local! {
 
 fuzz_target!(|data: &[u8]| {
     let events = loopguard_testkit::decode_events(data);
+    let cut = loopguard_testkit::fuzz_cut(data, events.len());
     GUARDS.with_borrow_mut(|g| {
         let Some(g) = g else { return };
         g.a.restore(&g.fresh).expect("a fresh snapshot restores");
+        let Some(cut) = cut else {
+            for e in &events {
+                g.a.observe(&e.as_event());
+            }
+            return;
+        };
         g.b.restore(&g.fresh).expect("a fresh snapshot restores");
-        let half = events.len() / 2;
         for (i, e) in events.iter().enumerate() {
-            if i == half {
+            if i == cut {
                 let snap = g.b.snapshot().expect("every built-in detector snapshots");
                 g.spare
                     .restore(&snap)

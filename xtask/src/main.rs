@@ -494,15 +494,17 @@ fn fuzz_smoke(seconds: Option<&str>, jobs: Option<&str>, only: &[String]) -> Res
 }
 
 /// The longest input a target is given. Texts (transcripts, JSON, TOML) get 4 KB. The event
-/// decoders read three bytes an event, so 1 KB is about 340 events: more than any detector's
+/// decoders read three bytes an event, so 512 bytes are about 170 events: more than any detector's
 /// window or threshold needs to reach its deepest state, and an execution stays short (an
 /// execution costs in proportion to its events, and libFuzzer grows inputs up to the bound).
-/// The sidecar's lines are JSON, a few to a kilobyte: 2 KB.
+/// The sidecar's lines are JSON, a few to a kilobyte: 2 KB. The text detectors get 1 KB
+/// (about 340 deltas of up to 136 characters), enough text for their default thresholds.
 fn max_len(target: &str) -> usize {
     match target {
         "transcript" | "canonical_json" | "config_toml" => 4096,
         "sidecar" => 2048,
-        _ => 1024,
+        "tail_periodicity" | "variation_loop" => 1024,
+        _ => 512,
     }
 }
 
