@@ -391,7 +391,7 @@ impl Server {
             )
         };
         let inner = line.get_mut(start..end)?;
-        let n = unescape_in_place(inner)?;
+        let n = loopguard_transcript::formats::loopguard::unescape_in_place(inner)?;
         let content = std::str::from_utf8(inner.get(..n)?).ok()?;
         let event = loopguard_core::Event::ToolResult {
             id: &id,
@@ -566,66 +566,6 @@ pub fn render_verdict(out: &mut Map<String, Value>, v: &Verdict) {
             serde_json::to_value(v.deliver()).unwrap_or(Value::Null),
         );
     }
-}
-
-/// Unescapes the body of a JSON string literal (without its quotes) in place; returns the
-/// length of the result. Never longer than the input. `None` on a malformed escape or a lone
-/// surrogate (the general parser then reports the line).
-fn unescape_in_place(buf: &mut [u8]) -> Option<usize> {
-    fn hex4(b: &[u8]) -> Option<u32> {
-        let s = std::str::from_utf8(b).ok()?;
-        u32::from_str_radix(s, 16).ok()
-    }
-    let (mut r, mut w) = (0usize, 0usize);
-    let len = buf.len();
-    while r < len {
-        let b = *buf.get(r)?;
-        if b != b'\\' {
-            *buf.get_mut(w)? = b;
-            r += 1;
-            w += 1;
-            continue;
-        }
-        let e = *buf.get(r + 1)?;
-        r += 2;
-        let c = match e {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 8,
-            b'f' => 12,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let hi = hex4(buf.get(r..r + 4)?)?;
-                r += 4;
-                let cp = if (0xD800..0xDC00).contains(&hi) {
-                    if buf.get(r..r + 2)? != b"\\u" {
-                        return None;
-                    }
-                    let lo = hex4(buf.get(r + 2..r + 6)?)?;
-                    if !(0xDC00..0xE000).contains(&lo) {
-                        return None;
-                    }
-                    r += 6;
-                    0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                } else {
-                    hi
-                };
-                let ch = char::from_u32(cp)?;
-                let mut tmp = [0u8; 4];
-                let s = ch.encode_utf8(&mut tmp);
-                buf.get_mut(w..w + s.len())?.copy_from_slice(s.as_bytes());
-                w += s.len();
-                continue;
-            }
-            _ => return None,
-        };
-        *buf.get_mut(w)? = c;
-        w += 1;
-    }
-    Some(w)
 }
 
 fn error_line(line_no: u64, session: Option<&str>, message: &str) -> String {

@@ -79,31 +79,40 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 pub const IN_PLACE_BYTES: usize = 1 << 20;
 
 /// Which text field of a line is moved in place.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Slot {
     Content,
     Text,
     Thinking,
 }
 
-/// [`parse_line`] of a line the caller gives up: when the line is long and its longest text
-/// (`content`, `text` or `thinking`) has no escapes, the line's own buffer becomes that string
-/// (moved to its start in place), so a 100 MB tool result is held once, not twice.
-pub fn parse_line_owned(mut line: String, first: bool) -> Result<Record, LineError> {
+/// [`parse_line`] of a line the caller gives up: when the line is long, its longest text
+/// (`content`, `text` or `thinking`) becomes the line's own buffer — unescaped in place and
+/// moved to its start — so a 100 MB tool result is held once, not twice, escapes or not.
+pub fn parse_line_owned(line: String, first: bool) -> Result<Record, LineError> {
     if line.len() < IN_PLACE_BYTES {
         return parse_line(&line, first);
     }
     match fast_in_place(&line, first) {
-        Some(InPlace::Moved(mut record, slot, start, len)) => {
-            // `start..start + len` is a `str` slice of the line: on character boundaries.
-            line.truncate(start + len);
-            line.drain(..start);
-            line.shrink_to_fit();
+        Some(InPlace::Moved(mut record, slot, start, end)) => {
+            let mut bytes = line.into_bytes();
+            // `start..end` is the body of a JSON string literal that serde read as valid;
+            // `unescape_in_place` checks every escape before it writes.
+            let Some(n) = bytes.get_mut(start..end).and_then(unescape_in_place) else {
+                return String::from_utf8(bytes)
+                    .map_err(|e| LineError::Utf8(e.utf8_error().valid_up_to()))
+                    .and_then(|line| slow(&line, first));
+            };
+            bytes.truncate(start + n);
+            bytes.drain(..start);
+            bytes.shrink_to_fit();
+            let text = String::from_utf8(bytes)
+                .map_err(|e| LineError::Utf8(e.utf8_error().valid_up_to()))?;
             match (slot, &mut record) {
-                (Slot::Content, Record::ToolResult { content, .. }) => *content = line,
-                (Slot::Text, Record::User { text }) => *text = line,
-                (Slot::Text, Record::Assistant { text, .. }) => *text = Some(line),
-                (Slot::Thinking, Record::Assistant { thinking, .. }) => *thinking = Some(line),
+                (Slot::Content, Record::ToolResult { content, .. }) => *content = text,
+                (Slot::Text, Record::User { text: t }) => *t = text,
+                (Slot::Text, Record::Assistant { text: t, .. }) => *t = Some(text),
+                (Slot::Thinking, Record::Assistant { thinking, .. }) => *thinking = Some(text),
                 _ => {}
             }
             Ok(record)
@@ -115,39 +124,177 @@ pub fn parse_line_owned(mut line: String, first: bool) -> Result<Record, LineErr
 
 /// What [`fast_in_place`] made of a line.
 enum InPlace {
-    /// The record with its longest text left empty: which field, and its byte range.
+    /// The record with its longest text left empty: which field, and the byte range of its
+    /// JSON string's body (between the quotes, escapes not yet undone).
     Moved(Record, Slot, usize, usize),
-    /// No text could be borrowed (each has escapes): the record as [`fast`] reads it.
+    /// The line has no text field: the record as [`fast`] reads it.
     Read(Record),
 }
 
-/// [`fast`] that leaves the longest borrowed text for the caller to move in; `None` sends the
-/// line to [`slow`].
+/// [`Fields`] with the three text fields left raw (not unescaped, not copied).
+#[derive(serde::Deserialize)]
+struct RawFields<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Cow<'a, str>,
+    #[serde(default, borrow)]
+    id: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    tool: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    text: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    thinking: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    content: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    source: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    license: Option<Text<'a>>,
+    #[serde(default, deserialize_with = "present")]
+    args: Option<Value>,
+    #[serde(default)]
+    batch: Option<u64>,
+    #[serde(default)]
+    truncated: Option<bool>,
+    #[serde(default)]
+    is_error: Option<bool>,
+    #[serde(default)]
+    images: Option<u64>,
+}
+
+/// [`fast`] that leaves the longest text for the caller to unescape and move in; `None` sends
+/// the line to [`slow`].
 fn fast_in_place(text: &str, first: bool) -> Option<InPlace> {
-    let mut f: Fields<'_> = serde_json::from_str(text).ok()?;
+    let f: RawFields<'_> = serde_json::from_str(text).ok()?;
     let base = text.as_ptr() as usize;
     let mut best: Option<(Slot, usize, usize)> = None;
     for (slot, field) in [
-        (Slot::Content, &f.content),
-        (Slot::Text, &f.text),
-        (Slot::Thinking, &f.thinking),
+        (Slot::Content, f.content),
+        (Slot::Text, f.text),
+        (Slot::Thinking, f.thinking),
     ] {
-        if let Some(Text(Cow::Borrowed(s))) = field {
-            if best.is_none_or(|(_, _, len)| s.len() > len) {
-                best = Some((slot, (s.as_ptr() as usize).checked_sub(base)?, s.len()));
-            }
+        let Some(raw) = field.map(serde_json::value::RawValue::get) else {
+            continue;
+        };
+        if raw.len() >= 2 && raw.starts_with('"') && best.is_none_or(|(_, s, e)| raw.len() > e - s)
+        {
+            let start = (raw.as_ptr() as usize).checked_sub(base)? + 1;
+            best = Some((slot, start, start + raw.len() - 2));
         }
     }
-    let Some((slot, start, len)) = best.filter(|&(_, start, len)| start + len <= text.len()) else {
-        return record_of(f, first).map(InPlace::Read);
+    // The other texts are small: read them the ordinary way (`null` is no value, another
+    // JSON type sends the line to `slow`, which names it).
+    fn read<'a>(
+        chosen: bool,
+        raw: Option<&'a serde_json::value::RawValue>,
+    ) -> Option<Option<Text<'a>>> {
+        match raw {
+            _ if chosen => Some(Some(Text(Cow::Borrowed("")))),
+            None => Some(None),
+            Some(r) if r.get() == "null" => Some(None),
+            Some(r) => serde_json::from_str::<Text<'a>>(r.get()).ok().map(Some),
+        }
+    }
+    let chosen = |slot: Slot| best.is_some_and(|(s, _, _)| s == slot);
+    let fields = Fields {
+        ty: f.ty,
+        id: f.id,
+        tool: f.tool,
+        text: read(chosen(Slot::Text), f.text)?,
+        thinking: read(chosen(Slot::Thinking), f.thinking)?,
+        content: read(chosen(Slot::Content), f.content)?,
+        source: f.source,
+        license: f.license,
+        args: f.args,
+        batch: f.batch,
+        truncated: f.truncated,
+        is_error: f.is_error,
+        images: f.images,
     };
-    let field = match slot {
-        Slot::Content => &mut f.content,
-        Slot::Text => &mut f.text,
-        Slot::Thinking => &mut f.thinking,
-    };
-    *field = Some(Text(Cow::Borrowed("")));
-    Some(InPlace::Moved(record_of(f, first)?, slot, start, len))
+    let record = record_of(fields, first)?;
+    Some(match best.filter(|&(_, _, end)| end <= text.len()) {
+        Some((slot, start, end)) => InPlace::Moved(record, slot, start, end),
+        None => InPlace::Read(record),
+    })
+}
+
+/// Unescapes the body of a JSON string literal (without its quotes) in place and returns the
+/// length of the result, which is never longer than the input. Every escape is checked before
+/// a byte is written: on a malformed escape or a lone surrogate it returns `None` with `buf`
+/// untouched.
+///
+/// ```
+/// let mut body = br#"a\n\u00e9\ud83d\ude00 \"q\""#.to_vec();
+/// let n = loopguard_transcript::formats::loopguard::unescape_in_place(&mut body).unwrap();
+/// assert_eq!(std::str::from_utf8(&body[..n]).unwrap(), "a\né😀 \"q\"");
+/// let mut bad = br#"x\ud800y"#.to_vec();
+/// assert_eq!(loopguard_transcript::formats::loopguard::unescape_in_place(&mut bad), None);
+/// assert_eq!(&bad, br#"x\ud800y"#);
+/// ```
+pub fn unescape_in_place(buf: &mut [u8]) -> Option<usize> {
+    if !buf.contains(&b'\\') {
+        return Some(buf.len());
+    }
+    unescape(buf, false)?;
+    unescape(buf, true)
+}
+
+/// One pass of [`unescape_in_place`]: checks only, or checks and writes.
+fn unescape(buf: &mut [u8], write: bool) -> Option<usize> {
+    fn hex4(b: &[u8]) -> Option<u32> {
+        let s = std::str::from_utf8(b).ok()?;
+        u32::from_str_radix(s, 16).ok()
+    }
+    let (mut r, mut w) = (0usize, 0usize);
+    let len = buf.len();
+    let mut tmp = [0u8; 4];
+    while r < len {
+        let b = *buf.get(r)?;
+        if b != b'\\' {
+            if write {
+                *buf.get_mut(w)? = b;
+            }
+            r += 1;
+            w += 1;
+            continue;
+        }
+        let e = *buf.get(r + 1)?;
+        r += 2;
+        let out: &[u8] = match e {
+            b'"' => b"\"",
+            b'\\' => b"\\",
+            b'/' => b"/",
+            b'b' => &[8],
+            b'f' => &[12],
+            b'n' => b"\n",
+            b'r' => b"\r",
+            b't' => b"\t",
+            b'u' => {
+                let hi = hex4(buf.get(r..r + 4)?)?;
+                r += 4;
+                let cp = if (0xD800..0xDC00).contains(&hi) {
+                    if buf.get(r..r + 2)? != b"\\u" {
+                        return None;
+                    }
+                    let lo = hex4(buf.get(r + 2..r + 6)?)?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return None;
+                    }
+                    r += 6;
+                    0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                } else {
+                    hi
+                };
+                char::from_u32(cp)?.encode_utf8(&mut tmp).as_bytes()
+            }
+            _ => return None,
+        };
+        if write {
+            buf.get_mut(w..w + out.len())?.copy_from_slice(out);
+        }
+        w += out.len();
+    }
+    Some(w)
 }
 
 /// The one-pass read of a valid line; `None` sends the line to [`slow`].
@@ -351,8 +498,16 @@ mod tests {
             format!(r#"{{"type":"user","text":"{big}"}}"#),
             format!(r#"{{"type":"assistant","text":"short","thinking":"{big}"}}"#),
             format!(r#"{{"type":"assistant","text":"{big}","thinking":"short"}}"#),
-            // Escapes: nothing to borrow, read the ordinary way.
-            format!(r#"{{"type":"tool_result","id":"c1","tool":"read","content":"a\n{big}"}}"#),
+            // Escapes: unescaped in place.
+            format!(
+                r#"{{"type":"tool_result","id":"c1","tool":"read","content":"a\n{big}\u00e9\ud83d\ude00\"\\"}}"#
+            ),
+            format!(r#"{{"type":"assistant","text":"x\ty","thinking":"\n{big}\n"}}"#),
+            // A lone surrogate: the same error as the ordinary read.
+            format!(r#"{{"type":"tool_result","id":"c1","tool":"read","content":"{big}\ud800"}}"#),
+            // A text of another JSON type, and an explicit null.
+            format!(r#"{{"type":"tool_result","id":"c1","tool":"read","content":7,"x":"{big}"}}"#),
+            format!(r#"{{"type":"assistant","text":null,"thinking":"{big}"}}"#),
             // Not a record: the same error.
             format!(r#"{{"type":"tool_result","id":"c1","content":"{big}"}}"#),
             format!(r#"{{"type":"session","id":"s","source":"{big}"}}"#),
