@@ -25,6 +25,7 @@ pub mod history;
 mod normalize;
 pub mod normalizers;
 pub mod options;
+pub mod prose;
 mod registry;
 pub mod shape;
 pub mod tools;

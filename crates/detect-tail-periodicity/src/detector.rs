@@ -4,8 +4,8 @@ use crate::evidence::{row_for, Run, RunTracker};
 use crate::exact::TailMatcher;
 use crate::seed::SeedScanner;
 use crate::{
-    Algorithm, Rule, Settings, CODE_TABLE, NAME, NOISY_MAX_NUMBERS, NOISY_MIN_LETTERS, NOISY_TABLE,
-    PROSE_TABLE,
+    Algorithm, Rule, Settings, CODE_TABLE, NAME, NOISY_MAX_NUMBERS, NOISY_MIN_LETTERS,
+    NOISY_MIN_SPACES, NOISY_TABLE, PROSE_TABLE,
 };
 use loopguard_core::{
     Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level, Stream,
@@ -211,13 +211,15 @@ impl Lines {
     }
 
     /// For runs with numbers masked: 0 = the current line has no visible character yet
-    /// (skip the symbol), 1 = it opens with a letter (a sentence: feed it), 2 = it opens
-    /// with anything else (a link, a heading, a list of values: cut the run).
+    /// (skip the symbol), 1 = it may be a sentence (it opens with a letter that is not
+    /// lower case, indented less than four spaces: feed it), 2 = it opens with anything
+    /// else (a link, a heading, a list of values, an indented or lower-case line of code or
+    /// a wrapped paragraph: cut the run).
     #[inline]
     pub fn sentence(&self) -> u8 {
         match self.first {
             None => 0,
-            Some(c) if c.is_alphabetic() => 1,
+            Some(c) if loopguard_core::prose::opens_sentence(c) && self.indent < 4 => 1,
             Some(_) => 2,
         }
     }
@@ -245,12 +247,56 @@ pub(crate) struct Noisy {
     /// Code was skipped since the last symbol fed.
     gap: bool,
     sentinels: u32,
+    /// The current line showed a mark of code or data (see [`Noisy::push`]): the rest of
+    /// it is skipped.
+    #[serde(default)]
+    tainted: bool,
+    /// The last symbol fed was a `;` (code when something other than a space follows).
+    #[serde(default)]
+    semicolon: bool,
+    /// Spaces seen on the current line (a sentence holds at least [`NOISY_MIN_SPACES`]).
+    #[serde(default)]
+    spaces: u32,
+    /// A symbol of the current line was fed.
+    #[serde(default)]
+    in_line: bool,
+    /// The current line's words, and those that read as names.
+    #[serde(default)]
+    words: loopguard_core::prose::Words,
 }
 
 impl Noisy {
-    /// Feeds one prose symbol; the root and span of a run that fires.
+    /// Feeds one symbol of a line that opens with a letter; the root and span of a run that
+    /// fires.
+    ///
+    /// Only sentences are followed: a line stops being one (the rest of it is skipped and
+    /// the run is cut) at a mark of code or data — a tab, `_`, `=`, `{`, `}`, `|`, `\`, a
+    /// backtick, or a `;` with no space after it — and a line that ends with fewer than
+    /// [`NOISY_MIN_SPACES`] spaces (a log line, a path, a name and a value) or with names
+    /// for more than a quarter of its words (`syn keyword baanConstant USER.0`) cuts the
+    /// run at its end. C declarations that differ in a number (`_Placeholder<1> _1;`),
+    /// tables of numbered names and logs of numbered paths are not counter loops.
     #[inline]
     fn push(&mut self, s: &Settings, sym: u32) -> Option<(u64, u64)> {
+        if self.tainted {
+            return None;
+        }
+        let after_semicolon = std::mem::take(&mut self.semicolon);
+        let mark = matches!(
+            char::from_u32(sym),
+            Some('\t' | '_' | '=' | '{' | '}' | '|' | '\\' | '`')
+        ) || (after_semicolon && sym != u32::from(' '));
+        if mark {
+            self.tainted = true;
+            self.gap = true;
+            return None;
+        }
+        self.semicolon = sym == u32::from(';');
+        self.spaces = self.spaces.saturating_add(u32::from(sym == u32::from(' ')));
+        self.in_line = true;
+        if let Some(c) = char::from_u32(sym) {
+            self.words.push(c);
+        }
         let digit = (u32::from(b'0')..=u32::from(b'9')).contains(&sym);
         if digit && self.in_digits {
             return None;
@@ -281,6 +327,36 @@ impl Noisy {
         }
         let span = self.tracker.len() - start;
         (span >= self.need).then_some((root, span))
+    }
+
+    /// Between lines (or before a line's first visible character): a line that was fed
+    /// and was not a sentence cuts the run.
+    #[inline]
+    fn end_line(&mut self) {
+        if self.in_line || self.tainted {
+            if self.tainted
+                || self.spaces < NOISY_MIN_SPACES
+                || std::mem::take(&mut self.words).names_dominate()
+            {
+                self.gap = true;
+            }
+            self.in_line = false;
+            self.tainted = false;
+            self.semicolon = false;
+            self.spaces = 0;
+            self.words = loopguard_core::prose::Words::default();
+        }
+    }
+
+    /// The text is code, or a line opens with something other than a letter: cut the run.
+    #[inline]
+    fn cut(&mut self) {
+        self.gap = true;
+        self.in_line = false;
+        self.tainted = false;
+        self.semicolon = false;
+        self.spaces = 0;
+        self.words = loopguard_core::prose::Words::default();
     }
 }
 
@@ -330,10 +406,14 @@ impl Evidence {
         let noisy_hit = match self.noisy.as_deref_mut() {
             Some(noisy) if !code && sentence == 1 => noisy.push(s, sym),
             Some(noisy) if code || sentence == 2 => {
-                noisy.gap = true;
+                noisy.cut();
                 None
             }
-            _ => None,
+            Some(noisy) => {
+                noisy.end_line();
+                None
+            }
+            None => None,
         };
         let (root, start) = match self.tracker.current() {
             Some(r) => r,
@@ -406,7 +486,9 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
             }
             let sentence = lines.sentence();
             if lines.code() || sentence == 2 {
-                noisy.gap = true;
+                noisy.cut();
+            } else if sentence == 0 {
+                noisy.end_line();
             }
             let before = noisy.tracker.current();
             if !lines.code() && sentence == 1 {

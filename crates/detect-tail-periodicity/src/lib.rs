@@ -194,6 +194,10 @@ pub const NOISY_MAX_NUMBERS: usize = 8;
 /// Letters a root needs for the noisy rule (sentences, not number tables).
 pub const NOISY_MIN_LETTERS: usize = 16;
 
+/// Spaces a line needs to continue a noisy run (four words: a sentence, not a log line, a
+/// path or a name and its value).
+pub const NOISY_MIN_SPACES: u32 = 3;
+
 /// `[detectors.tail-periodicity]` as written in TOML. Every key is optional.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]

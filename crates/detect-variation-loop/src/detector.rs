@@ -445,7 +445,8 @@ pub fn is_prose(text: &str) -> bool {
     let Some(&first) = b.first() else {
         return false;
     };
-    // Comments, markup, attributes, quoted strings, brackets.
+    // Comments, markup (troff and TeX open with a backslash), attributes, quoted strings,
+    // brackets.
     if matches!(
         first,
         b'#' | b'/'
@@ -470,6 +471,7 @@ pub fn is_prose(text: &str) -> bool {
             | b'&'
             | b'!'
             | b'.'
+            | b'\\'
     ) {
         return false;
     }
@@ -584,6 +586,17 @@ pub fn is_prose(text: &str) -> bool {
         " is None",
     ];
     if CODE.iter().any(|c| text.contains(c)) {
+        return false;
+    }
+    // A sentence opens with a capital (or a letter without case): a line opening in lower
+    // case continues a hard-wrapped paragraph (a comment, a document) or is a command
+    // (`syn keyword …`, `hi def link …`).
+    if text.chars().next().is_some_and(char::is_lowercase) {
+        return false;
+    }
+    // Names rather than words: more than a quarter of the words are identifiers
+    // (`baanConstant EVTBUTTON1MASK`, `TAMIL SYLLABLE LLLAA`, `0BB4`).
+    if loopguard_core::prose::names_dominate(text) {
         return false;
     }
     // Mostly words: letters and spaces make up most of the line, with at least three words.

@@ -572,7 +572,213 @@ pub fn repetitive_legitimate() -> Vec<(&'static str, String)> {
         ("star_rating_card", star_rating_card()),
         ("const_random_array", const_random_array()),
         ("templated_page", templated_page()),
+        ("numbered_typedefs", numbered_typedefs()),
+        ("test_log_of_paths", test_log_of_paths()),
+        ("tab_separated_aliases", tab_separated_aliases()),
+        ("syntax_keyword_lists", syntax_keyword_lists()),
+        ("indented_numbered_regions", indented_numbered_regions()),
+        ("named_sequences", named_sequences()),
+        ("repeated_doc_comments", repeated_doc_comments()),
+        ("manual_page_index", manual_page_index()),
     ]
+}
+
+/// A manual page's index in troff: each entry a bold name, then a dash and a summary that
+/// many entries share.
+pub fn manual_page_index() -> String {
+    let mut s = String::from(".TH \"INDEX\" 7\n.SH \"ENTRIES\"\n.PP\n");
+    let summaries = [
+        "Track bus peers",
+        "Add, remove and retrieve bus peers tracked in a bus peer tracking object",
+        "Define the callback function for resource cleanup",
+    ];
+    for (i, name) in [
+        "get_bus",
+        "get_destroy_callback",
+        "get_recursive",
+        "get_userdata",
+        "new",
+        "next",
+        "ref",
+        "remove_name",
+        "remove_sender",
+        "set_destroy_callback",
+        "set_recursive",
+        "set_userdata",
+        "unref",
+        "unrefp",
+    ]
+    .iter()
+    .enumerate()
+    {
+        s.push_str(&format!(
+            "\\fBbus_track_{name}\\fR(3)\n\\(em {}\n.br\n",
+            summaries[(i * 7 / 3) % 3]
+        ));
+    }
+    s
+}
+
+/// A C header's function-pointer typedefs whose names differ in a number (the copies
+/// differ in their numbers only, as a counter loop's do, but they are declarations).
+pub fn numbered_typedefs() -> String {
+    let mut s = String::from("/* Uniform setters, generated. */\n");
+    for (r, c) in [
+        (2, 3),
+        (3, 2),
+        (2, 4),
+        (4, 2),
+        (3, 4),
+        (4, 3),
+        (2, 2),
+        (3, 3),
+        (4, 4),
+    ] {
+        s.push_str(&format!(
+            "typedef void (APIENTRYP PFNUNIFORMMATRIX{r}X{c}PROC) (GLint location, GLsizei count, GLboolean transpose, const GLfloat *value);\n"
+        ));
+    }
+    for i in 1..=9 {
+        s.push_str(&format!("    extern const _Slot<{i}> _{i};\n"));
+    }
+    s
+}
+
+/// A test run's log: one line per test, a status and the test's path with its number.
+pub fn test_log_of_paths() -> String {
+    let mut s = String::from("== test results: parser suite ==\n\n");
+    for (i, n) in [
+        6311448u32, 6175602, 6384805, 6465722, 6467808, 6490380, 6490921, 6513892, 6540545,
+        6551616, 6559595, 6537167, 6564400, 6573786,
+    ]
+    .iter()
+    .enumerate()
+    {
+        let dir = if i % 2 == 0 { "transform" } else { "parsers" };
+        s.push_str(&format!(
+            "Passed: xml/parser/unittest/{dir}/Issue{n}.java\n"
+        ));
+        s.push_str(&format!("Passed: tools/compiler/{n}/T{n}.java\n"));
+    }
+    s
+}
+
+/// A table of code points and their aliases, tab-separated, as character databases keep.
+pub fn tab_separated_aliases() -> String {
+    let mut s = String::from("# Aliases of the variation selectors\n");
+    for i in 0..16 {
+        s.push_str(&format!("FE{i:02X}\t\tVS{}: abbreviation\n", i + 1));
+    }
+    s
+}
+
+/// An editor's syntax file: keyword lists whose lines differ in one name or number.
+pub fn syntax_keyword_lists() -> String {
+    let mut s = String::from("\" Constants of the report language\n");
+    for name in [
+        "BUTTON1",
+        "BUTTON1MASK",
+        "BUTTON2",
+        "BUTTON2MASK",
+        "BUTTON3",
+        "BUTTON3MASK",
+        "BUTTONPRESS",
+        "BUTTONMOTION",
+        "CHECKED",
+    ] {
+        s.push_str(&format!("syn keyword reportConstant EVT{name}\n"));
+    }
+    for i in 0..8 {
+        s.push_str(&format!("syn keyword reportConstant USER.{i}\n"));
+    }
+    for spec in ["%ps", "%pp", "%po", "%q", "%r", "%v", "%x", "%z"] {
+        s.push_str(&format!("syn match reportFormat \"{spec}\" contained\n"));
+    }
+    for group in ["MapProp", "MapMethod", "SetProp", "SetMethod"] {
+        s.push_str(&format!(
+            "  syntax cluster props add=report{group}\n  hi def link report{group} Keyword\n"
+        ));
+    }
+    s
+}
+
+/// Nested regions of a syntax file, indented, each naming the next by number.
+pub fn indented_numbered_regions() -> String {
+    let mut s = String::from("if exists(\"g:report_rainbow\")\n");
+    for i in 0..10 {
+        s.push_str(&format!(
+            "    syn region reportParen{i} contained matchgroup=level{i} start=\"(\" end=\")\" contains=@reportList,reportParen{}\n",
+            i + 1
+        ));
+    }
+    s.push_str("endif\n");
+    s
+}
+
+/// Named character sequences: capital names, a semicolon, code points in hex.
+pub fn named_sequences() -> String {
+    let mut s = String::from("# Named sequences\n\n");
+    for (cons, base) in [
+        ("K", 0x0B95u32),
+        ("NG", 0x0B99),
+        ("C", 0x0B9A),
+        ("LLL", 0x0BB4),
+        ("LL", 0x0BB3),
+    ] {
+        for (vowel, sign) in [
+            ("AA", 0x0BBEu32),
+            ("I", 0x0BBF),
+            ("II", 0x0BC0),
+            ("U", 0x0BC1),
+            ("UU", 0x0BC2),
+            ("E", 0x0BC6),
+            ("EE", 0x0BC7),
+            ("AI", 0x0BC8),
+        ] {
+            s.push_str(&format!(
+                "TAMIL SYLLABLE {cons}{vowel}; {base:04X} {sign:04X}\n"
+            ));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// A header whose functions share one hard-wrapped comment paragraph, repeated above each
+/// declaration.
+pub fn repeated_doc_comments() -> String {
+    let mut s = String::from("#include <features.h>\n\n");
+    for (what, decl) in [
+        (
+            "Return next entry from the database.",
+            "extern struct grp_entry *get_grp_entry (void);",
+        ),
+        (
+            "Get the entry matching NAME.",
+            "extern struct grp_entry *get_grp_by_name (const char *__name);",
+        ),
+        (
+            "Read an entry from STRING.",
+            "extern struct grp_entry *parse_grp_entry (const char *__string);",
+        ),
+        (
+            "Read the next entry from STREAM.",
+            "extern struct grp_entry *read_grp_entry (FILE *__stream);",
+        ),
+        (
+            "Write the entry to STREAM.",
+            "extern int write_grp_entry (const struct grp_entry *__g, FILE *__stream);",
+        ),
+        (
+            "Reentrant version of the lookup by name.",
+            "extern int get_grp_by_name_r (const char *__name, struct grp_entry *__result_buf);",
+        ),
+    ] {
+        s.push_str(&format!(
+            "/* {what}\n\n   This function is not part of POSIX and therefore no official\n   cancellation point.  But due to similarity with a POSIX interface\n   or due to the implementation it is a cancellation point and\n   therefore not marked with __THROW.  */\n{decl}\n\n"
+        ));
+    }
+    s
 }
 
 // ---------------------------------------------------------------------------------------
