@@ -520,3 +520,79 @@ fn whole_batch_block_does_not_outlive_its_batch_without_message_events() {
     assert!(last[4].is_some(), "{last:?}");
     assert!(last[6..].iter().all(Option::is_none), "{last:?}");
 }
+
+/// Hosts built on OpenAI-style APIs pass a call's arguments as a JSON-encoded string (key
+/// order as the model wrote it) and answer with a result that carries only the call id: the
+/// same loop is caught at the same events as with object arguments and named results.
+#[test]
+fn encoded_arguments_and_results_without_a_tool_name_are_the_same_loop() {
+    for preset in PRESETS {
+        let mut plain = Hosts::new(preset, u64::MAX);
+        let mut encoded = Hosts::new(preset, 6);
+        for i in 0..8 {
+            let id = format!("c{i}");
+            let args = if i % 2 == 0 {
+                r#"{"path": "src/lib.rs", "limit": 200}"#
+            } else {
+                r#"{"limit":200,"path":"src/lib.rs"}"#
+            };
+            let a = plain.send(OwnedEvent::ToolCall {
+                id: id.clone(),
+                tool: "read".into(),
+                args: json!({"path": "src/lib.rs", "limit": 200}),
+                batch: None,
+            });
+            let b = encoded.send(OwnedEvent::ToolCall {
+                id: id.clone(),
+                tool: "read".into(),
+                args: Value::String(args.into()),
+                batch: None,
+            });
+            assert_eq!(summary(&a), summary(&b), "{preset}: call {i}");
+            let blocked = matches!(a.action(), Action::Block | Action::Abort);
+            let content = match a.message() {
+                Some(m) if blocked => m.to_owned(),
+                _ => "pub fn parse() {}".to_owned(),
+            };
+            let a = plain.send(OwnedEvent::ToolResult {
+                id: id.clone(),
+                tool: "read".into(),
+                content: content.clone(),
+                is_error: blocked,
+                images: 0,
+                details: None,
+            });
+            let b = encoded.send(OwnedEvent::ToolResult {
+                id,
+                tool: String::new(),
+                content,
+                is_error: blocked,
+                images: 0,
+                details: None,
+            });
+            assert_eq!(summary(&a), summary(&b), "{preset}: result {i}");
+        }
+    }
+    // And the loop is caught at all: the default blocks the fifth identical read.
+    let mut h = Hosts::new("default", u64::MAX);
+    let mut actions = Vec::new();
+    for i in 0..5 {
+        let id = format!("c{i}");
+        let v = h.send(OwnedEvent::ToolCall {
+            id: id.clone(),
+            tool: "read".into(),
+            args: Value::String(r#"{"path":"src/lib.rs"}"#.into()),
+            batch: None,
+        });
+        actions.push(v.action());
+        h.send(OwnedEvent::ToolResult {
+            id,
+            tool: String::new(),
+            content: "pub fn parse() {}".into(),
+            is_error: false,
+            images: 0,
+            details: None,
+        });
+    }
+    assert_eq!(actions.last(), Some(&Action::Block), "{actions:?}");
+}

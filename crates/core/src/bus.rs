@@ -272,6 +272,8 @@ impl Bus {
     }
 
     fn advance(&mut self, event: &Event<'_>, dispatch: bool) -> Vec<Finding> {
+        let mut decoded = None;
+        let event = &event.with_decoded_args(&mut decoded);
         let mut findings = Vec::new();
         let seq = self.state.seq;
         self.state.seq += 1;
@@ -385,7 +387,7 @@ impl Bus {
                     .state
                     .pending
                     .iter()
-                    .position(|p| p.id == *id && p.call.tool == *tool);
+                    .position(|p| p.id == *id && (tool.is_empty() || p.call.tool == *tool));
                 if !dispatch {
                     if let Some(i) = found {
                         self.state.pending.remove(i);
@@ -431,6 +433,8 @@ impl Bus {
                     .find(|(b, _)| *b == call.batch)
                     .map(|(_, n)| *n)
                     .unwrap_or(1);
+                // A result that names no tool takes its call's.
+                let tool: &str = if tool.is_empty() { &call.tool } else { tool };
                 let input = ResultInput {
                     tool,
                     args: args.as_ref(),

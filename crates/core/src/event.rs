@@ -81,7 +81,9 @@ pub enum Event<'a> {
         id: &'a str,
         /// Tool name as called.
         tool: &'a str,
-        /// Arguments (any JSON value; objects are compared with keys sorted).
+        /// Arguments (any JSON value; objects are compared with keys sorted). A string that
+        /// holds a JSON object or array (OpenAI-style `function.arguments`) is read as that
+        /// value ([`decode_args`]), so `"{\"a\":1,\"b\":2}"` and `{"b":2,"a":1}` are one call.
         args: &'a Value,
         /// Index of the issuing assistant message, when the host knows it. Calls with the
         /// same batch were issued together. `None`: the bus counts `MessageStart`s itself.
@@ -91,7 +93,8 @@ pub enum Event<'a> {
     ToolResult {
         /// The call id this result answers.
         id: &'a str,
-        /// Tool name.
+        /// Tool name; empty when the host does not say (the result is paired with its call
+        /// by `id` alone and takes the call's tool).
         tool: &'a str,
         /// The text parts of the result, joined.
         content: &'a str,
@@ -104,6 +107,57 @@ pub enum Event<'a> {
     },
     /// The context was compacted.
     Compaction,
+}
+
+/// Arguments that a host passed as a JSON-encoded string holding an object or an array (as
+/// OpenAI-style APIs deliver `function.arguments`), decoded; `None` for any other value (which
+/// is used as it is).
+///
+/// ```
+/// use serde_json::json;
+/// use loopguard_core::decode_args;
+/// assert_eq!(decode_args(&json!("{\"path\": \"a.rs\"}")), Some(json!({"path": "a.rs"})));
+/// assert_eq!(decode_args(&json!("ls -la")), None);
+/// assert_eq!(decode_args(&json!({"path": "a.rs"})), None);
+/// ```
+pub fn decode_args(args: &Value) -> Option<Value> {
+    let Value::String(s) = args else {
+        return None;
+    };
+    if !matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
+        return None;
+    }
+    serde_json::from_str::<Value>(s)
+        .ok()
+        .filter(|v| v.is_object() || v.is_array())
+}
+
+impl<'a> Event<'a> {
+    /// This event with [`decode_args`] applied to a tool call's arguments: `decoded` holds
+    /// the decoded value when there is one.
+    pub fn with_decoded_args<'b>(&'b self, decoded: &'b mut Option<Value>) -> Event<'b>
+    where
+        'a: 'b,
+    {
+        if let Event::ToolCall {
+            id,
+            tool,
+            args,
+            batch,
+        } = self
+        {
+            if let Some(v) = decode_args(args) {
+                let v: &'b Value = decoded.insert(v);
+                return Event::ToolCall {
+                    id,
+                    tool,
+                    args: v,
+                    batch: *batch,
+                };
+            }
+        }
+        self.clone()
+    }
 }
 
 /// The kind of an [`Event`], used for interest masks.
@@ -315,7 +369,8 @@ pub enum OwnedEvent {
     ToolResult {
         /// Call id.
         id: String,
-        /// Tool.
+        /// Tool (empty or absent: the paired call's).
+        #[serde(default)]
         tool: String,
         /// Text.
         #[serde(default)]

@@ -37,7 +37,7 @@ pub use config::{
 };
 pub use detector::{CallInfo, Cx, Detector, Facts, ResultInfo, RunScope, StateError};
 pub use error::{ConfigError, Location};
-pub use event::{Event, EventKind, Interest, Origin, OwnedEvent, Stream};
+pub use event::{decode_args, Event, EventKind, Interest, Origin, OwnedEvent, Stream};
 pub use finding::{truncate_chars, Finding, Level, MAX_EVIDENCE};
 pub use fingerprint::{
     args_fingerprint, args_fingerprint_str, canonical_json, result_fingerprint, ArgsError,

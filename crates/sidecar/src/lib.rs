@@ -37,7 +37,7 @@
 //! | `text_delta` | `stream` (`thinking` or `text`), `delta` | `TextDelta` |
 //! | `assistant` | `text`?, `thinking`? | a whole message: `MessageStart`, the deltas, `MessageEnd` (one answer, the strongest verdict) |
 //! | `tool_call` | `id`, `tool`, `args`?, `batch`? | `ToolCall` |
-//! | `tool_result` | `id`, `tool`, `content`?, `is_error`?, `images`?, `details`? | `ToolResult` |
+//! | `tool_result` | `id`, `tool`?, `content`?, `is_error`?, `images`?, `details`? | `ToolResult` |
 //! | `compaction` | — | `Compaction` |
 //! | `session_start` | `id` | `SessionStart` |
 //! | `control` | `command`, `state`? | see above |
@@ -358,7 +358,7 @@ impl Server {
             ty: std::borrow::Cow<'a, str>,
             #[serde(borrow)]
             id: std::borrow::Cow<'a, str>,
-            #[serde(borrow)]
+            #[serde(default, borrow)]
             tool: std::borrow::Cow<'a, str>,
             #[serde(borrow)]
             content: &'a serde_json::value::RawValue,
@@ -686,6 +686,24 @@ mod tests {
 
     fn answer(s: &mut Server, n: u64, line: &str) -> Value {
         serde_json::from_str(&s.handle_line(n, line.as_bytes())).unwrap()
+    }
+
+    #[test]
+    fn a_result_without_a_tool_name_is_paired_with_its_call_by_id() {
+        // Hosts on OpenAI-style APIs know only the call id on a result.
+        let mut s = server(4);
+        let mut actions = Vec::new();
+        for i in 0..5u64 {
+            let call = format!(
+                r#"{{"session":"a","type":"tool_call","id":"c{i}","tool":"read","args":"{{\"path\":\"x.rs\"}}"}}"#
+            );
+            actions.push(answer(&mut s, 2 * i + 1, &call)["action"].clone());
+            let result =
+                format!(r#"{{"session":"a","type":"tool_result","id":"c{i}","content":"same"}}"#);
+            let out = answer(&mut s, 2 * i + 2, &result);
+            assert!(out.get("error").is_none(), "{out}");
+        }
+        assert_eq!(actions.last(), Some(&json!("block")), "{actions:?}");
     }
 
     #[test]
