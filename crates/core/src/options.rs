@@ -195,6 +195,157 @@ impl<'a> Scope<'a> {
     }
 }
 
+/// The text of a documentation attribute list joined by [`detector_options!`]: the leading
+/// space each `///` line carries is dropped.
+#[doc(hidden)]
+pub const fn doc_text(joined: &'static str) -> &'static str {
+    joined.trim_ascii()
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __settings_ty {
+    ($settings:ty; $options:ty) => {
+        $settings
+    };
+    (; $options:ty) => {
+        $options
+    };
+}
+
+/// Declares a detector's options once: the `Options` table as written (serde, the given TOML
+/// keys, unknown keys denied, every key optional), the resolved `Settings`, its `Default`, and
+/// `Options::DOCS`, the [`OptionDoc`](crate::OptionDoc)s of the registration.
+///
+/// One declaration per option: its doc comment (the documented sentence, also the rustdoc of
+/// both fields), then `"key" field: OptionsType => SettingsType = default, "type", "shown
+/// default";` (`=> SettingsType` may be left out when both types are the same). Validation
+/// stays in the detector's own `Settings::from_options`.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// loopguard_core::detector_options! {
+///     /// The table as written.
+///     #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+///     pub struct Options;
+///     /// Resolved settings.
+///     #[derive(Clone, Debug, PartialEq)]
+///     pub struct Settings;
+///
+///     /// How many repeats warn.
+///     "warning-threshold" warning_threshold: i64 => u32 = 3, "positive integer", "3";
+///     /// Whether shell errors count.
+///     "shell-shapes" shell_shapes: bool = true, "bool", "true";
+/// }
+/// assert_eq!(Settings::default(), Settings { warning_threshold: 3, shell_shapes: true });
+/// assert_eq!(Options::DOCS[0].name, "warning-threshold");
+/// assert_eq!(Options::DOCS[0].doc, "How many repeats warn.");
+/// let o: Options = toml::from_str("warning-threshold = 4").unwrap();
+/// assert_eq!(o.warning_threshold, Some(4));
+/// assert!(toml::from_str::<Options>("warning_threshold = 4").is_err());
+/// ```
+#[macro_export]
+macro_rules! detector_options {
+    (
+        $(#[$options_attr:meta])*
+        pub struct $options:ident;
+        $(#[$settings_attr:meta])*
+        pub struct $settings:ident;
+        $(
+            $(#[doc = $doc:literal])+
+            $key:literal $field:ident : $oty:ty $(=> $sty:ty)? = $default:expr, $ty:literal, $shown:literal;
+        )*
+    ) => {
+        $(#[$options_attr])*
+        #[serde(deny_unknown_fields)]
+        pub struct $options {
+            $(
+                $(#[doc = $doc])+
+                #[serde(rename = $key)]
+                pub $field: ::std::option::Option<$oty>,
+            )*
+        }
+
+        impl $options {
+            /// The documented options, in declaration order.
+            pub const DOCS: &'static [$crate::OptionDoc] = &[
+                $(
+                    $crate::OptionDoc {
+                        name: $key,
+                        ty: $ty,
+                        default: $shown,
+                        doc: $crate::options::doc_text(concat!($($doc),+)),
+                    },
+                )*
+            ];
+        }
+
+        $(#[$settings_attr])*
+        pub struct $settings {
+            $(
+                $(#[doc = $doc])+
+                pub $field: $crate::__settings_ty!($($sty)?; $oty),
+            )*
+        }
+
+        impl ::std::default::Default for $settings {
+            fn default() -> Self {
+                $settings {
+                    $($field: $default,)*
+                }
+            }
+        }
+    };
+}
+
+/// Declares a detector crate's registration: `NAME`, `CODE`, the private `SCOPE`
+/// (`detectors.<name>`), the `build` function (the crate's `Options` resolved by
+/// `Settings::from_options`, then `detector`), and `REGISTRATION` (the crate's README as its
+/// docs, `Options::DOCS` as its options), submitted with
+/// [`register_detector!`](crate::register_detector). Further fields of the
+/// [`Registration`](crate::Registration) (`openclaw`, `env`, `presets`, `renamed`,
+/// `default_enabled`) follow the summary; the rest are those of
+/// [`Registration::bare`](crate::Registration::bare).
+///
+/// ```ignore
+/// loopguard_core::detector_registration! {
+///     name: "my-detector", code: "XY001", detector: MyDetector::new,
+///     summary: "what it catches, in one line",
+///     openclaw: loopguard_core::OpenClawImport::NONE,
+/// }
+/// ```
+#[macro_export]
+macro_rules! detector_registration {
+    (
+        name: $name:literal, code: $code:literal, detector: $new:expr,
+        summary: $summary:literal
+        $(, $field:ident: $value:expr)* $(,)?
+    ) => {
+        /// The detector's registered name.
+        pub const NAME: &str = $name;
+        /// The detector's stable code.
+        pub const CODE: &str = $code;
+        const SCOPE: &str = concat!("detectors.", $name);
+
+        fn build(
+            table: &$crate::toml::Table,
+        ) -> ::std::result::Result<::std::boxed::Box<dyn $crate::Detector>, $crate::ConfigError> {
+            $crate::build_detector(SCOPE, table, Settings::from_options, $new)
+        }
+
+        /// The registration submitted to loopguard's registry.
+        pub const REGISTRATION: $crate::Registration = $crate::Registration {
+            docs: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")),
+            package: env!("CARGO_PKG_NAME"),
+            options: Options::DOCS,
+            $($field: $value,)*
+            ..$crate::Registration::bare($name, $code, $summary, build)
+        };
+
+        $crate::register_detector!(REGISTRATION);
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
