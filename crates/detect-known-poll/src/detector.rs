@@ -2,7 +2,7 @@
 
 use crate::{Settings, NAME};
 use loopguard_core::history::History;
-use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level, RunScope};
+use loopguard_core::{Cx, Detector, Event, Finding, Level, RunScope};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,17 +44,7 @@ impl Default for KnownPoll {
 }
 
 impl Detector for KnownPoll {
-    fn facts(&self) -> loopguard_core::Facts {
-        loopguard_core::Facts::NONE
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
-    }
+    loopguard_core::detector_basics!(name: NAME, interest: [ToolCall, ToolResult], facts: NONE);
 
     fn reset_run(&mut self, _: &RunScope<'_>) {
         // OpenClaw's history is scoped to the run and the user turn.

@@ -23,8 +23,7 @@ use crate::window::{Cycles, Resolved};
 use crate::{CycleIdentity, Settings, NAME};
 use loopguard_core::shape::{self, ResultShape, Trend};
 use loopguard_core::{
-    Cx, Detector, Event, EventKind, Facts, Finding, Fingerprint, FixedMap, Interest, Level,
-    RunScope, StateError,
+    Cx, Detector, Event, Facts, Finding, Fingerprint, FixedMap, Level, RunScope, StateError,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -442,13 +441,7 @@ fn cycle_key(calls: &[u64]) -> String {
 }
 
 impl Detector for PingPong {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
-    }
+    loopguard_core::detector_basics!(name: NAME, interest: [ToolCall, ToolResult]);
 
     fn facts(&self) -> Facts {
         if self.shapes() {

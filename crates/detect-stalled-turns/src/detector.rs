@@ -12,8 +12,7 @@
 
 use crate::{Settings, NAME};
 use loopguard_core::{
-    truncate_chars, Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level, Origin,
-    MAX_EVIDENCE,
+    truncate_chars, Cx, Detector, Event, Finding, Fingerprint, Level, Origin, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -300,25 +299,7 @@ impl StalledTurns {
 }
 
 impl Detector for StalledTurns {
-    fn facts(&self) -> loopguard_core::Facts {
-        loopguard_core::Facts::NONE
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[
-            EventKind::User,
-            EventKind::RunEnd,
-            EventKind::MessageStart,
-            EventKind::TextDelta,
-            EventKind::MessageEnd,
-            EventKind::ToolCall,
-            EventKind::ToolResult,
-        ])
-    }
+    loopguard_core::detector_basics!(name: NAME, interest: [User, RunEnd, MessageStart, TextDelta, MessageEnd, ToolCall, ToolResult], facts: NONE);
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {

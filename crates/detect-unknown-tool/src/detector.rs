@@ -2,7 +2,7 @@
 
 use crate::shapes::{basename, command_words, is_shell_syntax_error, openclaw_name, shell_name};
 use crate::{Settings, NAME};
-use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level, RunScope};
+use loopguard_core::{Cx, Detector, Event, Finding, Level, RunScope};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -168,17 +168,7 @@ impl Default for UnknownTool {
 }
 
 impl Detector for UnknownTool {
-    fn facts(&self) -> loopguard_core::Facts {
-        loopguard_core::Facts::NONE
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
-    }
+    loopguard_core::detector_basics!(name: NAME, interest: [ToolCall, ToolResult], facts: NONE);
 
     fn reset_run(&mut self, _: &RunScope<'_>) {
         // The records are scoped to the run and the user turn.
