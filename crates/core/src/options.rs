@@ -178,6 +178,23 @@ impl<'a> Scope<'a> {
         Ok(())
     }
 
+    /// The `warning-threshold` and `critical-threshold` of a two-tier detector, each
+    /// `(value, default)`: both positive counts and, when `ordered` (the warning tier is on),
+    /// the warning strictly below the critical one ([`Scope::below`]).
+    pub fn tiers<T: PartialOrd + Display + Copy + Default>(
+        &self,
+        warning: (Option<T>, T),
+        critical: (Option<T>, T),
+        ordered: bool,
+    ) -> Result<(T, T), ConfigError> {
+        let w = self.positive("warning-threshold", warning.0, warning.1)?;
+        let c = self.positive("critical-threshold", critical.0, critical.1)?;
+        if ordered {
+            self.below(("warning-threshold", w), ("critical-threshold", c))?;
+        }
+        Ok((w, c))
+    }
+
     /// A lower tier strictly below a higher one (a warning threshold below the critical one);
     /// the error names the higher key.
     pub fn below<T: PartialOrd + Display + Copy>(
@@ -202,44 +219,60 @@ pub const fn doc_text(joined: &'static str) -> &'static str {
     joined.trim_ascii()
 }
 
+/// The parts of one option that [`detector_options!`] may leave out: the shown default (the
+/// default as written), the settings type (the options type) and the public constant.
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __settings_ty {
-    ($settings:ty; $options:ty) => {
+macro_rules! __option_part {
+    (shown $shown:literal; $default:expr) => {
+        $shown
+    };
+    (shown; $default:expr) => {
+        stringify!($default)
+    };
+    (type $settings:ty; $options:ty) => {
         $settings
     };
-    (; $options:ty) => {
+    (type; $options:ty) => {
         $options
+    };
+    (const; $($rest:tt)*) => {};
+    (const $const:ident; $key:literal; $default:expr; $($settings:ty)?; $options:ty) => {
+        #[doc = concat!("The default `", $key, "`.")]
+        pub const $const: $crate::__option_part!(type $($settings)?; $options) = $default;
     };
 }
 
 /// Declares a detector's options once: the `Options` table as written (serde, the given TOML
-/// keys, unknown keys denied, every key optional), the resolved `Settings`, its `Default`, and
-/// `Options::DOCS`, the [`OptionDoc`](crate::OptionDoc)s of the registration.
+/// keys, unknown keys denied, every key optional; `Clone, Debug, Default, PartialEq` and serde's
+/// derives), the resolved `Settings` (`Clone, Debug, PartialEq`; more derives may be added), its
+/// `Default`, and `Options::DOCS`, the [`OptionDoc`](crate::OptionDoc)s of the registration.
 ///
 /// One declaration per option: its doc comment (the documented sentence, also the rustdoc of
 /// both fields), then `"key" field: OptionsType => SettingsType = default, "type", "shown
-/// default";` (`=> SettingsType` may be left out when both types are the same). Validation
-/// stays in the detector's own `Settings::from_options`.
+/// default";` (`=> SettingsType` may be left out when both types are the same; the shown
+/// default, when it is the default as written, e.g. `30` or `true`). With `default, const
+/// NAME, …` the default is also the public constant `Settings::NAME`.
+/// Validation stays in the detector's own `Settings::from_options`.
 ///
 /// ```
-/// use serde::{Deserialize, Serialize};
 /// loopguard_core::detector_options! {
 ///     /// The table as written.
-///     #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 ///     pub struct Options;
 ///     /// Resolved settings.
-///     #[derive(Clone, Debug, PartialEq)]
+///     #[derive(Eq)]
 ///     pub struct Settings;
 ///
 ///     /// How many repeats warn.
-///     "warning-threshold" warning_threshold: i64 => u32 = 3, "positive integer", "3";
-///     /// Whether shell errors count.
-///     "shell-shapes" shell_shapes: bool = true, "bool", "true";
+///     "warning-threshold" warning_threshold: i64 => u32 = 3, const DEFAULT_WARNING, "positive integer";
+///     /// Tools never counted.
+///     "ignore-tools" ignore_tools: Vec<String> = Vec::new(), "list of strings", "[]";
 /// }
-/// assert_eq!(Settings::default(), Settings { warning_threshold: 3, shell_shapes: true });
+/// assert_eq!(Settings::default(), Settings { warning_threshold: 3, ignore_tools: vec![] });
+/// assert_eq!(Settings::DEFAULT_WARNING, 3);
 /// assert_eq!(Options::DOCS[0].name, "warning-threshold");
 /// assert_eq!(Options::DOCS[0].doc, "How many repeats warn.");
+/// assert_eq!((Options::DOCS[0].default, Options::DOCS[1].default), ("3", "[]"));
 /// let o: Options = toml::from_str("warning-threshold = 4").unwrap();
 /// assert_eq!(o.warning_threshold, Some(4));
 /// assert!(toml::from_str::<Options>("warning_threshold = 4").is_err());
@@ -253,10 +286,19 @@ macro_rules! detector_options {
         pub struct $settings:ident;
         $(
             $(#[doc = $doc:literal])+
-            $key:literal $field:ident : $oty:ty $(=> $sty:ty)? = $default:expr, $ty:literal, $shown:literal;
+            $key:literal $field:ident : $oty:ty $(=> $sty:ty)? = $default:expr
+                $(, const $const:ident)?, $ty:literal $(, $shown:literal)?;
         )*
     ) => {
         $(#[$options_attr])*
+        #[derive(
+            Clone,
+            Debug,
+            Default,
+            PartialEq,
+            $crate::__private::serde::Serialize,
+            $crate::__private::serde::Deserialize,
+        )]
         #[serde(deny_unknown_fields)]
         pub struct $options {
             $(
@@ -273,7 +315,7 @@ macro_rules! detector_options {
                     $crate::OptionDoc {
                         name: $key,
                         ty: $ty,
-                        default: $shown,
+                        default: $crate::__option_part!(shown $($shown)?; $default),
                         doc: $crate::options::doc_text(concat!($($doc),+)),
                     },
                 )*
@@ -281,11 +323,16 @@ macro_rules! detector_options {
         }
 
         $(#[$settings_attr])*
+        #[derive(Clone, Debug, PartialEq)]
         pub struct $settings {
             $(
                 $(#[doc = $doc])+
-                pub $field: $crate::__settings_ty!($($sty)?; $oty),
+                pub $field: $crate::__option_part!(type $($sty)?; $oty),
             )*
+        }
+
+        impl $settings {
+            $($crate::__option_part!(const $($const)?; $key; $default; $($sty)?; $oty);)*
         }
 
         impl ::std::default::Default for $settings {
@@ -402,5 +449,20 @@ mod tests {
         assert!(s.below(("lo", 3u32), ("hi", 4)).is_ok());
         assert!(s.below(("lo", 4u32), ("hi", 4)).is_err());
         assert_eq!(Scope::new("").key("x"), "x");
+        assert_eq!(
+            s.tiers((None, 3u32), (Some(5), 10), true).ok(),
+            Some((3, 5))
+        );
+        let err = s.tiers((Some(5u32), 3), (None, 5), true).err();
+        assert_eq!(
+            err.as_ref().and_then(|e| e.path()),
+            Some("detectors.d.critical-threshold")
+        );
+        assert!(s.tiers((Some(5u32), 3), (None, 5), false).is_ok());
+        let err = s.tiers((Some(0u32), 3), (None, 5), false).err();
+        assert_eq!(
+            err.as_ref().and_then(|e| e.path()),
+            Some("detectors.d.warning-threshold")
+        );
     }
 }

@@ -87,20 +87,6 @@ impl OpenClawImport {
         toggle: None,
         keys: &[],
     };
-
-    /// An import whose enabled state `master` decides, with the detector's own `toggle` and
-    /// its `(OpenClaw key, key)` pairs.
-    pub const fn new(
-        master: MasterSwitch,
-        toggle: Option<&'static str>,
-        keys: &'static [(&'static str, &'static str)],
-    ) -> OpenClawImport {
-        OpenClawImport {
-            master,
-            toggle,
-            keys,
-        }
-    }
 }
 
 /// A key of a detector's table that was renamed: the old dotted key is still read, moved to

@@ -6,36 +6,27 @@ mod detector;
 pub use detector::CircuitBreaker;
 
 use loopguard_core::{ConfigError, MasterSwitch, OpenClawImport, Scope};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// The largest accepted `history-size` (the streak walk is linear in it).
-pub const MAX_HISTORY_SIZE: u32 = 1000;
+pub use loopguard_core::history::MAX_HISTORY_SIZE;
 
 loopguard_core::detector_options! {
     /// The `[detectors.circuit-breaker]` table as written. Every key is optional; see
     /// [`Settings`] for the defaults.
-    #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
     pub struct Options;
     /// Resolved settings.
-    #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+    #[derive(Eq, Serialize)]
     pub struct Settings;
 
     /// Block a call whose newest outcomes were identical this many times (any tool).
-    "threshold" threshold: u32 = Self::DEFAULT_THRESHOLD, "positive integer", "30";
+    "threshold" threshold: u32 = 30, const DEFAULT_THRESHOLD, "positive integer";
     /// How many call records the run's history keeps.
-    "history-size" history_size: u32 = Self::DEFAULT_HISTORY_SIZE, "positive integer (at most 1000)", "30";
+    "history-size" history_size: u32 = 30, const DEFAULT_HISTORY_SIZE, "positive integer (at most 1000)";
     /// Also count a call and its alternating partner together (A↔B ping-pong).
-    "count-pairs" count_pairs: bool = Self::DEFAULT_COUNT_PAIRS, "bool", "true";
+    "count-pairs" count_pairs: bool = true, const DEFAULT_COUNT_PAIRS, "bool";
 }
 
 impl Settings {
-    /// OpenClaw's global circuit breaker threshold.
-    pub const DEFAULT_THRESHOLD: u32 = 30;
-    /// OpenClaw's history size.
-    pub const DEFAULT_HISTORY_SIZE: u32 = 30;
-    /// loopguard counts pairs by default (OpenClaw issue #64500).
-    pub const DEFAULT_COUNT_PAIRS: bool = true;
-
     /// OpenClaw's breaker: threshold 30 over a 30-record history, single calls only.
     pub fn openclaw() -> Settings {
         Settings {
@@ -65,5 +56,5 @@ impl Settings {
 loopguard_core::detector_registration! {
     name: "circuit-breaker", code: "LG005", detector: CircuitBreaker::new,
     summary: "a global backstop: any call (or A↔B pair) whose outcomes stopped changing, whatever the other detectors say",
-    openclaw: OpenClawImport::new(MasterSwitch::Follows, None, &[("historySize", "history-size"), ("globalCircuitBreakerThreshold", "threshold")]),
+    openclaw: OpenClawImport { master: MasterSwitch::Follows, toggle: None, keys: &[("historySize", "history-size"), ("globalCircuitBreakerThreshold", "threshold")] },
 }

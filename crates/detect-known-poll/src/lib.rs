@@ -9,8 +9,7 @@ use loopguard_core::{ConfigError, MasterSwitch, OpenClawImport, Scope};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The largest accepted `history-size` (the streak walk is linear in it).
-pub const MAX_HISTORY_SIZE: u32 = 1000;
+pub use loopguard_core::history::MAX_HISTORY_SIZE;
 
 /// A call that this detector also treats as a poll (beyond the tools table's `poll` kind): a
 /// tool name and, optionally, an argument that must hold one of the listed string values.
@@ -67,54 +66,37 @@ impl PollRule {
 loopguard_core::detector_options! {
     /// The `[detectors.known-poll-no-progress]` table as written. Every key is optional; see
     /// [`Settings`] for the defaults.
-    #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
     pub struct Options;
     /// Resolved settings.
-    #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+    #[derive(Eq, Serialize)]
     pub struct Settings;
 
     /// Warn when the poll's newest outcomes were identical this many times.
-    "warning-threshold" warning_threshold: u32 = Self::DEFAULT_WARNING_THRESHOLD, "positive integer", "10";
+    "warning-threshold" warning_threshold: u32 = 10, const DEFAULT_WARNING_THRESHOLD, "positive integer";
     /// Block the poll when its newest outcomes were identical this many times; greater than
     /// warning-threshold.
-    "critical-threshold" critical_threshold: u32 = Self::DEFAULT_CRITICAL_THRESHOLD, "positive integer", "20";
+    "critical-threshold" critical_threshold: u32 = 20, const DEFAULT_CRITICAL_THRESHOLD, "positive integer";
     /// How many call records the run's history keeps.
-    "history-size" history_size: u32 = Self::DEFAULT_HISTORY_SIZE, "positive integer (at most 1000)", "30";
+    "history-size" history_size: u32 = 30, const DEFAULT_HISTORY_SIZE, "positive integer (at most 1000)";
     /// More calls to treat as polls, beyond the tools table's `poll` kind: a tool name,
     /// optionally with an argument that must hold one of the values.
     "poll-tools" poll_tools: Vec<PollRule> = Vec::new(), "list of tables {tool, arg?, values?}", "[]";
 }
 
 impl Settings {
-    /// OpenClaw's warning threshold.
-    pub const DEFAULT_WARNING_THRESHOLD: u32 = 10;
-    /// OpenClaw's critical threshold.
-    pub const DEFAULT_CRITICAL_THRESHOLD: u32 = 20;
-    /// OpenClaw's history size.
-    pub const DEFAULT_HISTORY_SIZE: u32 = 30;
-
     /// Resolves and validates options.
     pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
         let scope = Scope::new(SCOPE);
-        let warning_threshold = scope.positive(
-            "warning-threshold",
-            o.warning_threshold,
-            Self::DEFAULT_WARNING_THRESHOLD,
-        )?;
-        let critical_threshold = scope.positive(
-            "critical-threshold",
-            o.critical_threshold,
-            Self::DEFAULT_CRITICAL_THRESHOLD,
+        let (warning_threshold, critical_threshold) = scope.tiers(
+            (o.warning_threshold, Self::DEFAULT_WARNING_THRESHOLD),
+            (o.critical_threshold, Self::DEFAULT_CRITICAL_THRESHOLD),
+            true,
         )?;
         let history_size = scope.positive_at_most(
             "history-size",
             o.history_size,
             Self::DEFAULT_HISTORY_SIZE,
             MAX_HISTORY_SIZE,
-        )?;
-        scope.below(
-            ("warning-threshold", warning_threshold),
-            ("critical-threshold", critical_threshold),
         )?;
         let poll_tools = o.poll_tools.clone().unwrap_or_default();
         for (i, r) in poll_tools.iter().enumerate() {
@@ -149,5 +131,5 @@ impl Settings {
 loopguard_core::detector_registration! {
     name: "known-poll-no-progress", code: "LG002", detector: KnownPoll::new,
     summary: "poll and status calls whose normalised output does not change",
-    openclaw: OpenClawImport::new(MasterSwitch::Follows, Some("knownPollNoProgress"), &[("historySize", "history-size"), ("warningThreshold", "warning-threshold"), ("criticalThreshold", "critical-threshold")]),
+    openclaw: OpenClawImport { master: MasterSwitch::Follows, toggle: Some("knownPollNoProgress"), keys: &[("historySize", "history-size"), ("warningThreshold", "warning-threshold"), ("criticalThreshold", "critical-threshold")] },
 }

@@ -13,32 +13,32 @@ loopguard_core::detector_options! {
     /// The options of the `[detectors.ping-pong]` table, as written by a user.
     ///
     /// Every field is optional; [`Settings::from_options`] fills in the defaults and validates.
-    #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+    #[derive(Eq)]
     pub struct Options;
     /// The resolved settings of the detector.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[derive(Copy, Eq, Serialize, Deserialize)]
     pub struct Settings;
 
     /// Tool calls remembered per run for the A,B alternation test.
-    "history-size" history_size: i64 => u32 = Self::DEFAULT_HISTORY_SIZE, "positive integer", "30";
+    "history-size" history_size: i64 => u32 = 30, const DEFAULT_HISTORY_SIZE, "positive integer", "30";
     /// A,B alternation length (proposed call included) that warns, whatever the results.
-    "warning-threshold" warning_threshold: i64 => u32 = Self::DEFAULT_WARNING_THRESHOLD, "positive integer", "10";
+    "warning-threshold" warning_threshold: i64 => u32 = 10, const DEFAULT_WARNING_THRESHOLD, "positive integer", "10";
     /// A,B alternation length that blocks when each side's results are identical; greater than
     /// warning-threshold.
-    "critical-threshold" critical_threshold: i64 => u32 = Self::DEFAULT_CRITICAL_THRESHOLD, "positive integer", "20";
+    "critical-threshold" critical_threshold: i64 => u32 = 20, const DEFAULT_CRITICAL_THRESHOLD, "positive integer", "20";
     /// Also look for cycles of 2 to max-period calls whose results repeat identically.
-    "detect-cycles" detect_cycles: bool = true, "bool", "true";
+    "detect-cycles" detect_cycles: bool = true, "bool";
     /// The longest cycle looked for.
-    "max-period" max_period: i64 => u32 = Self::DEFAULT_MAX_PERIOD, "integer 2-8", "8";
+    "max-period" max_period: i64 => u32 = 8, const DEFAULT_MAX_PERIOD, "integer 2-8", "8";
     /// Repetitions of a cycle with identical results after which the next call continuing it
     /// is warned.
-    "cycle-warning-repeats" cycle_warning_repeats: i64 => u32 = Self::DEFAULT_CYCLE_WARNING_REPEATS, "integer >= 2", "3";
+    "cycle-warning-repeats" cycle_warning_repeats: i64 => u32 = 3, const DEFAULT_CYCLE_WARNING_REPEATS, "integer >= 2", "3";
     /// Repetitions of a cycle with identical results after which the next call continuing it
     /// is blocked.
-    "cycle-critical-repeats" cycle_critical_repeats: i64 => u32 = Self::DEFAULT_CYCLE_CRITICAL_REPEATS, "integer >= 2", "5";
+    "cycle-critical-repeats" cycle_critical_repeats: i64 => u32 = 5, const DEFAULT_CYCLE_CRITICAL_REPEATS, "integer >= 2", "5";
     /// Warn on a long A,B alternation whatever its results (OpenClaw); false: only when each
     /// side's results repeat.
-    "alternation-warns-on-progress" alternation_warns_on_progress: bool = true, "bool", "true";
+    "alternation-warns-on-progress" alternation_warns_on_progress: bool = true, "bool";
     /// What the cycle tier compares: exact calls and results, or their shapes (numbers
     /// abstracted, echoed arguments removed from results; numbers moving steadily are
     /// progress).
@@ -57,20 +57,9 @@ pub enum CycleIdentity {
 }
 
 impl Settings {
-    /// OpenClaw's `historySize`.
-    pub const DEFAULT_HISTORY_SIZE: u32 = 30;
-    /// OpenClaw's `warningThreshold`.
-    pub const DEFAULT_WARNING_THRESHOLD: u32 = 10;
-    /// OpenClaw's `criticalThreshold`.
-    pub const DEFAULT_CRITICAL_THRESHOLD: u32 = 20;
-    /// The longest cycle looked for by default (and at most).
-    pub const DEFAULT_MAX_PERIOD: u32 = 8;
-    /// A cycle repeated 3 times with identical results warns the 4th time round.
-    pub const DEFAULT_CYCLE_WARNING_REPEATS: u32 = 3;
-    /// A cycle repeated 5 times with identical results is blocked the 6th time round.
-    pub const DEFAULT_CYCLE_CRITICAL_REPEATS: u32 = 5;
     /// The largest accepted `history-size`.
-    pub const MAX_HISTORY_SIZE: u32 = 1000;
+    /// The largest accepted `history-size`.
+    pub const MAX_HISTORY_SIZE: u32 = loopguard_core::history::MAX_HISTORY_SIZE;
     /// The largest accepted threshold.
     pub const MAX_THRESHOLD: u32 = 1_000_000;
     /// The largest accepted number of cycle repetitions.
@@ -185,5 +174,5 @@ fn bounded(
 loopguard_core::detector_registration! {
     name: "ping-pong", code: "LG003", detector: PingPong::new,
     summary: "A,B,A,B alternation (and cycles up to period 8) without progress",
-    openclaw: OpenClawImport::new(MasterSwitch::Follows, Some("pingPong"), &[("historySize", "history-size"), ("warningThreshold", "warning-threshold"), ("criticalThreshold", "critical-threshold")]),
+    openclaw: OpenClawImport { master: MasterSwitch::Follows, toggle: Some("pingPong"), keys: &[("historySize", "history-size"), ("warningThreshold", "warning-threshold"), ("criticalThreshold", "critical-threshold")] },
 }

@@ -15,20 +15,18 @@ loopguard_core::detector_options! {
     /// The options of the `[detectors.post-compaction-guard]` table, as written by a user.
     ///
     /// Every field is optional; [`Settings::from_options`] fills in the defaults and validates.
-    #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+    #[derive(Eq)]
     pub struct Options;
     /// The resolved settings of the detector.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[derive(Copy, Eq, Serialize, Deserialize)]
     pub struct Settings;
 
     /// Completed tool calls watched after each compaction; that many identical (tool,
     /// arguments, result) triples abort the run.
-    "window-size" window_size: i64 => u32 = Self::DEFAULT_WINDOW_SIZE, "positive integer", "3";
+    "window-size" window_size: i64 => u32 = 3, const DEFAULT_WINDOW_SIZE, "positive integer", "3";
 }
 
 impl Settings {
-    /// Default window size (OpenClaw's `postCompactionGuard.windowSize`).
-    pub const DEFAULT_WINDOW_SIZE: u32 = 3;
     /// The largest accepted window size (the window is held in memory).
     pub const MAX_WINDOW_SIZE: u32 = 1000;
 
@@ -71,5 +69,5 @@ impl Settings {
 loopguard_core::detector_registration! {
     name: "post-compaction-guard", code: "LG006", detector: PostCompactionGuard::new,
     summary: "after a compaction, the same (tool, arguments, result) fills the short window: abort with `compaction_loop_persisted`",
-    openclaw: OpenClawImport::new(MasterSwitch::OffOnly, None, &[("postCompactionGuard.windowSize", "window-size")]),
+    openclaw: OpenClawImport { master: MasterSwitch::OffOnly, toggle: None, keys: &[("postCompactionGuard.windowSize", "window-size")] },
 }

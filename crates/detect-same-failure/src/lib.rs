@@ -12,23 +12,23 @@ loopguard_core::detector_options! {
     /// The options of the `[detectors.same-failure]` table, as written by a user.
     ///
     /// Every field is optional; [`Settings::from_options`] fills in the defaults and validates.
-    #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+    #[derive(Eq)]
     pub struct Options;
     /// The resolved settings of the detector.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[derive(Copy, Eq, Serialize, Deserialize)]
     pub struct Settings;
 
     /// Identical failures of one tool in a row, with varying arguments, at which the model is
     /// warned (once per run).
-    "warning-threshold" warning_threshold: i64 => u32 = Self::DEFAULT_WARNING_THRESHOLD, "positive integer", "8";
+    "warning-threshold" warning_threshold: i64 => u32 = 8, const DEFAULT_WARNING_THRESHOLD, "positive integer", "8";
     /// Identical failures in a row from which every further call of that tool is critical
     /// (blocked) until a result breaks the run; greater than warning-threshold, or 0.
-    "critical-threshold" critical_threshold: i64 => u32 = Self::DEFAULT_CRITICAL_THRESHOLD, "integer (0 = never)", "16";
+    "critical-threshold" critical_threshold: i64 => u32 = 16, const DEFAULT_CRITICAL_THRESHOLD, "integer (0 = never)", "16";
     /// Treat a result without the error flag as a failure when it is an error message (its
     /// first line starts like one: ERROR, error:, Usage:, a traceback, `bash: x: command not
     /// found`; an editor's rejection; a short `... not found`). A listing or a log that merely
     /// contains an error word is not one.
-    "count-unflagged-failures" count_unflagged_failures: bool = true, "bool", "true";
+    "count-unflagged-failures" count_unflagged_failures: bool = true, "bool";
     /// What makes two failures the same: the normalised error, or its shape (the call's echoed
     /// arguments removed, numbers and temp ids abstracted).
     "failure-identity" failure_identity: FailureIdentity = FailureIdentity::Exact, "\"exact\" | \"shape\"", "\"exact\"";
@@ -36,7 +36,7 @@ loopguard_core::detector_options! {
     /// `recurring-window` tool results, whatever lies between.
     "recurring-threshold" recurring_threshold: i64 => u32 = 0, "integer (0 = off)", "0";
     /// Tool results the recurring rule looks back over (at most 64).
-    "recurring-window" recurring_window: i64 => u32 = Self::DEFAULT_RECURRING_WINDOW, "positive integer", "12";
+    "recurring-window" recurring_window: i64 => u32 = 12, const DEFAULT_RECURRING_WINDOW, "positive integer", "12";
 }
 
 /// What makes two failures the same.
@@ -52,14 +52,8 @@ pub enum FailureIdentity {
 }
 
 impl Settings {
-    /// Default warning threshold: the eighth identical failure in a row.
-    pub const DEFAULT_WARNING_THRESHOLD: u32 = 8;
-    /// Default critical threshold: after the sixteenth identical failure in a row.
-    pub const DEFAULT_CRITICAL_THRESHOLD: u32 = 16;
     /// The largest accepted threshold.
     pub const MAX_THRESHOLD: u32 = 1_000_000;
-    /// Default window of the recurring rule: the last 12 tool results.
-    pub const DEFAULT_RECURRING_WINDOW: u32 = 12;
     /// The largest recurring window.
     pub const MAX_RECURRING_WINDOW: u32 = 64;
 

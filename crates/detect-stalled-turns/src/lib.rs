@@ -12,31 +12,27 @@ loopguard_core::detector_options! {
     /// The options of the `[detectors.stalled-turns]` table, as written by a user.
     ///
     /// Every field is optional; [`Settings::from_options`] fills in the defaults and validates.
-    #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+    #[derive(Eq)]
     pub struct Options;
     /// The resolved settings of the detector.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[derive(Copy, Eq, Serialize, Deserialize)]
     pub struct Settings;
 
     /// Consecutive stalled exchanges at which the model is warned (once per stall).
-    "warning-threshold" warning_threshold: i64 => u32 = Self::DEFAULT_WARNING_THRESHOLD, "positive integer", "3";
+    "warning-threshold" warning_threshold: i64 => u32 = 3, const DEFAULT_WARNING_THRESHOLD, "positive integer", "3";
     /// Consecutive stalled exchanges at which the run is aborted; must be greater than
     /// warning-threshold.
-    "critical-threshold" critical_threshold: i64 => u32 = Self::DEFAULT_CRITICAL_THRESHOLD, "positive integer", "10";
+    "critical-threshold" critical_threshold: i64 => u32 = 10, const DEFAULT_CRITICAL_THRESHOLD, "positive integer", "10";
     /// Count word-for-word repeated harness messages with no tool activity in between.
-    "count-nudges" count_nudges: bool = true, "bool", "true";
+    "count-nudges" count_nudges: bool = true, "bool";
     /// Count tool-less assistant replies that are empty or repeat the previous reply.
-    "count-replies" count_replies: bool = true, "bool", "true";
+    "count-replies" count_replies: bool = true, "bool";
     /// Compare nudges and replies with digit runs masked ("found 3 actions" and "found 5
     /// actions" are the same nudge).
-    "mask-numbers" mask_numbers: bool = false, "bool", "false";
+    "mask-numbers" mask_numbers: bool = false, "bool";
 }
 
 impl Settings {
-    /// Default warning threshold: the third identical nudge in a row.
-    pub const DEFAULT_WARNING_THRESHOLD: u32 = 3;
-    /// Default critical threshold: the tenth identical nudge in a row.
-    pub const DEFAULT_CRITICAL_THRESHOLD: u32 = 10;
     /// The largest accepted threshold.
     pub const MAX_THRESHOLD: u32 = 1_000_000;
 

@@ -191,24 +191,23 @@ pub const NOISY_MIN_LETTERS: usize = 16;
 
 loopguard_core::detector_options! {
     /// `[detectors.tail-periodicity]` as written in TOML. Every key is optional.
-    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct Options;
     /// Resolved settings.
-    #[derive(Clone, Debug, PartialEq, Eq)]
+    #[derive(Eq)]
     pub struct Settings;
 
     /// Shortest unit, in characters.
-    "min-unit" min_unit: usize = Self::DEFAULT_MIN_UNIT, "integer", "30";
+    "min-unit" min_unit: usize = 30, const DEFAULT_MIN_UNIT, "integer";
     /// Longest unit, in characters; memory is about min-copies × max-unit characters.
-    "max-unit" max_unit: usize = Self::DEFAULT_MAX_UNIT, "integer", "65536";
+    "max-unit" max_unit: usize = 65_536, const DEFAULT_MAX_UNIT, "integer", "65536";
     /// Contiguous copies needed at the tail.
-    "min-copies" min_copies: usize = Self::DEFAULT_MIN_COPIES, "integer", "2";
+    "min-copies" min_copies: usize = 2, const DEFAULT_MIN_COPIES, "integer";
     /// Units at least this long need only min-copies copies; shorter ones also need
     /// root-copies copies of their primitive root.
-    "long-unit" long_unit: usize = Self::DEFAULT_LONG_UNIT, "integer", "512";
+    "long-unit" long_unit: usize = 512, const DEFAULT_LONG_UNIT, "integer";
     /// Copies of the primitive root needed for units shorter than long-unit (2 to twice
     /// min-copies).
-    "root-copies" root_copies: usize = Self::DEFAULT_ROOT_COPIES, "integer", "4";
+    "root-copies" root_copies: usize = 4, const DEFAULT_ROOT_COPIES, "integer";
     /// Exact online engine, or the seed's periodic rescans.
     "algorithm" algorithm: Algorithm = Algorithm::Exact, "\"exact\" | \"seed\"", "\"exact\"";
     /// Exact engine: judge a periodic tail by its span and root copies against thresholds per
@@ -216,39 +215,21 @@ loopguard_core::detector_options! {
     "rule" rule: Rule = Rule::Evidence, "\"evidence\" | \"copies\"", "\"evidence\"";
     /// Evidence rule: span thresholds scaled by this percentage (lower fires sooner, higher is
     /// safer).
-    "evidence-scale" evidence_scale: u32 = Self::DEFAULT_EVIDENCE_SCALE, "integer", "100";
+    "evidence-scale" evidence_scale: u32 = 100, const DEFAULT_EVIDENCE_SCALE, "integer";
     /// Evidence rule: a message that is only one root repeated from its first character fires
     /// at this many copies (0 = off).
-    "chant-copies" chant_copies: usize = Self::DEFAULT_CHANT_COPIES, "integer", "16";
+    "chant-copies" chant_copies: usize = 16, const DEFAULT_CHANT_COPIES, "integer";
     /// Evidence rule: also catch prose runs whose copies differ only in their numbers (a
     /// counter that advances).
-    "counter-noise" counter_noise: bool = true, "bool", "true";
+    "counter-noise" counter_noise: bool = true, "bool";
     /// Seed engine only: characters of growth between scans.
-    "rescan-every" rescan_every: usize = Self::DEFAULT_RESCAN_EVERY, "integer", "200";
+    "rescan-every" rescan_every: usize = 200, const DEFAULT_RESCAN_EVERY, "integer";
     /// Runs of non-alphanumeric characters are cut to this length before the search (0 =
     /// off).
-    "max-filler-run" max_filler_run: usize = Self::DEFAULT_MAX_FILLER_RUN, "integer", "16";
+    "max-filler-run" max_filler_run: usize = 16, const DEFAULT_MAX_FILLER_RUN, "integer";
 }
 
 impl Settings {
-    /// Default shortest unit.
-    pub const DEFAULT_MIN_UNIT: usize = 30;
-    /// Default longest unit (64 Ki characters).
-    pub const DEFAULT_MAX_UNIT: usize = 65_536;
-    /// Default copies.
-    pub const DEFAULT_MIN_COPIES: usize = 2;
-    /// Default long-unit threshold.
-    pub const DEFAULT_LONG_UNIT: usize = 512;
-    /// Default root copies for short units.
-    pub const DEFAULT_ROOT_COPIES: usize = 4;
-    /// Default seed rescan cadence.
-    pub const DEFAULT_RESCAN_EVERY: usize = 200;
-    /// Default filler-run cut.
-    pub const DEFAULT_MAX_FILLER_RUN: usize = 16;
-    /// Default evidence scale (percent).
-    pub const DEFAULT_EVIDENCE_SCALE: u32 = 100;
-    /// Default chant copies.
-    pub const DEFAULT_CHANT_COPIES: usize = 16;
     /// The largest accepted `max-unit` (bounds memory at a few MiB).
     pub const MAX_UNIT_LIMIT: usize = 262_144;
     /// The largest accepted `min-copies`.

@@ -7,46 +7,34 @@ mod shapes;
 pub use detector::UnknownTool;
 
 use loopguard_core::{ConfigError, MasterSwitch, OpenClawImport, Scope};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// The largest accepted `history-size`.
-pub const MAX_HISTORY_SIZE: u32 = 1000;
+pub use loopguard_core::history::MAX_HISTORY_SIZE;
 
 loopguard_core::detector_options! {
     /// The `[detectors.unknown-tool]` table as written. Every key is optional; see [`Settings`]
     /// for the defaults.
-    #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
     pub struct Options;
     /// Resolved settings.
-    #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+    #[derive(Eq, Serialize)]
     pub struct Settings;
 
     /// Warn when the tool failed as unavailable this many times in a row.
-    "warning-threshold" warning_threshold: u32 = Self::DEFAULT_WARNING_THRESHOLD, "positive integer", "3";
+    "warning-threshold" warning_threshold: u32 = 3, const DEFAULT_WARNING_THRESHOLD, "positive integer";
     /// Block the call when the tool failed as unavailable this many times in a row.
-    "critical-threshold" critical_threshold: u32 = Self::DEFAULT_CRITICAL_THRESHOLD, "positive integer", "5";
+    "critical-threshold" critical_threshold: u32 = 5, const DEFAULT_CRITICAL_THRESHOLD, "positive integer";
     /// Turns the warning tier on or off.
-    "warn" warn: bool = Self::DEFAULT_WARN, "bool", "true";
+    "warn" warn: bool = true, const DEFAULT_WARN, "bool";
     /// How many call records the run's history keeps.
-    "history-size" history_size: u32 = Self::DEFAULT_HISTORY_SIZE, "positive integer (at most 1000)", "30";
+    "history-size" history_size: u32 = 30, const DEFAULT_HISTORY_SIZE, "positive integer (at most 1000)";
     /// The tools the host offers; a call to any other name is blocked at once (empty: not
     /// checked).
     "available-tools" available_tools: Vec<String> = Vec::new(), "list of strings", "[]";
     /// Also recognise the shell's own "command not found" messages, whatever the error flag.
-    "shell-shapes" shell_shapes: bool = Self::DEFAULT_SHELL_SHAPES, "bool", "true";
+    "shell-shapes" shell_shapes: bool = true, const DEFAULT_SHELL_SHAPES, "bool";
 }
 
 impl Settings {
-    /// loopguard's warning threshold.
-    pub const DEFAULT_WARNING_THRESHOLD: u32 = 3;
-    /// loopguard's critical threshold (OpenClaw: 10).
-    pub const DEFAULT_CRITICAL_THRESHOLD: u32 = 5;
-    /// Warnings on.
-    pub const DEFAULT_WARN: bool = true;
-    /// OpenClaw's history size.
-    pub const DEFAULT_HISTORY_SIZE: u32 = 30;
-    /// Shell shapes on.
-    pub const DEFAULT_SHELL_SHAPES: bool = true;
     /// OpenClaw's `unknownToolThreshold`.
     pub const OPENCLAW_THRESHOLD: u32 = 10;
 
@@ -65,15 +53,12 @@ impl Settings {
     /// Resolves and validates options.
     pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
         let scope = Scope::new(SCOPE);
-        let warning_threshold = scope.positive(
-            "warning-threshold",
-            o.warning_threshold,
-            Self::DEFAULT_WARNING_THRESHOLD,
-        )?;
-        let critical_threshold = scope.positive(
-            "critical-threshold",
-            o.critical_threshold,
-            Self::DEFAULT_CRITICAL_THRESHOLD,
+        let warn = o.warn.unwrap_or(Self::DEFAULT_WARN);
+        // Without a warning tier (`warn = false`) the warning threshold is not used.
+        let (warning_threshold, critical_threshold) = scope.tiers(
+            (o.warning_threshold, Self::DEFAULT_WARNING_THRESHOLD),
+            (o.critical_threshold, Self::DEFAULT_CRITICAL_THRESHOLD),
+            warn,
         )?;
         let history_size = scope.positive_at_most(
             "history-size",
@@ -81,14 +66,6 @@ impl Settings {
             Self::DEFAULT_HISTORY_SIZE,
             MAX_HISTORY_SIZE,
         )?;
-        let warn = o.warn.unwrap_or(Self::DEFAULT_WARN);
-        // Without a warning tier (`warn = false`) the warning threshold is not used.
-        if warn {
-            scope.below(
-                ("warning-threshold", warning_threshold),
-                ("critical-threshold", critical_threshold),
-            )?;
-        }
         let available_tools = o.available_tools.clone().unwrap_or_default();
         if let Some(i) = available_tools.iter().position(String::is_empty) {
             return Err(ConfigError::invalid(
@@ -110,5 +87,5 @@ impl Settings {
 loopguard_core::detector_registration! {
     name: "unknown-tool", code: "LG004", detector: UnknownTool::new,
     summary: "retries of a tool (or shell command) that does not exist, whatever the arguments",
-    openclaw: OpenClawImport::new(MasterSwitch::Follows, None, &[("historySize", "history-size"), ("unknownToolThreshold", "critical-threshold")]),
+    openclaw: OpenClawImport { master: MasterSwitch::Follows, toggle: None, keys: &[("historySize", "history-size"), ("unknownToolThreshold", "critical-threshold")] },
 }

@@ -6,79 +6,50 @@ mod detector;
 pub use detector::{is_prose, overlap, shingles, VariationLoop};
 
 use loopguard_core::{ConfigError, Scope};
-use serde::{Deserialize, Serialize};
 
 loopguard_core::detector_options! {
     /// `[detectors.variation-loop]` as written in TOML. Every key is optional.
-    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct Options;
     /// Resolved settings.
-    #[derive(Clone, Debug, PartialEq)]
     pub struct Settings;
 
     /// The message must have at least this many characters.
-    "min-text" min_text: usize = Self::DEFAULT_MIN_TEXT, "integer", "200";
+    "min-text" min_text: usize = 200, const DEFAULT_MIN_TEXT, "integer";
     /// Short segments are longer than this.
-    "min-segment" min_segment: usize = Self::DEFAULT_MIN_SEGMENT, "integer", "15";
+    "min-segment" min_segment: usize = 15, const DEFAULT_MIN_SEGMENT, "integer";
     /// Short segments are at most this long.
-    "max-segment" max_segment: usize = Self::DEFAULT_MAX_SEGMENT, "integer", "100";
+    "max-segment" max_segment: usize = 100, const DEFAULT_MAX_SEGMENT, "integer";
     /// Shingle length in characters.
-    "shingle" shingle: usize = Self::DEFAULT_SHINGLE, "integer", "5";
+    "shingle" shingle: usize = 5, const DEFAULT_SHINGLE, "integer";
     /// Shingle overlap to join a cluster.
-    "min-overlap" min_overlap: f64 = Self::DEFAULT_MIN_OVERLAP, "float", "0.7";
+    "min-overlap" min_overlap: f64 = 0.7, const DEFAULT_MIN_OVERLAP, "float";
     /// Largest length difference to a cluster representative.
-    "length-slack" length_slack: usize = Self::DEFAULT_LENGTH_SLACK, "integer", "12";
+    "length-slack" length_slack: usize = 12, const DEFAULT_LENGTH_SLACK, "integer";
     /// Dominance that fires.
-    "threshold" threshold: f64 = Self::DEFAULT_THRESHOLD, "float", "0.95";
+    "threshold" threshold: f64 = 0.95, const DEFAULT_THRESHOLD, "float";
     /// Judge the last N short segments; 0 = whole message (seed).
-    "window" window: usize = Self::DEFAULT_WINDOW, "integer", "15";
+    "window" window: usize = 15, const DEFAULT_WINDOW, "integer";
     /// Short segments needed before judging.
-    "min-segments" min_segments: usize = Self::DEFAULT_MIN_SEGMENTS, "integer", "8";
+    "min-segments" min_segments: usize = 8, const DEFAULT_MIN_SEGMENTS, "integer";
     /// Size the largest cluster needs.
-    "min-cluster" min_cluster: usize = Self::DEFAULT_MIN_CLUSTER, "integer", "4";
+    "min-cluster" min_cluster: usize = 4, const DEFAULT_MIN_CLUSTER, "integer";
     /// Window mode: largest mean share of new shingles per segment.
-    "max-novelty" max_novelty: f64 = Self::DEFAULT_MAX_NOVELTY, "float", "0.1";
+    "max-novelty" max_novelty: f64 = 0.1, const DEFAULT_MAX_NOVELTY, "float";
     /// Window mode: smallest share of the text since the window's first segment that its
     /// segments cover.
-    "min-coverage" min_coverage: f64 = Self::DEFAULT_MIN_COVERAGE, "float", "0.6";
+    "min-coverage" min_coverage: f64 = 0.6, const DEFAULT_MIN_COVERAGE, "float";
     /// Skip table rows, fences, fenced code and lines with fewer than 8 letters or digits.
-    "skip-structured" skip_structured: bool = true, "bool", "true";
+    "skip-structured" skip_structured: bool = true, "bool";
     /// Judge prose only: code lines, numbered or line-numbered listings, table rows, log
     /// lines, markup and comments are not rewordings.
-    "prose-only" prose_only: bool = true, "bool", "true";
+    "prose-only" prose_only: bool = true, "bool";
     /// Seed cadence in characters (with the partial last line); 0 = on line completion.
-    "rescan-every" rescan_every: usize = 0, "integer", "0";
+    "rescan-every" rescan_every: usize = 0, "integer";
     /// Whole-message mode: most clusters kept.
-    "max-clusters" max_clusters: usize = Self::DEFAULT_MAX_CLUSTERS, "integer", "4096";
+    "max-clusters" max_clusters: usize = 4096, const DEFAULT_MAX_CLUSTERS, "integer";
 }
 
 impl Settings {
-    /// Default `min-text`.
-    pub const DEFAULT_MIN_TEXT: usize = 200;
-    /// Default `min-segment`.
-    pub const DEFAULT_MIN_SEGMENT: usize = 15;
-    /// Default `max-segment`.
-    pub const DEFAULT_MAX_SEGMENT: usize = 100;
-    /// Default `shingle`.
-    pub const DEFAULT_SHINGLE: usize = 5;
-    /// Default `min-overlap`.
-    pub const DEFAULT_MIN_OVERLAP: f64 = 0.7;
-    /// Default `length-slack`.
-    pub const DEFAULT_LENGTH_SLACK: usize = 12;
-    /// Default `threshold`.
-    pub const DEFAULT_THRESHOLD: f64 = 0.95;
-    /// Default `window`.
-    pub const DEFAULT_WINDOW: usize = 15;
-    /// Default `min-segments`.
-    pub const DEFAULT_MIN_SEGMENTS: usize = 8;
-    /// Default `min-cluster`.
-    pub const DEFAULT_MIN_CLUSTER: usize = 4;
-    /// Default `max-novelty`.
-    pub const DEFAULT_MAX_NOVELTY: f64 = 0.1;
-    /// Default `min-coverage`.
-    pub const DEFAULT_MIN_COVERAGE: f64 = 0.6;
-    /// Default `max-clusters`.
-    pub const DEFAULT_MAX_CLUSTERS: usize = 4096;
     /// Largest accepted `window`.
     pub const MAX_WINDOW: usize = 256;
     /// Largest accepted `max-segment`.
