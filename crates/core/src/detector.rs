@@ -340,8 +340,9 @@ macro_rules! snapshot_via_serde {
 
 /// Implements the declarations every detector writes the same way, inside its
 /// `impl Detector` block: [`Detector::name`] (`name`), [`Detector::interest`] (the listed
-/// [`EventKind`](crate::EventKind)s) and, with `facts:`, [`Detector::facts`] (a [`Facts`]
-/// constant, e.g. `NONE`).
+/// [`EventKind`](crate::EventKind)s), with `facts:`, [`Detector::facts`] (a [`Facts`]
+/// constant, e.g. `NONE`), and with `run_scoped:`, [`Detector::reset_run`] clearing that
+/// field (state scoped to the run and the user turn, e.g. `state.history`).
 ///
 /// ```
 /// use loopguard_core::{Cx, Detector, Event, EventKind, Facts, Interest};
@@ -356,7 +357,13 @@ macro_rules! snapshot_via_serde {
 /// ```
 #[macro_export]
 macro_rules! detector_basics {
-    (name: $name:expr, interest: [$($kind:ident),* $(,)?] $(,)?) => {
+    (
+        name: $name:expr,
+        interest: [$($kind:ident),* $(,)?]
+        $(, facts: $facts:ident)?
+        $(, run_scoped: $($field:ident).+)?
+        $(,)?
+    ) => {
         fn name(&self) -> &'static str {
             $name
         }
@@ -364,13 +371,18 @@ macro_rules! detector_basics {
         fn interest(&self) -> $crate::Interest {
             $crate::Interest::of(&[$($crate::EventKind::$kind),*])
         }
-    };
-    (name: $name:expr, interest: [$($kind:ident),* $(,)?], facts: $facts:ident $(,)?) => {
-        $crate::detector_basics!(name: $name, interest: [$($kind),*]);
 
-        fn facts(&self) -> $crate::Facts {
-            $crate::Facts::$facts
-        }
+        $(
+            fn facts(&self) -> $crate::Facts {
+                $crate::Facts::$facts
+            }
+        )?
+
+        $(
+            fn reset_run(&mut self, _: &$crate::RunScope<'_>) {
+                self.$($field).+.clear();
+            }
+        )?
     };
 }
 

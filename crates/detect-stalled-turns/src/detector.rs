@@ -134,6 +134,18 @@ struct State {
     warned: bool,
 }
 
+impl State {
+    /// Forgets the stall in progress: the nudge and reply runs and their warning.
+    fn end_stall(&mut self) {
+        self.last_nudge = None;
+        self.last_nudge_exact = None;
+        self.nudges.reset();
+        self.last_reply = None;
+        self.replies.reset();
+        self.warned = false;
+    }
+}
+
 /// The `stalled-turns` detector (LG009).
 #[derive(Debug)]
 pub struct StalledTurns {
@@ -161,12 +173,7 @@ impl StalledTurns {
         if s.current.is_some() {
             s.current_has_call = true;
         }
-        s.last_nudge = None;
-        s.last_nudge_exact = None;
-        s.nudges.reset();
-        s.last_reply = None;
-        s.replies.reset();
-        s.warned = false;
+        s.end_stall();
     }
 
     /// Judges the finished message whose tool calls are now known to be none.
@@ -209,12 +216,7 @@ impl StalledTurns {
         let s = &mut self.state;
         if origin == Origin::Human {
             // A person spoke: whatever came before is not a harness loop.
-            s.last_nudge = None;
-            s.last_nudge_exact = None;
-            s.nudges.reset();
-            s.last_reply = None;
-            s.replies.reset();
-            s.warned = false;
+            s.end_stall();
             return;
         }
         s.last_nudge_exact = Some(fp);
