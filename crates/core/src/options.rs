@@ -48,6 +48,22 @@ impl<'a> Scope<'a> {
         ConfigError::invalid(self.key(key), message)
     }
 
+    /// `n` when `ok`, otherwise the one wording of a value out of range: "must be `expected`
+    /// (found `n`)".
+    fn require<T: Display>(
+        &self,
+        key: &str,
+        n: T,
+        ok: bool,
+        expected: impl Display,
+    ) -> Result<T, ConfigError> {
+        if ok {
+            Ok(n)
+        } else {
+            Err(self.invalid(key, format!("must be {expected} (found {n})")))
+        }
+    }
+
     /// A count that must be at least 1; `None` is `default`.
     pub fn positive<T: PartialOrd + Display + Copy + Default>(
         &self,
@@ -56,10 +72,7 @@ impl<'a> Scope<'a> {
         default: T,
     ) -> Result<T, ConfigError> {
         let n = value.unwrap_or(default);
-        if n <= T::default() {
-            return Err(self.invalid(key, format!("must be a positive integer (found {n})")));
-        }
-        Ok(n)
+        self.require(key, n, n > T::default(), "a positive integer")
     }
 
     /// A count between 1 and `max` (a window, a history size); `None` is `default`.
@@ -71,13 +84,13 @@ impl<'a> Scope<'a> {
         max: T,
     ) -> Result<T, ConfigError> {
         let n = value.unwrap_or(default);
-        if n <= T::default() || n > max {
-            return Err(self.invalid(
-                key,
-                format!("must be a positive integer of at most {max} (found {n})"),
-            ));
-        }
-        Ok(n)
+        let ok = n > T::default() && n <= max;
+        self.require(
+            key,
+            n,
+            ok,
+            format_args!("a positive integer of at most {max}"),
+        )
     }
 
     /// [`Scope::positive_at_most`] for a key read as a signed integer (negative values are
@@ -90,13 +103,14 @@ impl<'a> Scope<'a> {
         max: u32,
     ) -> Result<u32, ConfigError> {
         let n = value.unwrap_or(i64::from(default));
-        match u32::try_from(n) {
-            Ok(n) if n >= 1 && n <= max => Ok(n),
-            _ => Err(self.invalid(
-                key,
-                format!("must be a positive integer of at most {max} (found {n})"),
-            )),
-        }
+        let small = u32::try_from(n).ok().filter(|n| (1..=max).contains(n));
+        self.require(
+            key,
+            n,
+            small.is_some(),
+            format_args!("a positive integer of at most {max}"),
+        )?;
+        Ok(small.unwrap_or(default))
     }
 
     /// A value of at least `min` (a count that needs a few occurrences to mean anything);
@@ -110,12 +124,10 @@ impl<'a> Scope<'a> {
     ) -> Result<T, ConfigError> {
         let n = value.unwrap_or(default);
         // NaN is not at least anything.
-        if n.partial_cmp(&min)
-            .is_none_or(|o| o == std::cmp::Ordering::Less)
-        {
-            return Err(self.invalid(key, format!("must be at least {min} (found {n})")));
-        }
-        Ok(n)
+        let ok = n
+            .partial_cmp(&min)
+            .is_some_and(|o| o != std::cmp::Ordering::Less);
+        self.require(key, n, ok, format_args!("at least {min}"))
     }
 
     /// A value greater than 0 and at most 1 (a similarity); `None` is `default`.
@@ -126,13 +138,7 @@ impl<'a> Scope<'a> {
         default: f64,
     ) -> Result<f64, ConfigError> {
         let n = value.unwrap_or(default);
-        if !(n > 0.0 && n <= 1.0) {
-            return Err(self.invalid(
-                key,
-                format!("must be greater than 0 and at most 1 (found {n})"),
-            ));
-        }
-        Ok(n)
+        self.require(key, n, n > 0.0 && n <= 1.0, "greater than 0 and at most 1")
     }
 
     /// A value between `min` and `max`, both included; `None` is `default`.
@@ -146,10 +152,8 @@ impl<'a> Scope<'a> {
     ) -> Result<T, ConfigError> {
         let n = value.unwrap_or(default);
         // Written so that NaN is out of range too.
-        if !(n >= min && n <= max) {
-            return Err(self.invalid(key, format!("must be between {min} and {max} (found {n})")));
-        }
-        Ok(n)
+        let ok = n >= min && n <= max;
+        self.require(key, n, ok, format_args!("between {min} and {max}"))
     }
 
     /// A fraction between 0 and 1, both included; `None` is `default`.
