@@ -298,17 +298,10 @@ fn j63_config_validation() {
     OPTIONS.rejected("history-size = -3", "history-size");
 }
 
-#[test]
-fn readme_presets_build() {
-    registration::assert_readme_settings(
-        &REGISTRATION,
-        include_str!("../README.md"),
-        Settings::from_options,
-        &[Settings::default(), Settings::openclaw()],
-    );
-}
-
-#[test]
-fn registration_is_discoverable() {
-    registration::assert_discoverable("unknown-tool", "LG004");
-}
+loopguard_testkit::registration_tests!(
+    REGISTRATION,
+    "unknown-tool",
+    "LG004",
+    Settings::from_options,
+    [Settings::default(), Settings::openclaw()]
+);

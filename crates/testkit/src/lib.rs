@@ -243,6 +243,21 @@ impl Script {
         self
     }
 
+    /// `n` sequential turns calling `tool` with `args(i)` the `i`th time, each answered with
+    /// `result` (calls that differ, whatever they return).
+    pub fn call_args(
+        &mut self,
+        n: usize,
+        tool: &str,
+        args: impl Fn(usize) -> Value,
+        result: &str,
+    ) -> &mut Script {
+        for i in 0..n {
+            self.call(tool, args(i), result);
+        }
+        self
+    }
+
     /// As [`Script::call`], with the error flag.
     pub fn call_with(
         &mut self,
@@ -486,6 +501,18 @@ macro_rules! detector_proptests {
 pub mod __private {
     pub use loopguard_core::Detector;
     pub use proptest;
+}
+
+/// The findings of `make()` over the first script of [`key_order_scripts`], checked equal to
+/// those over the second (the arguments' key order never matters).
+pub fn key_order_findings(
+    make: &dyn Fn() -> Box<dyn Detector>,
+    (tool, args, n, result): (&str, &Value, usize, &str),
+) -> Result<Vec<(usize, Finding)>, TestCaseError> {
+    let (a, b) = key_order_scripts(tool, args, n, result);
+    let found = run(make(), a.events());
+    prop_assert_eq!(&found, &run(make(), b.events()));
+    Ok(found)
 }
 
 /// Two scripts of `n` calls of `tool` with `result`, then one more call: the first with `args`
