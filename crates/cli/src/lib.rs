@@ -92,12 +92,9 @@ pub enum FailOn {
     Never,
 }
 
-/// `loopguard serve` arguments.
+/// The configuration arguments of `serve` and `scan`.
 #[derive(Debug, clap::Args)]
-pub struct ServeArgs {
-    /// Speak the protocol over standard input and output (the only transport).
-    #[arg(long, required = true)]
-    pub stdio: bool,
+pub struct ConfigArgs {
     /// Preset to start from (overrides the configuration file's `preset`).
     #[arg(long)]
     pub preset: Option<String>,
@@ -105,9 +102,35 @@ pub struct ServeArgs {
     /// apart by its content.
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Apply this agent's overrides from the configuration file.
+    /// Apply this agent's overrides from the configuration file (`[agents.<id>]`, or
+    /// `agents.list[].tools.loopDetection` in an OpenClaw file).
     #[arg(long, requires = "config")]
     pub agent: Option<String>,
+}
+
+impl ConfigArgs {
+    /// The configuration these arguments name ([`load_agent_config`]), with the process
+    /// environment applied over it.
+    pub fn load(&self) -> anyhow::Result<Config> {
+        let mut config = load_agent_config(
+            self.config.as_deref(),
+            self.preset.as_deref(),
+            self.agent.as_deref(),
+        )?;
+        config.apply_process_env()?;
+        Ok(config)
+    }
+}
+
+/// `loopguard serve` arguments.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Speak the protocol over standard input and output (the only transport).
+    #[arg(long, required = true)]
+    pub stdio: bool,
+    /// The configuration: preset, file and agent.
+    #[command(flatten)]
+    pub configuration: ConfigArgs,
     /// Live sessions kept; beyond it the least recently used one is evicted.
     #[arg(long)]
     pub max_sessions: Option<usize>,
@@ -136,17 +159,9 @@ pub struct ScanArgs {
     /// Report format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
-    /// Preset to start from (overrides the configuration file's `preset`).
-    #[arg(long)]
-    pub preset: Option<String>,
-    /// Configuration file: loopguard TOML, or an OpenClaw configuration (JSON or JSON5), told
-    /// apart by its content.
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Apply this agent's overrides from the configuration file (`[agents.<id>]`, or
-    /// `agents.list[].tools.loopDetection` in an OpenClaw file).
-    #[arg(long, requires = "config")]
-    pub agent: Option<String>,
+    /// The configuration: preset, file and agent.
+    #[command(flatten)]
+    pub configuration: ConfigArgs,
     /// Exit with status 1 when a finding at or above this level is reported.
     #[arg(long, value_enum, default_value_t = FailOn::Critical)]
     pub fail_on: FailOn,
@@ -207,10 +222,7 @@ where
 
 fn serve(a: &ServeArgs) -> anyhow::Result<()> {
     use loopguard_sidecar::ServerOptions;
-    let mut config =
-        load_agent_config(a.config.as_deref(), a.preset.as_deref(), a.agent.as_deref())?;
-    config.apply_process_env()?;
-    let mut o = ServerOptions::with_config(config);
+    let mut o = ServerOptions::with_config(a.configuration.load()?);
     if let Some(n) = a.max_sessions {
         o.max_sessions = n.max(1);
     }

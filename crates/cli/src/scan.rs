@@ -3,7 +3,7 @@
 
 pub use loopguard_scan::*;
 
-use crate::{load_agent_config, OutputFormat, ScanArgs, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::{OutputFormat, ScanArgs, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use loopguard_scan::discover::{discover, parse_since, Env};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -14,9 +14,7 @@ pub(crate) fn command(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let mut config =
-        load_agent_config(a.config.as_deref(), a.preset.as_deref(), a.agent.as_deref())?;
-    config.apply_process_env()?;
+    let config = a.configuration.load()?;
     let template = template(&config)?;
     let since = a.since.as_deref().map(parse_since).transpose()?;
     let files = if a.paths.is_empty() {

@@ -338,6 +338,54 @@ macro_rules! snapshot_via_serde {
     };
 }
 
+/// Implements the declarations every detector writes the same way, inside its
+/// `impl Detector` block: [`Detector::name`] (`name`), [`Detector::interest`] (the listed
+/// [`EventKind`](crate::EventKind)s), with `facts:`, [`Detector::facts`] (a [`Facts`]
+/// constant, e.g. `NONE`), and with `run_scoped:`, [`Detector::reset_run`] clearing that
+/// field (state scoped to the run and the user turn, e.g. `state.history`).
+///
+/// ```
+/// use loopguard_core::{Cx, Detector, Event, EventKind, Facts, Interest};
+/// struct Quiet;
+/// impl Detector for Quiet {
+///     loopguard_core::detector_basics!(name: "quiet", interest: [ToolCall, ToolResult], facts: NONE);
+///     fn observe(&mut self, _: &Event<'_>, _: &mut Cx<'_>) {}
+/// }
+/// assert_eq!(Quiet.name(), "quiet");
+/// assert_eq!(Quiet.facts(), Facts::NONE);
+/// assert_eq!(Quiet.interest(), Interest::of(&[EventKind::ToolCall, EventKind::ToolResult]));
+/// ```
+#[macro_export]
+macro_rules! detector_basics {
+    (
+        name: $name:expr,
+        interest: [$($kind:ident),* $(,)?]
+        $(, facts: $facts:ident)?
+        $(, run_scoped: $($field:ident).+)?
+        $(,)?
+    ) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+
+        fn interest(&self) -> $crate::Interest {
+            $crate::Interest::of(&[$($crate::EventKind::$kind),*])
+        }
+
+        $(
+            fn facts(&self) -> $crate::Facts {
+                $crate::Facts::$facts
+            }
+        )?
+
+        $(
+            fn reset_run(&mut self, _: &$crate::RunScope<'_>) {
+                self.$($field).+.clear();
+            }
+        )?
+    };
+}
+
 impl std::fmt::Debug for dyn Detector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Detector({})", self.name())

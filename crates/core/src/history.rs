@@ -2,10 +2,14 @@
 //! no-progress streak over it (seed-systems §3.2, §3.3). Shared by the detectors that judge a
 //! call against the outcomes of the calls before it.
 
-use crate::detector::{CallInfo, ResultInfo};
+use crate::detector::{CallInfo, Cx, ResultInfo};
+use crate::event::Event;
 use crate::fingerprint::Fingerprint;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// The largest history size a detector accepts (a streak walk is linear in it).
+pub const MAX_HISTORY_SIZE: u32 = 1000;
 
 /// One call and, once known, its outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +91,15 @@ impl History {
                 result: Some(r.norm_fp),
             });
             self.trim(cap);
+        }
+    }
+
+    /// The history's part of any event that is not a call: a `ToolResult`'s outcome is
+    /// recorded ([`History::record_result`], with the bus's facts); other events change
+    /// nothing.
+    pub fn record_outcome(&mut self, event: &Event<'_>, cx: &Cx<'_>, cap: usize) {
+        if let (Event::ToolResult { id, .. }, Some(r)) = (event, cx.result()) {
+            self.record_result(id, r, cap);
         }
     }
 

@@ -48,6 +48,22 @@ impl<'a> Scope<'a> {
         ConfigError::invalid(self.key(key), message)
     }
 
+    /// `n` when `ok`, otherwise the one wording of a value out of range: "must be `expected`
+    /// (found `n`)".
+    fn require<T: Display>(
+        &self,
+        key: &str,
+        n: T,
+        ok: bool,
+        expected: impl Display,
+    ) -> Result<T, ConfigError> {
+        if ok {
+            Ok(n)
+        } else {
+            Err(self.invalid(key, format!("must be {expected} (found {n})")))
+        }
+    }
+
     /// A count that must be at least 1; `None` is `default`.
     pub fn positive<T: PartialOrd + Display + Copy + Default>(
         &self,
@@ -56,10 +72,7 @@ impl<'a> Scope<'a> {
         default: T,
     ) -> Result<T, ConfigError> {
         let n = value.unwrap_or(default);
-        if n <= T::default() {
-            return Err(self.invalid(key, format!("must be a positive integer (found {n})")));
-        }
-        Ok(n)
+        self.require(key, n, n > T::default(), "a positive integer")
     }
 
     /// A count between 1 and `max` (a window, a history size); `None` is `default`.
@@ -71,13 +84,13 @@ impl<'a> Scope<'a> {
         max: T,
     ) -> Result<T, ConfigError> {
         let n = value.unwrap_or(default);
-        if n <= T::default() || n > max {
-            return Err(self.invalid(
-                key,
-                format!("must be a positive integer of at most {max} (found {n})"),
-            ));
-        }
-        Ok(n)
+        let ok = n > T::default() && n <= max;
+        self.require(
+            key,
+            n,
+            ok,
+            format_args!("a positive integer of at most {max}"),
+        )
     }
 
     /// [`Scope::positive_at_most`] for a key read as a signed integer (negative values are
@@ -90,13 +103,14 @@ impl<'a> Scope<'a> {
         max: u32,
     ) -> Result<u32, ConfigError> {
         let n = value.unwrap_or(i64::from(default));
-        match u32::try_from(n) {
-            Ok(n) if n >= 1 && n <= max => Ok(n),
-            _ => Err(self.invalid(
-                key,
-                format!("must be a positive integer of at most {max} (found {n})"),
-            )),
-        }
+        let small = u32::try_from(n).ok().filter(|n| (1..=max).contains(n));
+        self.require(
+            key,
+            n,
+            small.is_some(),
+            format_args!("a positive integer of at most {max}"),
+        )?;
+        Ok(small.unwrap_or(default))
     }
 
     /// A value of at least `min` (a count that needs a few occurrences to mean anything);
@@ -110,12 +124,10 @@ impl<'a> Scope<'a> {
     ) -> Result<T, ConfigError> {
         let n = value.unwrap_or(default);
         // NaN is not at least anything.
-        if n.partial_cmp(&min)
-            .is_none_or(|o| o == std::cmp::Ordering::Less)
-        {
-            return Err(self.invalid(key, format!("must be at least {min} (found {n})")));
-        }
-        Ok(n)
+        let ok = n
+            .partial_cmp(&min)
+            .is_some_and(|o| o != std::cmp::Ordering::Less);
+        self.require(key, n, ok, format_args!("at least {min}"))
     }
 
     /// A value greater than 0 and at most 1 (a similarity); `None` is `default`.
@@ -126,13 +138,7 @@ impl<'a> Scope<'a> {
         default: f64,
     ) -> Result<f64, ConfigError> {
         let n = value.unwrap_or(default);
-        if !(n > 0.0 && n <= 1.0) {
-            return Err(self.invalid(
-                key,
-                format!("must be greater than 0 and at most 1 (found {n})"),
-            ));
-        }
-        Ok(n)
+        self.require(key, n, n > 0.0 && n <= 1.0, "greater than 0 and at most 1")
     }
 
     /// A value between `min` and `max`, both included; `None` is `default`.
@@ -146,10 +152,8 @@ impl<'a> Scope<'a> {
     ) -> Result<T, ConfigError> {
         let n = value.unwrap_or(default);
         // Written so that NaN is out of range too.
-        if !(n >= min && n <= max) {
-            return Err(self.invalid(key, format!("must be between {min} and {max} (found {n})")));
-        }
-        Ok(n)
+        let ok = n >= min && n <= max;
+        self.require(key, n, ok, format_args!("between {min} and {max}"))
     }
 
     /// A fraction between 0 and 1, both included; `None` is `default`.
@@ -178,6 +182,23 @@ impl<'a> Scope<'a> {
         Ok(())
     }
 
+    /// The `warning-threshold` and `critical-threshold` of a two-tier detector, each
+    /// `(value, default)`: both positive counts and, when `ordered` (the warning tier is on),
+    /// the warning strictly below the critical one ([`Scope::below`]).
+    pub fn tiers<T: PartialOrd + Display + Copy + Default>(
+        &self,
+        warning: (Option<T>, T),
+        critical: (Option<T>, T),
+        ordered: bool,
+    ) -> Result<(T, T), ConfigError> {
+        let w = self.positive("warning-threshold", warning.0, warning.1)?;
+        let c = self.positive("critical-threshold", critical.0, critical.1)?;
+        if ordered {
+            self.below(("warning-threshold", w), ("critical-threshold", c))?;
+        }
+        Ok((w, c))
+    }
+
     /// A lower tier strictly below a higher one (a warning threshold below the critical one);
     /// the error names the higher key.
     pub fn below<T: PartialOrd + Display + Copy>(
@@ -193,6 +214,187 @@ impl<'a> Scope<'a> {
         }
         Ok(())
     }
+}
+
+/// The text of a documentation attribute list joined by [`detector_options!`]: the leading
+/// space each `///` line carries is dropped.
+#[doc(hidden)]
+pub const fn doc_text(joined: &'static str) -> &'static str {
+    joined.trim_ascii()
+}
+
+/// The parts of one option that [`detector_options!`] may leave out: the shown default (the
+/// default as written), the settings type (the options type) and the public constant.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __option_part {
+    (shown $shown:literal; $default:expr) => {
+        $shown
+    };
+    (shown; $default:expr) => {
+        stringify!($default)
+    };
+    (type $settings:ty; $options:ty) => {
+        $settings
+    };
+    (type; $options:ty) => {
+        $options
+    };
+    (const; $($rest:tt)*) => {};
+    (const $const:ident; $key:literal; $default:expr; $($settings:ty)?; $options:ty) => {
+        #[doc = concat!("The default `", $key, "`.")]
+        pub const $const: $crate::__option_part!(type $($settings)?; $options) = $default;
+    };
+}
+
+/// Declares a detector's options once: the `Options` table as written (serde, the given TOML
+/// keys, unknown keys denied, every key optional; `Clone, Debug, Default, PartialEq` and serde's
+/// derives), the resolved `Settings` (`Clone, Debug, PartialEq`; more derives may be added), its
+/// `Default`, and `Options::DOCS`, the [`OptionDoc`](crate::OptionDoc)s of the registration.
+///
+/// One declaration per option: its doc comment (the documented sentence, also the rustdoc of
+/// both fields), then `"key" field: OptionsType => SettingsType = default, "type", "shown
+/// default";` (`=> SettingsType` may be left out when both types are the same; the shown
+/// default, when it is the default as written, e.g. `30` or `true`). With `default, const
+/// NAME, …` the default is also the public constant `Settings::NAME`.
+/// Validation stays in the detector's own `Settings::from_options`.
+///
+/// ```
+/// loopguard_core::detector_options! {
+///     /// The table as written.
+///     pub struct Options;
+///     /// Resolved settings.
+///     #[derive(Eq)]
+///     pub struct Settings;
+///
+///     /// How many repeats warn.
+///     "warning-threshold" warning_threshold: i64 => u32 = 3, const DEFAULT_WARNING, "positive integer";
+///     /// Tools never counted.
+///     "ignore-tools" ignore_tools: Vec<String> = Vec::new(), "list of strings", "[]";
+/// }
+/// assert_eq!(Settings::default(), Settings { warning_threshold: 3, ignore_tools: vec![] });
+/// assert_eq!(Settings::DEFAULT_WARNING, 3);
+/// assert_eq!(Options::DOCS[0].name, "warning-threshold");
+/// assert_eq!(Options::DOCS[0].doc, "How many repeats warn.");
+/// assert_eq!((Options::DOCS[0].default, Options::DOCS[1].default), ("3", "[]"));
+/// let o: Options = toml::from_str("warning-threshold = 4").unwrap();
+/// assert_eq!(o.warning_threshold, Some(4));
+/// assert!(toml::from_str::<Options>("warning_threshold = 4").is_err());
+/// ```
+#[macro_export]
+macro_rules! detector_options {
+    (
+        $(#[$options_attr:meta])*
+        pub struct $options:ident;
+        $(#[$settings_attr:meta])*
+        pub struct $settings:ident;
+        $(
+            $(#[doc = $doc:literal])+
+            $key:literal $field:ident : $oty:ty $(=> $sty:ty)? = $default:expr
+                $(, const $const:ident)?, $ty:literal $(, $shown:literal)?;
+        )*
+    ) => {
+        $(#[$options_attr])*
+        #[derive(
+            Clone,
+            Debug,
+            Default,
+            PartialEq,
+            $crate::__private::serde::Serialize,
+            $crate::__private::serde::Deserialize,
+        )]
+        #[serde(deny_unknown_fields)]
+        pub struct $options {
+            $(
+                $(#[doc = $doc])+
+                #[serde(rename = $key)]
+                pub $field: ::std::option::Option<$oty>,
+            )*
+        }
+
+        impl $options {
+            /// The documented options, in declaration order.
+            pub const DOCS: &'static [$crate::OptionDoc] = &[
+                $(
+                    $crate::OptionDoc {
+                        name: $key,
+                        ty: $ty,
+                        default: $crate::__option_part!(shown $($shown)?; $default),
+                        doc: $crate::options::doc_text(concat!($($doc),+)),
+                    },
+                )*
+            ];
+        }
+
+        $(#[$settings_attr])*
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct $settings {
+            $(
+                $(#[doc = $doc])+
+                pub $field: $crate::__option_part!(type $($sty)?; $oty),
+            )*
+        }
+
+        impl $settings {
+            $($crate::__option_part!(const $($const)?; $key; $default; $($sty)?; $oty);)*
+        }
+
+        impl ::std::default::Default for $settings {
+            fn default() -> Self {
+                $settings {
+                    $($field: $default,)*
+                }
+            }
+        }
+    };
+}
+
+/// Declares a detector crate's registration: `NAME`, `CODE`, the private `SCOPE`
+/// (`detectors.<name>`), the `build` function (the crate's `Options` resolved by
+/// `Settings::from_options`, then `detector`), and `REGISTRATION` (the crate's README as its
+/// docs, `Options::DOCS` as its options), submitted with
+/// [`register_detector!`](crate::register_detector). Further fields of the
+/// [`Registration`](crate::Registration) (`openclaw`, `env`, `presets`, `renamed`,
+/// `default_enabled`) follow the summary; the rest are those of
+/// [`Registration::bare`](crate::Registration::bare).
+///
+/// ```ignore
+/// loopguard_core::detector_registration! {
+///     name: "my-detector", code: "XY001", detector: MyDetector::new,
+///     summary: "what it catches, in one line",
+///     openclaw: loopguard_core::OpenClawImport::NONE,
+/// }
+/// ```
+#[macro_export]
+macro_rules! detector_registration {
+    (
+        name: $name:literal, code: $code:literal, detector: $new:expr,
+        summary: $summary:literal
+        $(, $field:ident: $value:expr)* $(,)?
+    ) => {
+        /// The detector's registered name.
+        pub const NAME: &str = $name;
+        /// The detector's stable code.
+        pub const CODE: &str = $code;
+        const SCOPE: &str = concat!("detectors.", $name);
+
+        fn build(
+            table: &$crate::toml::Table,
+        ) -> ::std::result::Result<::std::boxed::Box<dyn $crate::Detector>, $crate::ConfigError> {
+            $crate::build_detector(SCOPE, table, Settings::from_options, $new)
+        }
+
+        /// The registration submitted to loopguard's registry.
+        pub const REGISTRATION: $crate::Registration = $crate::Registration {
+            docs: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")),
+            package: env!("CARGO_PKG_NAME"),
+            options: Options::DOCS,
+            $($field: $value,)*
+            ..$crate::Registration::bare($name, $code, $summary, build)
+        };
+
+        $crate::register_detector!(REGISTRATION);
+    };
 }
 
 #[cfg(test)]
@@ -251,5 +453,20 @@ mod tests {
         assert!(s.below(("lo", 3u32), ("hi", 4)).is_ok());
         assert!(s.below(("lo", 4u32), ("hi", 4)).is_err());
         assert_eq!(Scope::new("").key("x"), "x");
+        assert_eq!(
+            s.tiers((None, 3u32), (Some(5), 10), true).ok(),
+            Some((3, 5))
+        );
+        let err = s.tiers((Some(5u32), 3), (None, 5), true).err();
+        assert_eq!(
+            err.as_ref().and_then(|e| e.path()),
+            Some("detectors.d.critical-threshold")
+        );
+        assert!(s.tiers((Some(5u32), 3), (None, 5), false).is_ok());
+        let err = s.tiers((Some(0u32), 3), (None, 5), false).err();
+        assert_eq!(
+            err.as_ref().and_then(|e| e.path()),
+            Some("detectors.d.warning-threshold")
+        );
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::{Settings, NAME};
 use loopguard_core::history::History;
-use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level, RunScope};
+use loopguard_core::{Cx, Detector, Event, Finding, Level};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -13,7 +13,7 @@ struct State {
 /// OpenClaw's global circuit breaker: a call whose newest outcomes were identical
 /// `threshold` times is blocked, whatever the tool and whatever the other detectors'
 /// toggles; loopguard also counts a call and its alternating partner together.
-#[derive(Debug)]
+#[derive(Default, Debug)]
 pub struct CircuitBreaker {
     settings: Settings,
     state: State,
@@ -86,29 +86,9 @@ impl CircuitBreaker {
     }
 }
 
-impl Default for CircuitBreaker {
-    fn default() -> Self {
-        CircuitBreaker::new(Settings::default())
-    }
-}
-
 impl Detector for CircuitBreaker {
-    fn facts(&self) -> loopguard_core::Facts {
-        loopguard_core::Facts::NONE
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
-    }
-
-    fn reset_run(&mut self, _: &RunScope<'_>) {
-        // OpenClaw's history is scoped to the run and the user turn.
-        self.state.history.clear();
-    }
+    // OpenClaw's history is scoped to the run and the user turn.
+    loopguard_core::detector_basics!(name: NAME, interest: [ToolCall, ToolResult], facts: NONE, run_scoped: state.history);
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
@@ -124,12 +104,10 @@ impl Detector for CircuitBreaker {
                     }
                 }
             }
-            Event::ToolResult { id, .. } => {
-                let Some(r) = cx.result() else { return };
+            _ => {
                 let cap = self.cap();
-                self.state.history.record_result(id, r, cap);
+                self.state.history.record_outcome(event, cx, cap);
             }
-            _ => {}
         }
     }
 

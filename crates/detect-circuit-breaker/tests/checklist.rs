@@ -280,17 +280,10 @@ fn j63_config_validation() {
     assert!(OPTIONS.build("threshold = 5\ncount-pairs = false").is_ok());
 }
 
-#[test]
-fn readme_presets_build() {
-    registration::assert_readme_settings(
-        &REGISTRATION,
-        include_str!("../README.md"),
-        Settings::from_options,
-        &[Settings::default(), Settings::openclaw()],
-    );
-}
-
-#[test]
-fn registration_is_discoverable() {
-    registration::assert_discoverable("circuit-breaker", "LG005");
-}
+loopguard_testkit::registration_tests!(
+    REGISTRATION,
+    "circuit-breaker",
+    "LG005",
+    Settings::from_options,
+    [Settings::default(), Settings::openclaw()]
+);

@@ -2,9 +2,7 @@
 
 use loopguard_core::{Detector, Level};
 use loopguard_detect_circuit_breaker::CircuitBreaker;
-use loopguard_testkit::{
-    arb_args, arb_events, check_replayable, key_order_scripts, proptest_config, run, Script,
-};
+use loopguard_testkit::{arb_args, arb_events, key_order_findings, run, Script};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -12,15 +10,8 @@ fn detector() -> Box<dyn Detector> {
     Box::new(CircuitBreaker::default())
 }
 
-proptest! {
-    #![proptest_config(proptest_config())]
-
-    /// Same input, same findings; a snapshot taken mid-stream and restored into a fresh
-    /// detector gives the same findings as an uninterrupted run.
-    #[test]
-    fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
-        check_replayable(&detector, &events, cut)?;
-    }
+loopguard_testkit::detector_proptests! {
+    makers: [detector];
 
     /// Every finding is critical, at or above the threshold and within the window.
     #[test]
@@ -49,19 +40,14 @@ proptest! {
     #[test]
     fn distinct_calls_never_fire(n in 1usize..60) {
         let mut s = Script::new();
-        for i in 0..n {
-            s.call("command_status", json!({"id": i}), "same");
-        }
+        s.call_args(n, "command_status", |i| json!({"id": i}), "same");
         prop_assert!(run(detector(), s.events()).is_empty());
     }
 
     /// Key order of the arguments never matters.
     #[test]
     fn key_order_never_matters(args in arb_args(), n in 25usize..35) {
-        let (a, b) = key_order_scripts("command_status", &args, n, "same");
-        let fa = run(detector(), a.events());
-        let fb = run(detector(), b.events());
-        prop_assert_eq!(&fa, &fb);
+        let fa = key_order_findings(&detector, ("command_status", &args, n, "same"))?;
         prop_assert_eq!(fa.is_empty(), n < 30);
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::{Settings, NAME};
 use loopguard_core::history::History;
-use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level, RunScope};
+use loopguard_core::{Cx, Detector, Event, Finding, Level};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -12,7 +12,7 @@ struct State {
 
 /// Detects polls (status calls) whose normalised outcome stopped changing: OpenClaw's
 /// `known_poll_no_progress`, judged on the call before it runs.
-#[derive(Debug)]
+#[derive(Default, Debug)]
 pub struct KnownPoll {
     settings: Settings,
     state: State,
@@ -37,29 +37,9 @@ impl KnownPoll {
     }
 }
 
-impl Default for KnownPoll {
-    fn default() -> Self {
-        KnownPoll::new(Settings::default())
-    }
-}
-
 impl Detector for KnownPoll {
-    fn facts(&self) -> loopguard_core::Facts {
-        loopguard_core::Facts::NONE
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
-    }
-
-    fn reset_run(&mut self, _: &RunScope<'_>) {
-        // OpenClaw's history is scoped to the run and the user turn.
-        self.state.history.clear();
-    }
+    // OpenClaw's history is scoped to the run and the user turn.
+    loopguard_core::detector_basics!(name: NAME, interest: [ToolCall, ToolResult], facts: NONE, run_scoped: state.history);
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
@@ -106,12 +86,10 @@ impl Detector for KnownPoll {
                     self.state.history.record_call(id, call, cap);
                 }
             }
-            Event::ToolResult { id, .. } => {
-                let Some(r) = cx.result() else { return };
+            _ => {
                 let cap = self.cap();
-                self.state.history.record_result(id, r, cap);
+                self.state.history.record_outcome(event, cx, cap);
             }
-            _ => {}
         }
     }
 

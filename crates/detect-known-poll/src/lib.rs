@@ -5,19 +5,11 @@ mod detector;
 
 pub use detector::KnownPoll;
 
-use loopguard_core::{build_detector, ConfigError, Detector, OptionDoc, Registration, Scope};
+use loopguard_core::{ConfigError, MasterSwitch, OpenClawImport, Scope};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The detector's registered name.
-pub const NAME: &str = "known-poll-no-progress";
-/// The detector's stable code.
-pub const CODE: &str = "LG002";
-
-const SCOPE: &str = "detectors.known-poll-no-progress";
-
-/// The largest accepted `history-size` (the streak walk is linear in it).
-pub const MAX_HISTORY_SIZE: u32 = 1000;
+pub use loopguard_core::history::MAX_HISTORY_SIZE;
 
 /// A call that this detector also treats as a poll (beyond the tools table's `poll` kind): a
 /// tool name and, optionally, an argument that must hold one of the listed string values.
@@ -71,67 +63,40 @@ impl PollRule {
     }
 }
 
-/// The `[detectors.known-poll-no-progress]` table as written. Every key is optional; see
-/// [`Settings`] for the defaults.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct Options {
-    /// Warn when a poll's newest outcomes were identical this many times (OpenClaw
-    /// `warningThreshold`).
-    pub warning_threshold: Option<u32>,
-    /// Block the poll when its newest outcomes were identical this many times (OpenClaw
-    /// `criticalThreshold`); must be greater than `warning-threshold`.
-    pub critical_threshold: Option<u32>,
-    /// How many call records the run's history keeps (OpenClaw `historySize`).
-    pub history_size: Option<u32>,
-    /// More calls to treat as polls, in addition to the tools table's `poll` kind (which
-    /// every detector reads; prefer `[tools.<name>] kind = "poll"`).
-    pub poll_tools: Option<Vec<PollRule>>,
-}
+loopguard_core::detector_options! {
+    /// The `[detectors.known-poll-no-progress]` table as written. Every key is optional; see
+    /// [`Settings`] for the defaults.
+    pub struct Options;
+    /// Resolved settings.
+    #[derive(Eq, Serialize)]
+    pub struct Settings;
 
-/// Resolved settings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Settings {
-    /// Warning threshold (no-progress streak).
-    pub warning_threshold: u32,
-    /// Critical threshold (no-progress streak).
-    pub critical_threshold: u32,
-    /// History size.
-    pub history_size: u32,
-    /// Extra poll rules (the tools table's `poll` kind counts too).
-    pub poll_tools: Vec<PollRule>,
+    /// Warn when the poll's newest outcomes were identical this many times.
+    "warning-threshold" warning_threshold: u32 = 10, const DEFAULT_WARNING_THRESHOLD, "positive integer";
+    /// Block the poll when its newest outcomes were identical this many times; greater than
+    /// warning-threshold.
+    "critical-threshold" critical_threshold: u32 = 20, const DEFAULT_CRITICAL_THRESHOLD, "positive integer";
+    /// How many call records the run's history keeps.
+    "history-size" history_size: u32 = 30, const DEFAULT_HISTORY_SIZE, "positive integer (at most 1000)";
+    /// More calls to treat as polls, beyond the tools table's `poll` kind: a tool name,
+    /// optionally with an argument that must hold one of the values.
+    "poll-tools" poll_tools: Vec<PollRule> = Vec::new(), "list of tables {tool, arg?, values?}", "[]";
 }
 
 impl Settings {
-    /// OpenClaw's warning threshold.
-    pub const DEFAULT_WARNING_THRESHOLD: u32 = 10;
-    /// OpenClaw's critical threshold.
-    pub const DEFAULT_CRITICAL_THRESHOLD: u32 = 20;
-    /// OpenClaw's history size.
-    pub const DEFAULT_HISTORY_SIZE: u32 = 30;
-
     /// Resolves and validates options.
     pub fn from_options(o: &Options) -> Result<Settings, ConfigError> {
         let scope = Scope::new(SCOPE);
-        let warning_threshold = scope.positive(
-            "warning-threshold",
-            o.warning_threshold,
-            Self::DEFAULT_WARNING_THRESHOLD,
-        )?;
-        let critical_threshold = scope.positive(
-            "critical-threshold",
-            o.critical_threshold,
-            Self::DEFAULT_CRITICAL_THRESHOLD,
+        let (warning_threshold, critical_threshold) = scope.tiers(
+            (o.warning_threshold, Self::DEFAULT_WARNING_THRESHOLD),
+            (o.critical_threshold, Self::DEFAULT_CRITICAL_THRESHOLD),
+            true,
         )?;
         let history_size = scope.positive_at_most(
             "history-size",
             o.history_size,
             Self::DEFAULT_HISTORY_SIZE,
             MAX_HISTORY_SIZE,
-        )?;
-        scope.below(
-            ("warning-threshold", warning_threshold),
-            ("critical-threshold", critical_threshold),
         )?;
         let poll_tools = o.poll_tools.clone().unwrap_or_default();
         for (i, r) in poll_tools.iter().enumerate() {
@@ -163,68 +128,8 @@ impl Settings {
     }
 }
 
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            warning_threshold: Self::DEFAULT_WARNING_THRESHOLD,
-            critical_threshold: Self::DEFAULT_CRITICAL_THRESHOLD,
-            history_size: Self::DEFAULT_HISTORY_SIZE,
-            poll_tools: Vec::new(),
-        }
-    }
-}
-
-fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    build_detector(SCOPE, table, Settings::from_options, KnownPoll::new)
-}
-
-/// The registration submitted to loopguard's registry.
-pub const REGISTRATION: Registration = Registration {
-    name: NAME,
-    code: CODE,
+loopguard_core::detector_registration! {
+    name: "known-poll-no-progress", code: "LG002", detector: KnownPoll::new,
     summary: "poll and status calls whose normalised output does not change",
-    docs: include_str!("../README.md"),
-    package: env!("CARGO_PKG_NAME"),
-    default_enabled: true,
-    options: &[
-        OptionDoc {
-            name: "warning-threshold",
-            ty: "positive integer",
-            default: "10",
-            doc: "Warn when the poll's newest outcomes were identical this many times.",
-        },
-        OptionDoc {
-            name: "critical-threshold",
-            ty: "positive integer",
-            default: "20",
-            doc: "Block the poll when its newest outcomes were identical this many times; greater than warning-threshold.",
-        },
-        OptionDoc {
-            name: "history-size",
-            ty: "positive integer (at most 1000)",
-            default: "30",
-            doc: "How many call records the run's history keeps.",
-        },
-        OptionDoc {
-            name: "poll-tools",
-            ty: "list of tables {tool, arg?, values?}",
-            default: "[]",
-            doc: "More calls to treat as polls, beyond the tools table's `poll` kind: a tool name, optionally with an argument that must hold one of the values.",
-        },
-    ],
-    env: &[],
-    presets: &[],
-    openclaw: loopguard_core::OpenClawImport {
-        master: loopguard_core::MasterSwitch::Follows,
-        toggle: Some("knownPollNoProgress"),
-        keys: &[
-            ("historySize", "history-size"),
-            ("warningThreshold", "warning-threshold"),
-            ("criticalThreshold", "critical-threshold"),
-        ],
-    },
-    renamed: &[],
-    build,
-};
-
-loopguard_core::register_detector!(REGISTRATION);
+    openclaw: OpenClawImport { master: MasterSwitch::Follows, toggle: Some("knownPollNoProgress"), keys: &[("historySize", "history-size"), ("warningThreshold", "warning-threshold"), ("criticalThreshold", "critical-threshold")] },
+}

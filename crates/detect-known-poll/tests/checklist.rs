@@ -4,7 +4,7 @@
 
 use loopguard_core::{Bus, Detector, Finding, Level, OwnedEvent, ToolKind, Tools};
 use loopguard_detect_known_poll::{KnownPoll, PollRule, Settings, REGISTRATION};
-use loopguard_testkit::{registration, run, Script};
+use loopguard_testkit::{only_finding, registration, run, Script};
 use serde_json::{json, Value};
 
 fn detector() -> Box<dyn Detector> {
@@ -286,9 +286,7 @@ fn d28_interleaving_does_not_reset_the_streak_but_a_different_result_does() {
     }
     // 20 records in a 30-record window: the 10 polls are all still there
     s.tool_call("command_status", json!({"id": 1}));
-    let f = findings(detector(), s.events());
-    assert_eq!(f.len(), 1);
-    assert_eq!(f[0].1.count, 10);
+    assert_eq!(only_finding(&findings(detector(), s.events())).count, 10);
 
     let mut s = Script::new();
     s.repeat_call(9, "command_status", json!({"id": 1}), "pending");
@@ -408,9 +406,10 @@ fn poll_whose_only_change_is_an_elapsed_time_footer_is_no_progress() {
         format!("<status>running</status>\nWaiting... (elapsed: {}s)", i * 5)
     });
     s.tool_call("BashOutput", json!({"bash_id": "b1"}));
-    let f = findings(detector(), s.events());
-    assert_eq!(f.len(), 1);
-    assert_eq!(f[0].1.level, Level::Warning);
+    assert_eq!(
+        only_finding(&findings(detector(), s.events())).level,
+        Level::Warning
+    );
 }
 
 #[test]

@@ -19,12 +19,11 @@
 //! call order, once they and every earlier call are resolved. A call still without result
 //! when a call of a later batch arrives is resolved as "no result", which breaks evidence.
 
-use crate::window::{Cycles, Resolved};
+use crate::window::{Cycles, Resolved, Window};
 use crate::{CycleIdentity, Settings, NAME};
 use loopguard_core::shape::{self, ResultShape, Trend};
 use loopguard_core::{
-    Cx, Detector, Event, EventKind, Facts, Finding, Fingerprint, FixedMap, Interest, Level,
-    RunScope, StateError,
+    Cx, Detector, Event, Facts, Finding, Fingerprint, FixedMap, Level, RunScope, StateError,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -292,20 +291,15 @@ impl PingPong {
             match (crit, warn) {
                 (Some(w), _) => {
                     let key = cycle_key(&w.calls());
-                    let count = u32::try_from(w.size + 1).unwrap_or(u32::MAX);
-                    let message = format!(
-                        "CRITICAL: You are cycling through the same {} tool calls with {} ({count} consecutive calls, {} times round). This is a stuck loop; the call is blocked. Stop and report what blocks you.",
-                        w.distinct_calls(),
-                        results_word(s.cycle_identity),
-                        w.repeats
+                    let f = cycle_finding(
+                        &self.state.cycles,
+                        w,
+                        Level::Critical,
+                        key.clone(),
+                        s.cycle_identity,
                     );
-                    let seqs = self.state.cycles.seqs(w.size);
-                    self.state.warned = Some(key.clone());
-                    finding = Some(
-                        Finding::new(NAME, Level::Critical, count, key, message)
-                            .with_evidence(seqs)
-                            .with_tool(call.tool.clone()),
-                    );
+                    self.state.warned = Some(key);
+                    finding = Some(f.with_tool(call.tool.clone()));
                 }
                 (None, Some(w)) => {
                     let key = cycle_key(&w.calls());
@@ -313,19 +307,14 @@ impl PingPong {
                     // replaces the alternation tier's repeated warnings.
                     finding = None;
                     if self.state.warned.as_deref() != Some(key.as_str()) {
-                        let count = u32::try_from(w.size + 1).unwrap_or(u32::MAX);
-                        let message = format!(
-                            "WARNING: You are cycling through the same {} tool calls with {} ({count} consecutive calls, {} times round). Nothing changes between rounds: try something different, or stop and report what blocks you.",
-                            w.distinct_calls(),
-                            results_word(s.cycle_identity),
-                            w.repeats
+                        let f = cycle_finding(
+                            &self.state.cycles,
+                            w,
+                            Level::Warning,
+                            key.clone(),
+                            s.cycle_identity,
                         );
-                        let seqs = self.state.cycles.seqs(w.size);
-                        finding = Some(
-                            Finding::new(NAME, Level::Warning, count, key.clone(), message)
-                                .with_evidence(seqs)
-                                .with_tool(call.tool.clone()),
-                        );
+                        finding = Some(f.with_tool(call.tool.clone()));
                     }
                     self.state.warned = Some(key);
                 }
@@ -425,6 +414,35 @@ impl PingPong {
     }
 }
 
+/// The cycle tier's finding at `level` for the cycle `w` (found in `cycles`), with its
+/// evidence; the message opens with the level and ends with what to do.
+fn cycle_finding(
+    cycles: &Cycles,
+    w: &Window,
+    level: Level,
+    key: String,
+    identity: CycleIdentity,
+) -> Finding {
+    let count = u32::try_from(w.size + 1).unwrap_or(u32::MAX);
+    let (lead, advice) = match level {
+        Level::Warning => (
+            "WARNING",
+            "Nothing changes between rounds: try something different, or stop and report what blocks you.",
+        ),
+        Level::Critical | Level::Fatal => (
+            "CRITICAL",
+            "This is a stuck loop; the call is blocked. Stop and report what blocks you.",
+        ),
+    };
+    let message = format!(
+        "{lead}: You are cycling through the same {} tool calls with {} ({count} consecutive calls, {} times round). {advice}",
+        w.distinct_calls(),
+        results_word(identity),
+        w.repeats
+    );
+    Finding::new(NAME, level, count, key, message).with_evidence(cycles.seqs(w.size))
+}
+
 fn results_word(identity: CycleIdentity) -> &'static str {
     match identity {
         CycleIdentity::Exact => "identical results",
@@ -442,13 +460,7 @@ fn cycle_key(calls: &[u64]) -> String {
 }
 
 impl Detector for PingPong {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
-    }
+    loopguard_core::detector_basics!(name: NAME, interest: [ToolCall, ToolResult]);
 
     fn facts(&self) -> Facts {
         if self.shapes() {

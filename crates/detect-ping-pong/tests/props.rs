@@ -3,7 +3,7 @@
 
 use loopguard_core::{Detector, Level};
 use loopguard_detect_ping_pong::{PingPong, Settings};
-use loopguard_testkit::{arb_events, check_replayable, proptest_config, run, Script};
+use loopguard_testkit::{arb_events, run, Script};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -15,8 +15,8 @@ fn oc() -> Box<dyn Detector> {
     Box::new(PingPong::new(Settings::OPENCLAW))
 }
 
-proptest! {
-    #![proptest_config(proptest_config())]
+loopguard_testkit::detector_proptests! {
+    makers: [det, oc];
 
     /// All-distinct calls never fire, whatever their results.
     #[test]
@@ -74,15 +74,6 @@ proptest! {
             b.call("read", Value::Object(rev), &format!("{r}"));
         }
         prop_assert_eq!(run(det(), a.events()), run(det(), b.events()));
-    }
-
-    /// Same input, same findings; a snapshot taken mid-stream and restored into a fresh
-    /// detector gives the same findings as an uninterrupted run.
-    #[test]
-    fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
-        for make in [det as fn() -> Box<dyn Detector>, oc] {
-            check_replayable(&make, &events, cut)?;
-        }
     }
 
     /// The alternation tier's counts respect its thresholds and the history cap.

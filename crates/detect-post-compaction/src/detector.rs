@@ -3,7 +3,7 @@
 //! (tool, arguments, result) triple.
 
 use crate::{Settings, ABORT_CODE, NAME};
-use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level};
+use loopguard_core::{Cx, Detector, Event, Finding, Fingerprint, Level};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -124,17 +124,7 @@ impl PostCompactionGuard {
 }
 
 impl Detector for PostCompactionGuard {
-    fn facts(&self) -> loopguard_core::Facts {
-        loopguard_core::Facts::NONE
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[EventKind::Compaction, EventKind::ToolResult])
-    }
+    loopguard_core::detector_basics!(name: NAME, interest: [Compaction, ToolResult], facts: NONE);
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {

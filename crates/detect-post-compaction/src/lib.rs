@@ -5,39 +5,28 @@ mod detector;
 
 pub use detector::PostCompactionGuard;
 
-use loopguard_core::{build_detector, ConfigError, Detector, OptionDoc, Registration, Scope};
+use loopguard_core::{ConfigError, MasterSwitch, OpenClawImport, Scope};
 use serde::{Deserialize, Serialize};
-
-/// The registered name of this detector.
-pub const NAME: &str = "post-compaction-guard";
-
-const SCOPE: &str = "detectors.post-compaction-guard";
 
 /// The stable abort code of this detector's findings.
 pub const ABORT_CODE: &str = "compaction_loop_persisted";
 
-/// The options of the `[detectors.post-compaction-guard]` table, as written by a user.
-///
-/// Every field is optional; [`Settings::from_options`] fills in the defaults and validates.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct Options {
-    /// How many completed tool calls the guard watches after a compaction, and how many
-    /// identical (tool, arguments, result) triples among them abort the run
-    /// (default [`Settings::DEFAULT_WINDOW_SIZE`]). A positive integer.
-    pub window_size: Option<i64>,
-}
+loopguard_core::detector_options! {
+    /// The options of the `[detectors.post-compaction-guard]` table, as written by a user.
+    ///
+    /// Every field is optional; [`Settings::from_options`] fills in the defaults and validates.
+    #[derive(Eq)]
+    pub struct Options;
+    /// The resolved settings of the detector.
+    #[derive(Copy, Eq, Serialize, Deserialize)]
+    pub struct Settings;
 
-/// The resolved settings of the detector.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Settings {
-    /// Observations watched after each compaction, and identical triples needed to abort.
-    pub window_size: u32,
+    /// Completed tool calls watched after each compaction; that many identical (tool,
+    /// arguments, result) triples abort the run.
+    "window-size" window_size: i64 => u32 = 3, const DEFAULT_WINDOW_SIZE, "positive integer", "3";
 }
 
 impl Settings {
-    /// Default window size (OpenClaw's `postCompactionGuard.windowSize`).
-    pub const DEFAULT_WINDOW_SIZE: u32 = 3;
     /// The largest accepted window size (the window is held in memory).
     pub const MAX_WINDOW_SIZE: u32 = 1000;
 
@@ -77,49 +66,8 @@ impl Settings {
     }
 }
 
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            window_size: Settings::DEFAULT_WINDOW_SIZE,
-        }
-    }
-}
-
-fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    build_detector(
-        &format!("detectors.{NAME}"),
-        table,
-        Settings::from_options,
-        PostCompactionGuard::new,
-    )
-}
-
-/// The registration of `post-compaction-guard` (code LG006). On by default, as in OpenClaw
-/// (only an explicit `enabled = false` turns it off).
-pub const REGISTRATION: Registration = Registration {
-    name: NAME,
-    code: "LG006",
+loopguard_core::detector_registration! {
+    name: "post-compaction-guard", code: "LG006", detector: PostCompactionGuard::new,
     summary: "after a compaction, the same (tool, arguments, result) fills the short window: abort with `compaction_loop_persisted`",
-    docs: include_str!("../README.md"),
-    package: env!("CARGO_PKG_NAME"),
-    default_enabled: true,
-    options: &[OptionDoc {
-        name: "window-size",
-        ty: "positive integer",
-        default: "3",
-        doc: "Completed tool calls watched after each compaction; that many identical (tool, arguments, result) triples abort the run.",
-    }],
-    env: &[],
-    presets: &[],
-    openclaw: loopguard_core::OpenClawImport {
-        master: loopguard_core::MasterSwitch::OffOnly,
-        toggle: None,
-        keys: &[
-            ("postCompactionGuard.windowSize", "window-size"),
-        ],
-    },
-    renamed: &[],
-    build,
-};
-
-loopguard_core::register_detector!(REGISTRATION);
+    openclaw: OpenClawImport { master: MasterSwitch::OffOnly, toggle: None, keys: &[("postCompactionGuard.windowSize", "window-size")] },
+}

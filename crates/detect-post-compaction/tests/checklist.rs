@@ -6,7 +6,7 @@ use loopguard_core::{
     CallInfo, Config, Cx, Detector, Event, Finding, Fingerprint, Level, Registry, ResultInfo,
 };
 use loopguard_detect_post_compaction::{PostCompactionGuard, Settings, ABORT_CODE, REGISTRATION};
-use loopguard_testkit::{run, Script};
+use loopguard_testkit::{only_finding, run, Script};
 use serde_json::json;
 
 fn guard() -> Box<dyn Detector> {
@@ -167,9 +167,7 @@ fn f38_rearming_restarts_the_window() {
         "the re-armed window starts again at 3"
     );
     calls(&mut s, &[("read", "x", "r")]);
-    let f = run(guard(), s.events());
-    assert_eq!(f.len(), 1);
-    assert_eq!(f[0].1.count, 3);
+    assert_eq!(only_finding(&run(guard(), s.events())).count, 3);
     // After a disarm, a later compaction arms again.
     let mut s = after_a_compaction(&[("a", "1", "r"), ("b", "1", "r"), ("c", "1", "r")]);
     calls(
@@ -385,9 +383,7 @@ fn gateway_loop_across_auto_compaction_is_aborted() {
         json!({"action": "restart"}),
         "restart scheduled",
     );
-    let f = run(guard(), s.events());
-    assert_eq!(f.len(), 1);
-    assert_eq!(f[0].1.level, Level::Fatal);
+    assert_eq!(only_finding(&run(guard(), s.events())).level, Level::Fatal);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use loopguard_core::{Detector, OwnedEvent};
 use loopguard_detect_post_compaction::{PostCompactionGuard, Settings};
-use loopguard_testkit::{arb_events, check_replayable, proptest_config, run, Script};
+use loopguard_testkit::{arb_events, run, Script};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -11,8 +11,8 @@ fn guard() -> Box<dyn Detector> {
     Box::new(PostCompactionGuard::new(Settings::default()))
 }
 
-proptest! {
-    #![proptest_config(proptest_config())]
+loopguard_testkit::detector_proptests! {
+    makers: [guard], bytes: 600, cut: 200;
 
     /// Without a compaction the guard never fires.
     #[test]
@@ -55,12 +55,5 @@ proptest! {
         s.call_results(n, "read", json!({"path": "a"}), |i| format!("r{i}"));
         let d = Box::new(PostCompactionGuard::new(Settings { window_size: w }));
         prop_assert!(run(d, s.events()).is_empty());
-    }
-
-    /// Same input, same findings; and a snapshot taken mid-stream, restored into a fresh
-    /// detector, gives the same findings as an uninterrupted run.
-    #[test]
-    fn deterministic_and_snapshot_restore_equivalent(events in arb_events(600), cut in 0usize..200) {
-        check_replayable(&guard, &events, cut)?;
     }
 }

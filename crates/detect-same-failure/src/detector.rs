@@ -10,8 +10,8 @@ use crate::FailureIdentity;
 use crate::{Settings, NAME};
 use loopguard_core::shape::{self, Trend};
 use loopguard_core::{
-    truncate_chars, Cx, Detector, Event, EventKind, Facts, Finding, Fingerprint, FixedMap,
-    Interest, Level, ResultInfo, RunScope, MAX_EVIDENCE,
+    truncate_chars, Cx, Detector, Event, Facts, Finding, Fingerprint, FixedMap, Level, ResultInfo,
+    RunScope, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -456,13 +456,7 @@ impl SameFailure {
 }
 
 impl Detector for SameFailure {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[EventKind::User, EventKind::ToolCall, EventKind::ToolResult])
-    }
+    loopguard_core::detector_basics!(name: NAME, interest: [User, ToolCall, ToolResult]);
 
     fn facts(&self) -> Facts {
         if self.settings.failure_identity == FailureIdentity::Shape {

@@ -3,7 +3,7 @@
 
 use loopguard_core::{Detector, Level};
 use loopguard_detect_same_failure::{SameFailure, Settings};
-use loopguard_testkit::{arb_args, arb_events, check_replayable, proptest_config, run, Script};
+use loopguard_testkit::{arb_args, arb_events, run, Script};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -20,8 +20,8 @@ fn det_low() -> Box<dyn Detector> {
     }))
 }
 
-proptest! {
-    #![proptest_config(proptest_config())]
+loopguard_testkit::detector_proptests! {
+    makers: [det, det_low];
 
     /// Findings carry counts consistent with their level; critical findings only come on
     /// tool calls; nothing asks for an abort; evidence is bounded.
@@ -90,14 +90,5 @@ proptest! {
             ..Settings::default()
         }));
         prop_assert!(run(d, s.events()).is_empty());
-    }
-
-    /// Same input, same findings; a snapshot taken mid-stream and restored into a fresh
-    /// detector gives the same findings as an uninterrupted run.
-    #[test]
-    fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
-        for mk in [det as fn() -> Box<dyn Detector>, det_low] {
-            check_replayable(&mk, &events, cut)?;
-        }
     }
 }

@@ -12,8 +12,7 @@
 
 use crate::{Settings, NAME};
 use loopguard_core::{
-    truncate_chars, Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level, Origin,
-    MAX_EVIDENCE,
+    truncate_chars, Cx, Detector, Event, Finding, Fingerprint, Level, Origin, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -135,6 +134,18 @@ struct State {
     warned: bool,
 }
 
+impl State {
+    /// Forgets the stall in progress: the nudge and reply runs and their warning.
+    fn end_stall(&mut self) {
+        self.last_nudge = None;
+        self.last_nudge_exact = None;
+        self.nudges.reset();
+        self.last_reply = None;
+        self.replies.reset();
+        self.warned = false;
+    }
+}
+
 /// The `stalled-turns` detector (LG009).
 #[derive(Debug)]
 pub struct StalledTurns {
@@ -162,12 +173,7 @@ impl StalledTurns {
         if s.current.is_some() {
             s.current_has_call = true;
         }
-        s.last_nudge = None;
-        s.last_nudge_exact = None;
-        s.nudges.reset();
-        s.last_reply = None;
-        s.replies.reset();
-        s.warned = false;
+        s.end_stall();
     }
 
     /// Judges the finished message whose tool calls are now known to be none.
@@ -210,12 +216,7 @@ impl StalledTurns {
         let s = &mut self.state;
         if origin == Origin::Human {
             // A person spoke: whatever came before is not a harness loop.
-            s.last_nudge = None;
-            s.last_nudge_exact = None;
-            s.nudges.reset();
-            s.last_reply = None;
-            s.replies.reset();
-            s.warned = false;
+            s.end_stall();
             return;
         }
         s.last_nudge_exact = Some(fp);
@@ -300,25 +301,7 @@ impl StalledTurns {
 }
 
 impl Detector for StalledTurns {
-    fn facts(&self) -> loopguard_core::Facts {
-        loopguard_core::Facts::NONE
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[
-            EventKind::User,
-            EventKind::RunEnd,
-            EventKind::MessageStart,
-            EventKind::TextDelta,
-            EventKind::MessageEnd,
-            EventKind::ToolCall,
-            EventKind::ToolResult,
-        ])
-    }
+    loopguard_core::detector_basics!(name: NAME, interest: [User, RunEnd, MessageStart, TextDelta, MessageEnd, ToolCall, ToolResult], facts: NONE);
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {

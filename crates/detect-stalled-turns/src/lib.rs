@@ -5,60 +5,34 @@ mod detector;
 
 pub use detector::StalledTurns;
 
-use loopguard_core::{build_detector, ConfigError, Detector, OptionDoc, Registration, Scope};
+use loopguard_core::{ConfigError, Scope};
 use serde::{Deserialize, Serialize};
 
-/// The registered name of this detector.
-pub const NAME: &str = "stalled-turns";
+loopguard_core::detector_options! {
+    /// The options of the `[detectors.stalled-turns]` table, as written by a user.
+    ///
+    /// Every field is optional; [`Settings::from_options`] fills in the defaults and validates.
+    #[derive(Eq)]
+    pub struct Options;
+    /// The resolved settings of the detector.
+    #[derive(Copy, Eq, Serialize, Deserialize)]
+    pub struct Settings;
 
-const SCOPE: &str = "detectors.stalled-turns";
-
-/// The options of the `[detectors.stalled-turns]` table, as written by a user.
-///
-/// Every field is optional; [`Settings::from_options`] fills in the defaults and validates.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct Options {
-    /// Consecutive stalled exchanges (the same harness message again, or an assistant reply
-    /// with no tool call and nothing new) at which the model is warned
-    /// (default [`Settings::DEFAULT_WARNING_THRESHOLD`]). A positive integer.
-    pub warning_threshold: Option<i64>,
-    /// Consecutive stalled exchanges at which the run is aborted
-    /// (default [`Settings::DEFAULT_CRITICAL_THRESHOLD`]). A positive integer greater than
-    /// `warning-threshold`.
-    pub critical_threshold: Option<i64>,
-    /// Count word-for-word repeated harness (user-side) messages with no tool activity in
-    /// between (default true).
-    pub count_nudges: Option<bool>,
-    /// Count assistant replies that call no tool and are empty or repeat the previous reply
-    /// (default true).
-    pub count_replies: Option<bool>,
-    /// Compare nudges and replies with digit runs masked and whitespace collapsed, so a
-    /// harness message that differs only in a count ("found 3 actions", "found 5 actions")
-    /// is the same nudge again (default false: word for word).
-    pub mask_numbers: Option<bool>,
-}
-
-/// The resolved settings of the detector.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Settings {
-    /// Stalled exchanges at which a warning is reported (once per stall).
-    pub warning_threshold: u32,
-    /// Stalled exchanges at which a critical finding asks to abort the run.
-    pub critical_threshold: u32,
-    /// Whether repeated harness messages count.
-    pub count_nudges: bool,
-    /// Whether empty or repeated tool-less assistant replies count.
-    pub count_replies: bool,
-    /// Whether nudges and replies are compared with numbers masked.
-    pub mask_numbers: bool,
+    /// Consecutive stalled exchanges at which the model is warned (once per stall).
+    "warning-threshold" warning_threshold: i64 => u32 = 3, const DEFAULT_WARNING_THRESHOLD, "positive integer", "3";
+    /// Consecutive stalled exchanges at which the run is aborted; must be greater than
+    /// warning-threshold.
+    "critical-threshold" critical_threshold: i64 => u32 = 10, const DEFAULT_CRITICAL_THRESHOLD, "positive integer", "10";
+    /// Count word-for-word repeated harness messages with no tool activity in between.
+    "count-nudges" count_nudges: bool = true, "bool";
+    /// Count tool-less assistant replies that are empty or repeat the previous reply.
+    "count-replies" count_replies: bool = true, "bool";
+    /// Compare nudges and replies with digit runs masked ("found 3 actions" and "found 5
+    /// actions" are the same nudge).
+    "mask-numbers" mask_numbers: bool = false, "bool";
 }
 
 impl Settings {
-    /// Default warning threshold: the third identical nudge in a row.
-    pub const DEFAULT_WARNING_THRESHOLD: u32 = 3;
-    /// Default critical threshold: the tenth identical nudge in a row.
-    pub const DEFAULT_CRITICAL_THRESHOLD: u32 = 10;
     /// The largest accepted threshold.
     pub const MAX_THRESHOLD: u32 = 1_000_000;
 
@@ -101,72 +75,7 @@ impl Settings {
     }
 }
 
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            warning_threshold: Settings::DEFAULT_WARNING_THRESHOLD,
-            critical_threshold: Settings::DEFAULT_CRITICAL_THRESHOLD,
-            count_nudges: true,
-            count_replies: true,
-            mask_numbers: false,
-        }
-    }
-}
-
-fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    build_detector(
-        &format!("detectors.{NAME}"),
-        table,
-        Settings::from_options,
-        StalledTurns::new,
-    )
-}
-
-/// The registration of `stalled-turns` (code LG009).
-pub const REGISTRATION: Registration = Registration {
-    name: NAME,
-    code: "LG009",
+loopguard_core::detector_registration! {
+    name: "stalled-turns", code: "LG009", detector: StalledTurns::new,
     summary: "turns with no tool call that add nothing while the harness repeats its nudge",
-    docs: include_str!("../README.md"),
-    package: env!("CARGO_PKG_NAME"),
-    default_enabled: true,
-    options: &[
-        OptionDoc {
-            name: "warning-threshold",
-            ty: "positive integer",
-            default: "3",
-            doc: "Consecutive stalled exchanges at which the model is warned (once per stall).",
-        },
-        OptionDoc {
-            name: "critical-threshold",
-            ty: "positive integer",
-            default: "10",
-            doc: "Consecutive stalled exchanges at which the run is aborted; must be greater than warning-threshold.",
-        },
-        OptionDoc {
-            name: "count-nudges",
-            ty: "bool",
-            default: "true",
-            doc: "Count word-for-word repeated harness messages with no tool activity in between.",
-        },
-        OptionDoc {
-            name: "count-replies",
-            ty: "bool",
-            default: "true",
-            doc: "Count tool-less assistant replies that are empty or repeat the previous reply.",
-        },
-        OptionDoc {
-            name: "mask-numbers",
-            ty: "bool",
-            default: "false",
-            doc: "Compare nudges and replies with digit runs masked (\"found 3 actions\" and \"found 5 actions\" are the same nudge).",
-        },
-    ],
-    env: &[],
-    presets: &[],
-    openclaw: loopguard_core::OpenClawImport::NONE,
-    renamed: &[],
-    build,
-};
-
-loopguard_core::register_detector!(REGISTRATION);
+}

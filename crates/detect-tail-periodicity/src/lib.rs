@@ -12,13 +12,8 @@ pub use evidence::{Row, Run, RunTracker};
 pub use exact::{Finder, TailMatcher};
 pub use seed::SeedScanner;
 
-use loopguard_core::{ConfigError, Detector, OptionDoc, Registration, Scope};
+use loopguard_core::{ConfigError, Scope};
 use serde::{Deserialize, Serialize};
-
-/// The registered name.
-pub const NAME: &str = "tail-periodicity";
-
-const SCOPE: &str = "detectors.tail-periodicity";
 
 /// Which engine runs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -198,93 +193,47 @@ pub const NOISY_MIN_LETTERS: usize = 16;
 /// path or a name and its value).
 pub const NOISY_MIN_SPACES: u32 = 3;
 
-/// `[detectors.tail-periodicity]` as written in TOML. Every key is optional.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct Options {
-    /// Shortest unit, in characters (default 30).
-    pub min_unit: Option<usize>,
-    /// Longest unit, in characters: how far back a unit can reach; memory is about
-    /// `min-copies × max-unit` characters (default 65536).
-    pub max_unit: Option<usize>,
-    /// Contiguous copies needed at the tail (default 2).
-    pub min_copies: Option<usize>,
-    /// Units at least this long need only `min-copies` copies; shorter ones also need
-    /// `root-copies` copies of their primitive root (default 512; set it to `min-unit` for
-    /// the seed's rule).
-    pub long_unit: Option<usize>,
-    /// Copies of the primitive root needed for units shorter than `long-unit` (default 4,
-    /// between 2 and twice `min-copies`).
-    pub root_copies: Option<usize>,
-    /// `"exact"` (default) or `"seed"`.
-    pub algorithm: Option<Algorithm>,
-    /// Exact engine: `"evidence"` (default) or `"copies"`.
-    pub rule: Option<Rule>,
-    /// Evidence rule: every span threshold scaled by this percentage (default 100; lower
-    /// fires sooner on a runaway, higher is safer on repetitive legitimate text).
-    pub evidence_scale: Option<u32>,
-    /// Evidence rule: a message that is nothing but one root repeated, from its first
-    /// character, fires at this many copies (default 16; 0 = off).
-    pub chant_copies: Option<usize>,
-    /// Evidence rule: also follow runs whose copies differ only in their numbers (a counter
-    /// that advances), in prose (default true).
-    pub counter_noise: Option<bool>,
-    /// Seed engine only: characters of growth between scans (default 200).
-    pub rescan_every: Option<usize>,
-    /// Runs of filler characters (neither letter nor digit: whitespace, punctuation,
-    /// box drawing) longer than this are cut to this length before the search, so padding
-    /// and separator lines never form units; 0 turns it off (default 16).
-    pub max_filler_run: Option<usize>,
-}
+loopguard_core::detector_options! {
+    /// `[detectors.tail-periodicity]` as written in TOML. Every key is optional.
+    pub struct Options;
+    /// Resolved settings.
+    #[derive(Eq)]
+    pub struct Settings;
 
-/// Resolved settings.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Settings {
-    /// Shortest unit.
-    pub min_unit: usize,
-    /// Longest unit.
-    pub max_unit: usize,
-    /// Copies needed.
-    pub min_copies: usize,
-    /// Units at least this long need only `min_copies` copies.
-    pub long_unit: usize,
-    /// Copies of the primitive root needed below `long_unit`.
-    pub root_copies: usize,
-    /// The engine.
-    pub algorithm: Algorithm,
-    /// The exact engine's rule.
-    pub rule: Rule,
-    /// Evidence rule: span thresholds scale, in percent.
-    pub evidence_scale: u32,
-    /// Evidence rule: copies of a chant that fill the whole message (0 = off).
-    pub chant_copies: usize,
-    /// Evidence rule: runs whose copies differ only in their numbers.
-    pub counter_noise: bool,
-    /// Seed engine rescan cadence.
-    pub rescan_every: usize,
-    /// Filler-run cut (0 = off).
-    pub max_filler_run: usize,
+    /// Shortest unit, in characters.
+    "min-unit" min_unit: usize = 30, const DEFAULT_MIN_UNIT, "integer";
+    /// Longest unit, in characters; memory is about min-copies × max-unit characters.
+    "max-unit" max_unit: usize = 65_536, const DEFAULT_MAX_UNIT, "integer", "65536";
+    /// Contiguous copies needed at the tail.
+    "min-copies" min_copies: usize = 2, const DEFAULT_MIN_COPIES, "integer";
+    /// Units at least this long need only min-copies copies; shorter ones also need
+    /// root-copies copies of their primitive root.
+    "long-unit" long_unit: usize = 512, const DEFAULT_LONG_UNIT, "integer";
+    /// Copies of the primitive root needed for units shorter than long-unit (2 to twice
+    /// min-copies).
+    "root-copies" root_copies: usize = 4, const DEFAULT_ROOT_COPIES, "integer";
+    /// Exact online engine, or the seed's periodic rescans.
+    "algorithm" algorithm: Algorithm = Algorithm::Exact, "\"exact\" | \"seed\"", "\"exact\"";
+    /// Exact engine: judge a periodic tail by its span and root copies against thresholds per
+    /// root length (stricter in code), or by min-copies / root-copies.
+    "rule" rule: Rule = Rule::Evidence, "\"evidence\" | \"copies\"", "\"evidence\"";
+    /// Evidence rule: span thresholds scaled by this percentage (lower fires sooner, higher is
+    /// safer).
+    "evidence-scale" evidence_scale: u32 = 100, const DEFAULT_EVIDENCE_SCALE, "integer";
+    /// Evidence rule: a message that is only one root repeated from its first character fires
+    /// at this many copies (0 = off).
+    "chant-copies" chant_copies: usize = 16, const DEFAULT_CHANT_COPIES, "integer";
+    /// Evidence rule: also catch prose runs whose copies differ only in their numbers (a
+    /// counter that advances).
+    "counter-noise" counter_noise: bool = true, "bool";
+    /// Seed engine only: characters of growth between scans.
+    "rescan-every" rescan_every: usize = 200, const DEFAULT_RESCAN_EVERY, "integer";
+    /// Runs of non-alphanumeric characters are cut to this length before the search (0 =
+    /// off).
+    "max-filler-run" max_filler_run: usize = 16, const DEFAULT_MAX_FILLER_RUN, "integer";
 }
 
 impl Settings {
-    /// Default shortest unit.
-    pub const DEFAULT_MIN_UNIT: usize = 30;
-    /// Default longest unit (64 Ki characters).
-    pub const DEFAULT_MAX_UNIT: usize = 65_536;
-    /// Default copies.
-    pub const DEFAULT_MIN_COPIES: usize = 2;
-    /// Default long-unit threshold.
-    pub const DEFAULT_LONG_UNIT: usize = 512;
-    /// Default root copies for short units.
-    pub const DEFAULT_ROOT_COPIES: usize = 4;
-    /// Default seed rescan cadence.
-    pub const DEFAULT_RESCAN_EVERY: usize = 200;
-    /// Default filler-run cut.
-    pub const DEFAULT_MAX_FILLER_RUN: usize = 16;
-    /// Default evidence scale (percent).
-    pub const DEFAULT_EVIDENCE_SCALE: u32 = 100;
-    /// Default chant copies.
-    pub const DEFAULT_CHANT_COPIES: usize = 16;
     /// The largest accepted `max-unit` (bounds memory at a few MiB).
     pub const MAX_UNIT_LIMIT: usize = 262_144;
     /// The largest accepted `min-copies`.
@@ -359,111 +308,7 @@ impl Settings {
     }
 }
 
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            min_unit: Self::DEFAULT_MIN_UNIT,
-            max_unit: Self::DEFAULT_MAX_UNIT,
-            min_copies: Self::DEFAULT_MIN_COPIES,
-            long_unit: Self::DEFAULT_LONG_UNIT,
-            root_copies: Self::DEFAULT_ROOT_COPIES,
-            algorithm: Algorithm::Exact,
-            rule: Rule::Evidence,
-            evidence_scale: Self::DEFAULT_EVIDENCE_SCALE,
-            chant_copies: Self::DEFAULT_CHANT_COPIES,
-            counter_noise: true,
-            rescan_every: Self::DEFAULT_RESCAN_EVERY,
-            max_filler_run: Self::DEFAULT_MAX_FILLER_RUN,
-        }
-    }
-}
-
-fn build(table: &toml::Table) -> Result<Box<dyn Detector>, ConfigError> {
-    loopguard_core::build_detector(
-        &format!("detectors.{NAME}"),
-        table,
-        Settings::from_options,
-        TailPeriodicity::new,
-    )
-}
-
-/// The registration.
-pub const REGISTRATION: Registration = Registration {
-    name: NAME,
-    code: "LG007",
+loopguard_core::detector_registration! {
+    name: "tail-periodicity", code: "LG007", detector: TailPeriodicity::new,
     summary: "streamed text whose tail is a longer exact periodic run than legitimate text holds (span and root copies, per root length)",
-    docs: include_str!("../README.md"),
-    package: env!("CARGO_PKG_NAME"),
-    default_enabled: true,
-    options: &[
-        OptionDoc { name: "min-unit", ty: "integer", default: "30", doc: "Shortest unit, in characters." },
-        OptionDoc {
-            name: "max-unit",
-            ty: "integer",
-            default: "65536",
-            doc: "Longest unit, in characters; memory is about min-copies × max-unit characters.",
-        },
-        OptionDoc { name: "min-copies", ty: "integer", default: "2", doc: "Contiguous copies needed at the tail." },
-        OptionDoc {
-            name: "long-unit",
-            ty: "integer",
-            default: "512",
-            doc: "Units at least this long need only min-copies copies; shorter ones also need root-copies copies of their primitive root.",
-        },
-        OptionDoc {
-            name: "root-copies",
-            ty: "integer",
-            default: "4",
-            doc: "Copies of the primitive root needed for units shorter than long-unit (2 to twice min-copies).",
-        },
-        OptionDoc {
-            name: "algorithm",
-            ty: "\"exact\" | \"seed\"",
-            default: "\"exact\"",
-            doc: "Exact online engine, or the seed's periodic rescans.",
-        },
-        OptionDoc {
-            name: "rule",
-            ty: "\"evidence\" | \"copies\"",
-            default: "\"evidence\"",
-            doc: "Exact engine: judge a periodic tail by its span and root copies against thresholds per root length (stricter in code), or by min-copies / root-copies.",
-        },
-        OptionDoc {
-            name: "evidence-scale",
-            ty: "integer",
-            default: "100",
-            doc: "Evidence rule: span thresholds scaled by this percentage (lower fires sooner, higher is safer).",
-        },
-        OptionDoc {
-            name: "chant-copies",
-            ty: "integer",
-            default: "16",
-            doc: "Evidence rule: a message that is only one root repeated from its first character fires at this many copies (0 = off).",
-        },
-        OptionDoc {
-            name: "counter-noise",
-            ty: "bool",
-            default: "true",
-            doc: "Evidence rule: also catch prose runs whose copies differ only in their numbers (a counter that advances).",
-        },
-        OptionDoc {
-            name: "rescan-every",
-            ty: "integer",
-            default: "200",
-            doc: "Seed engine only: characters of growth between scans.",
-        },
-        OptionDoc {
-            name: "max-filler-run",
-            ty: "integer",
-            default: "16",
-            doc: "Runs of non-alphanumeric characters are cut to this length before the search (0 = off).",
-        },
-    ],
-    env: &[],
-    presets: &[],
-    openclaw: loopguard_core::OpenClawImport::NONE,
-    renamed: &[],
-    build,
-};
-
-loopguard_core::register_detector!(REGISTRATION);
+}

@@ -2,7 +2,7 @@
 
 use crate::shapes::{basename, command_words, is_shell_syntax_error, openclaw_name, shell_name};
 use crate::{Settings, NAME};
-use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Interest, Level, RunScope};
+use loopguard_core::{Cx, Detector, Event, Finding, Level};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -28,7 +28,7 @@ struct State {
 /// Detects retries of a tool that does not exist: OpenClaw's `unknown_tool_repeat`, the
 /// shell's "command not found" for agents whose tool is a command, and calls to names outside
 /// the host's list of available tools.
-#[derive(Debug)]
+#[derive(Default, Debug)]
 pub struct UnknownTool {
     settings: Settings,
     state: State,
@@ -161,29 +161,9 @@ impl UnknownTool {
     }
 }
 
-impl Default for UnknownTool {
-    fn default() -> Self {
-        UnknownTool::new(Settings::default())
-    }
-}
-
 impl Detector for UnknownTool {
-    fn facts(&self) -> loopguard_core::Facts {
-        loopguard_core::Facts::NONE
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[EventKind::ToolCall, EventKind::ToolResult])
-    }
-
-    fn reset_run(&mut self, _: &RunScope<'_>) {
-        // The records are scoped to the run and the user turn.
-        self.state.records.clear();
-    }
+    // The records are scoped to the run and the user turn.
+    loopguard_core::detector_basics!(name: NAME, interest: [ToolCall, ToolResult], facts: NONE, run_scoped: state.records);
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {

@@ -209,22 +209,18 @@ mod tests {
             .as_deref(),
             Some("javac")
         );
-        assert_eq!(
-            shell_name("foo", &[], "/bin/sh: 1: foo: not found").as_deref(),
-            Some("foo")
-        );
-        assert_eq!(
-            shell_name("ponyc", &[], "bash: ponyc: command not found").as_deref(),
-            Some("ponyc")
-        );
-        assert_eq!(
-            shell_name("tree", &[], "(eval):1: command not found: tree").as_deref(),
-            Some("tree")
-        );
-        assert_eq!(
-            shell_name("foo", &[], "zsh: command not found: foo").as_deref(),
-            Some("foo")
-        );
+        for (name, message) in [
+            ("foo", "/bin/sh: 1: foo: not found"),
+            ("ponyc", "bash: ponyc: command not found"),
+            ("tree", "(eval):1: command not found: tree"),
+            ("foo", "zsh: command not found: foo"),
+        ] {
+            assert_eq!(
+                shell_name(name, &[], message).as_deref(),
+                Some(name),
+                "{message}"
+            );
+        }
         // a bash tool whose command is `javac ...`
         let words = command_words(&json!({"command": "cd /repo && javac -cp . X.java"}));
         assert_eq!(words, w(&["cd", "javac"]));

@@ -151,26 +151,15 @@ fn sweagent_discussion_loop_with_syntax_errors_in_between() {
     };
     let eof = "/bin/bash: line 2: unexpected EOF while looking for matching `''\n/bin/bash: line 4: syntax error: unexpected end of file";
     let mut s = Script::new();
-    s.call(
-        "DISCUSSION",
-        json!({"command": "DISCUSSION\nFirst, we'll look"}),
-        eof,
-    );
-    s.call(
-        "DISCUSSION",
-        json!({"command": "DISCUSSION\nIt seems"}),
-        &nf(33810),
-    );
-    s.call(
-        "DISCUSSION",
-        json!({"command": "DISCUSSION\nThere's an issue"}),
-        eof,
-    );
-    s.call(
-        "DISCUSSION",
-        json!({"command": "DISCUSSION\nThe previous one's broken"}),
-        eof,
-    );
+    for (words, result) in [
+        ("First, we'll look", eof.to_owned()),
+        ("It seems", nf(33810)),
+        ("There's an issue", eof.to_owned()),
+        ("The previous one's broken", eof.to_owned()),
+    ] {
+        let command = format!("DISCUSSION\n{words}");
+        s.call("DISCUSSION", json!({ "command": command }), &result);
+    }
     s.tool_call("DISCUSSION", json!({"command": "DISCUSSION\nAgain"}));
     let f = run(detector(), s.events());
     assert_eq!(f.len(), 1);
@@ -309,17 +298,10 @@ fn j63_config_validation() {
     OPTIONS.rejected("history-size = -3", "history-size");
 }
 
-#[test]
-fn readme_presets_build() {
-    registration::assert_readme_settings(
-        &REGISTRATION,
-        include_str!("../README.md"),
-        Settings::from_options,
-        &[Settings::default(), Settings::openclaw()],
-    );
-}
-
-#[test]
-fn registration_is_discoverable() {
-    registration::assert_discoverable("unknown-tool", "LG004");
-}
+loopguard_testkit::registration_tests!(
+    REGISTRATION,
+    "unknown-tool",
+    "LG004",
+    Settings::from_options,
+    [Settings::default(), Settings::openclaw()]
+);

@@ -2,7 +2,7 @@
 
 use loopguard_core::{Detector, Level};
 use loopguard_detect_unknown_tool::{Settings, UnknownTool};
-use loopguard_testkit::{arb_args, arb_events, check_replayable, proptest_config, run, Script};
+use loopguard_testkit::{arb_args, arb_events, run, Script};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -10,15 +10,8 @@ fn detector() -> Box<dyn Detector> {
     Box::new(UnknownTool::default())
 }
 
-proptest! {
-    #![proptest_config(proptest_config())]
-
-    /// Same input, same findings; a snapshot taken mid-stream and restored into a fresh
-    /// detector gives the same findings as an uninterrupted run.
-    #[test]
-    fn deterministic_and_snapshot_restore_equivalent(events in arb_events(900), cut in 0usize..300) {
-        check_replayable(&detector, &events, cut)?;
-    }
+loopguard_testkit::detector_proptests! {
+    makers: [detector];
 
     /// Counts stay within the thresholds' meaning and the history size.
     #[test]

@@ -764,26 +764,19 @@ mod tests {
             c.detectors["generic-repeat"]["openclaw"]["warning-threshold"].as_integer(),
             Some(5)
         );
-        assert_eq!(
-            c.detectors["known-poll-no-progress"]["critical-threshold"].as_integer(),
-            Some(9)
-        );
-        assert_eq!(
-            c.detectors["ping-pong"]["history-size"].as_integer(),
-            Some(40)
-        );
-        assert_eq!(
-            c.detectors["unknown-tool"]["critical-threshold"].as_integer(),
-            Some(4)
-        );
-        assert_eq!(
-            c.detectors["circuit-breaker"]["threshold"].as_integer(),
-            Some(12)
-        );
-        assert_eq!(
-            c.detectors["post-compaction-guard"]["window-size"].as_integer(),
-            Some(2)
-        );
+        for (detector, key, value) in [
+            ("known-poll-no-progress", "critical-threshold", 9),
+            ("ping-pong", "history-size", 40),
+            ("unknown-tool", "critical-threshold", 4),
+            ("circuit-breaker", "threshold", 12),
+            ("post-compaction-guard", "window-size", 2),
+        ] {
+            assert_eq!(
+                c.detectors[detector][key].as_integer(),
+                Some(value),
+                "{detector}.{key}"
+            );
+        }
     }
 
     #[test]

@@ -243,6 +243,21 @@ impl Script {
         self
     }
 
+    /// `n` sequential turns calling `tool` with `args(i)` the `i`th time, each answered with
+    /// `result` (calls that differ, whatever they return).
+    pub fn call_args(
+        &mut self,
+        n: usize,
+        tool: &str,
+        args: impl Fn(usize) -> Value,
+        result: &str,
+    ) -> &mut Script {
+        for i in 0..n {
+            self.call(tool, args(i), result);
+        }
+        self
+    }
+
     /// As [`Script::call`], with the error flag.
     pub fn call_with(
         &mut self,
@@ -319,6 +334,19 @@ impl Veto {
 /// returns every finding with the index of the event that produced it.
 pub fn run(detector: Box<dyn Detector>, events: &[OwnedEvent]) -> Vec<(usize, Finding)> {
     run_indexed(detector, events.iter().enumerate())
+}
+
+/// The one finding of `found` (what [`run`] returned); panics, listing them, unless there is
+/// exactly one.
+#[track_caller]
+pub fn only_finding(found: &[(usize, Finding)]) -> &Finding {
+    match found {
+        [(_, f)] => f,
+        _ => panic!(
+            "expected exactly one finding, got {}: {found:?}",
+            found.len()
+        ),
+    }
 }
 
 /// Feeds `events` through a bus holding only `detector` and returns every finding with the
@@ -427,6 +455,64 @@ pub fn check_replayable(
         .map_err(|e| TestCaseError::fail(format!("snapshot or restore failed: {e}")))?;
     prop_assert_eq!(a, out);
     Ok(())
+}
+
+/// A detector crate's property tests, in one `proptest!` block with [`proptest_config`]: first
+/// `deterministic_and_snapshot_restore_equivalent`, the test of [`check_replayable`] over
+/// [`arb_events`]`(900)` with a cut in `0..300` (or the given bounds) for every maker in turn,
+/// then the crate's own tests.
+///
+/// ```ignore
+/// loopguard_testkit::detector_proptests! {
+///     makers: [detector, openclaw];
+///
+///     #[test]
+///     fn never_fires_on_reads(events in arb_events(900)) { /* … */ }
+/// }
+/// ```
+#[macro_export]
+macro_rules! detector_proptests {
+    (makers: [$($make:expr),+ $(,)?]; $($tests:tt)*) => {
+        $crate::detector_proptests!(makers: [$($make),+], bytes: 900, cut: 300; $($tests)*);
+    };
+    (makers: [$($make:expr),+ $(,)?], bytes: $bytes:expr, cut: $cut:expr; $($tests:tt)*) => {
+        $crate::__private::proptest::proptest! {
+            #![proptest_config($crate::proptest_config())]
+
+            /// Same input, same findings; a snapshot taken mid-stream and restored into a fresh
+            /// detector gives the same findings as an uninterrupted run.
+            #[test]
+            fn deterministic_and_snapshot_restore_equivalent(
+                events in $crate::arb_events($bytes),
+                cut in 0usize..$cut,
+            ) {
+                let makers: &[&dyn Fn() -> Box<dyn $crate::__private::Detector>] = &[$(&$make),+];
+                for make in makers {
+                    $crate::check_replayable(make, &events, cut)?;
+                }
+            }
+
+            $($tests)*
+        }
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use loopguard_core::Detector;
+    pub use proptest;
+}
+
+/// The findings of `make()` over the first script of [`key_order_scripts`], checked equal to
+/// those over the second (the arguments' key order never matters).
+pub fn key_order_findings(
+    make: &dyn Fn() -> Box<dyn Detector>,
+    (tool, args, n, result): (&str, &Value, usize, &str),
+) -> Result<Vec<(usize, Finding)>, TestCaseError> {
+    let (a, b) = key_order_scripts(tool, args, n, result);
+    let found = run(make(), a.events());
+    prop_assert_eq!(&found, &run(make(), b.events()));
+    Ok(found)
 }
 
 /// Two scripts of `n` calls of `tool` with `result`, then one more call: the first with `args`

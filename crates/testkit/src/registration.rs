@@ -147,3 +147,32 @@ pub fn assert_readme_settings<O, S>(
 {
     assert_eq!(readme_settings(reg, readme, resolve), expected);
 }
+
+/// The registration tests of a detector crate whose README's TOML blocks resolve to the listed
+/// settings: `readme_presets_build` ([`assert_readme_settings`] with `from_options`) and
+/// `registration_is_discoverable` ([`assert_discoverable`] under `name` and `code`).
+///
+/// ```ignore
+/// loopguard_testkit::registration_tests!(
+///     REGISTRATION, "my-detector", "XY001", Settings::from_options, [Settings::default()]
+/// );
+/// ```
+#[macro_export]
+macro_rules! registration_tests {
+    ($reg:expr, $name:literal, $code:literal, $from_options:expr, [$($settings:expr),* $(,)?]) => {
+        #[test]
+        fn readme_presets_build() {
+            $crate::registration::assert_readme_settings(
+                &$reg,
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")),
+                $from_options,
+                &[$($settings),*],
+            );
+        }
+
+        #[test]
+        fn registration_is_discoverable() {
+            $crate::registration::assert_discoverable($name, $code);
+        }
+    };
+}

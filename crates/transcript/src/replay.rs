@@ -62,14 +62,7 @@ impl<'a> Replay<'a> {
             if rest.is_empty() {
                 continue;
             }
-            let cut = if self.chunk == 0 {
-                rest.len()
-            } else {
-                rest.char_indices()
-                    .nth(self.chunk)
-                    .map_or(rest.len(), |(i, _)| i)
-            };
-            let (delta, tail) = rest.split_at(cut);
+            let (delta, tail) = split_delta(rest, self.chunk);
             if !tail.is_empty() {
                 self.text.push_front((line, stream, tail));
             }
@@ -131,44 +124,11 @@ impl<'a> Replay<'a> {
                 }
                 self.end = Some(line);
             }
-            Record::ToolCall {
-                id,
-                tool,
-                args,
-                batch,
-                ..
-            } => {
+            Record::ToolCall { .. } | Record::ToolResult { .. } => {
                 self.active = Some(line);
-                self.queue.push_back((
-                    line,
-                    OwnedEvent::ToolCall {
-                        id: id.clone(),
-                        tool: tool.clone(),
-                        args: args.clone(),
-                        batch: *batch,
-                    },
-                ))
-            }
-            Record::ToolResult {
-                id,
-                tool,
-                content,
-                is_error,
-                images,
-                ..
-            } => {
-                self.active = Some(line);
-                self.queue.push_back((
-                    line,
-                    OwnedEvent::ToolResult {
-                        id: id.clone(),
-                        tool: tool.clone(),
-                        content: content.clone(),
-                        is_error: *is_error,
-                        images: *images,
-                        details: None,
-                    },
-                ))
+                if let Some(ev) = tool_event(&e.record) {
+                    self.queue.push_back((line, OwnedEvent::from_event(&ev)));
+                }
             }
             Record::Compaction => self.queue.push_back((line, OwnedEvent::Compaction)),
             Record::Usage { .. } => {}
@@ -280,44 +240,11 @@ impl Replayer {
                 }
                 f(line, &Event::MessageEnd);
             }
-            Record::ToolCall {
-                id,
-                tool,
-                args,
-                batch,
-                ..
-            } => {
+            Record::ToolCall { .. } | Record::ToolResult { .. } => {
                 self.active = true;
-                f(
-                    line,
-                    &Event::ToolCall {
-                        id,
-                        tool,
-                        args,
-                        batch: *batch,
-                    },
-                );
-            }
-            Record::ToolResult {
-                id,
-                tool,
-                content,
-                is_error,
-                images,
-                ..
-            } => {
-                self.active = true;
-                f(
-                    line,
-                    &Event::ToolResult {
-                        id,
-                        tool,
-                        content,
-                        is_error: *is_error,
-                        images: *images,
-                        details: None,
-                    },
-                );
+                if let Some(ev) = tool_event(&e.record) {
+                    f(line, &ev);
+                }
             }
             Record::Compaction => f(line, &Event::Compaction),
             Record::Usage { .. } => {}
@@ -332,14 +259,7 @@ impl Replayer {
         f: &mut dyn FnMut(usize, &Event<'_>),
     ) {
         while !rest.is_empty() {
-            let cut = if self.chunk == 0 {
-                rest.len()
-            } else {
-                rest.char_indices()
-                    .nth(self.chunk)
-                    .map_or(rest.len(), |(i, _)| i)
-            };
-            let (delta, tail) = rest.split_at(cut);
+            let (delta, tail) = split_delta(rest, self.chunk);
             f(line, &Event::TextDelta { stream, delta });
             rest = tail;
         }
@@ -354,6 +274,53 @@ impl Replayer {
         if std::mem::take(&mut self.active) {
             f(self.last_line, &Event::RunEnd);
         }
+    }
+}
+
+/// The next delta of `rest` (its first `chunk` characters; all of it when `chunk` is 0) and
+/// what follows it.
+fn split_delta(rest: &str, chunk: usize) -> (&str, &str) {
+    let cut = if chunk == 0 {
+        rest.len()
+    } else {
+        rest.char_indices()
+            .nth(chunk)
+            .map_or(rest.len(), |(i, _)| i)
+    };
+    rest.split_at(cut)
+}
+
+/// The event of a tool call or tool result record (borrowing from it); `None` for the others.
+fn tool_event(record: &Record) -> Option<Event<'_>> {
+    match record {
+        Record::ToolCall {
+            id,
+            tool,
+            args,
+            batch,
+            ..
+        } => Some(Event::ToolCall {
+            id,
+            tool,
+            args,
+            batch: *batch,
+        }),
+        Record::ToolResult {
+            id,
+            tool,
+            content,
+            is_error,
+            images,
+            ..
+        } => Some(Event::ToolResult {
+            id,
+            tool,
+            content,
+            is_error: *is_error,
+            images: *images,
+            details: None,
+        }),
+        _ => None,
     }
 }
 

@@ -402,6 +402,11 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    /// What `input` from `agent` means (the input must parse).
+    fn happening(agent: Agent, input: &[u8]) -> Happening {
+        parse(agent, input).unwrap().happening
+    }
+
     #[test]
     fn claude_code_inputs_map_to_happenings() {
         let pre = br#"{"session_id":"s","transcript_path":"/t","cwd":"/","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_1"}"#;
@@ -417,7 +422,7 @@ mod tests {
         );
         assert_eq!(i.slot(), Slot::PreTool);
         let post = br#"{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"a\nb","stderr":"warn","interrupted":false,"isImage":false}}"#;
-        match parse(Agent::ClaudeCode, post).unwrap().happening {
+        match happening(Agent::ClaudeCode, post) {
             Happening::ToolResult {
                 id,
                 content,
@@ -432,24 +437,18 @@ mod tests {
         }
         let fail = br#"{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{},"tool_use_id":"t","error":"exit 1"}"#;
         assert!(matches!(
-            parse(Agent::ClaudeCode, fail).unwrap().happening,
+            happening(Agent::ClaudeCode, fail),
             Happening::ToolResult { is_error: true, ref content, .. } if content == "exit 1"
         ));
         let start = br#"{"session_id":"s","hook_event_name":"SessionStart","source":"compact"}"#;
         assert_eq!(
-            parse(Agent::ClaudeCode, start).unwrap().happening,
+            happening(Agent::ClaudeCode, start),
             Happening::Compaction { after: true }
         );
         let stop = br#"{"session_id":"s","hook_event_name":"Stop","stop_hook_active":false}"#;
-        assert_eq!(
-            parse(Agent::ClaudeCode, stop).unwrap().happening,
-            Happening::Settle
-        );
+        assert_eq!(happening(Agent::ClaudeCode, stop), Happening::Settle);
         let other = br#"{"session_id":"s","hook_event_name":"Notification","message":"hi"}"#;
-        assert_eq!(
-            parse(Agent::ClaudeCode, other).unwrap().happening,
-            Happening::Ignored
-        );
+        assert_eq!(happening(Agent::ClaudeCode, other), Happening::Ignored);
     }
 
     #[test]
@@ -505,25 +504,22 @@ mod tests {
     fn gemini_inputs_use_their_own_event_names() {
         let before = br#"{"session_id":"g","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls"}}"#;
         assert!(matches!(
-            parse(Agent::GeminiCli, before).unwrap().happening,
+            happening(Agent::GeminiCli, before),
             Happening::ToolCall { id: None, .. }
         ));
         let after = br#"{"session_id":"g","hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{},"tool_response":{"llmContent":"out","returnDisplay":"out"}}"#;
         assert!(matches!(
-            parse(Agent::GeminiCli, after).unwrap().happening,
+            happening(Agent::GeminiCli, after),
             Happening::ToolResult { ref content, is_error: false, .. } if content == "out"
         ));
         let failed = br#"{"session_id":"g","hook_event_name":"AfterTool","tool_name":"x","tool_input":{},"tool_response":{"llmContent":"","error":"boom"}}"#;
         assert!(matches!(
-            parse(Agent::GeminiCli, failed).unwrap().happening,
+            happening(Agent::GeminiCli, failed),
             Happening::ToolResult { ref content, is_error: true, .. } if content == "boom"
         ));
         // Claude Code's names mean nothing to the Gemini protocol.
         let pre = br#"{"session_id":"g","hook_event_name":"PreToolUse","tool_name":"x"}"#;
-        assert_eq!(
-            parse(Agent::GeminiCli, pre).unwrap().happening,
-            Happening::Ignored
-        );
+        assert_eq!(happening(Agent::GeminiCli, pre), Happening::Ignored);
     }
 
     #[test]

@@ -346,20 +346,25 @@ mod tests {
         assert!(file_stem("codex", "").starts_with("codex-"));
     }
 
+    /// A state under configuration `c` whose memo's batch is `batch`.
+    fn saved_state(batch: u64) -> Saved {
+        Saved {
+            version: STATE_VERSION,
+            config: "c".into(),
+            memo: Memo {
+                batch,
+                ..Memo::default()
+            },
+            guard: serde_json::json!({"x": 1}),
+        }
+    }
+
     #[test]
     fn state_round_trips_and_bad_files_are_unusable() {
         let dir = tempfile::tempdir().unwrap();
         let s = Session::lock(dir.path(), "claude-code-s").unwrap();
         assert!(matches!(s.load("c").unwrap(), Loaded::Missing));
-        let saved = Saved {
-            version: STATE_VERSION,
-            config: "c".into(),
-            memo: Memo {
-                batch: 3,
-                ..Memo::default()
-            },
-            guard: serde_json::json!({"x": 1}),
-        };
+        let saved = saved_state(3);
         s.save(&saved).unwrap();
         match s.load("c").unwrap() {
             Loaded::Found(f) => {
@@ -395,15 +400,7 @@ mod tests {
     fn a_state_set_aside_by_an_interrupted_save_is_read_and_then_replaced() {
         let dir = tempfile::tempdir().unwrap();
         let s = Session::lock(dir.path(), "claude-code-s").unwrap();
-        let mut saved = Saved {
-            version: STATE_VERSION,
-            config: "c".into(),
-            memo: Memo {
-                batch: 7,
-                ..Memo::default()
-            },
-            guard: serde_json::json!({"x": 1}),
-        };
+        let mut saved = saved_state(7);
         s.save(&saved).unwrap();
         // A crash after the old state was renamed aside, before the new one took its place.
         let aside = dir.path().join("claude-code-s.prev.json");

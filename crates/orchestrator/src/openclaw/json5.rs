@@ -73,6 +73,20 @@ impl Rewriter<'_> {
         Some(c)
     }
 
+    /// The identifier that starts with `first` (already read): it and the identifier
+    /// characters after it.
+    fn word(&mut self, first: char) -> String {
+        let mut word = String::from(first);
+        while let Some(&n) = self.chars.peek() {
+            if !ident_continue(n) {
+                break;
+            }
+            word.push(n);
+            self.next();
+        }
+        word
+    }
+
     /// Writes a token (anything but whitespace and comments).
     fn token(&mut self, s: &str) {
         self.comma = None;
@@ -113,14 +127,7 @@ impl Rewriter<'_> {
                     self.key_expected = false;
                 }
                 c if self.key_expected && ident_start(c) => {
-                    let mut key = String::from(c);
-                    while let Some(&n) = self.chars.peek() {
-                        if !ident_continue(n) {
-                            break;
-                        }
-                        key.push(n);
-                        self.next();
-                    }
+                    let key = self.word(c);
                     let mut quoted = String::with_capacity(key.len() + 2);
                     quoted.push('"');
                     quoted.push_str(&key);
@@ -130,14 +137,7 @@ impl Rewriter<'_> {
                 }
                 c if c.is_ascii_digit() || matches!(c, '+' | '-' | '.') => self.number(c)?,
                 c if c.is_alphabetic() => {
-                    let mut word = String::from(c);
-                    while let Some(&n) = self.chars.peek() {
-                        if !ident_continue(n) {
-                            break;
-                        }
-                        word.push(n);
-                        self.next();
-                    }
+                    let word = self.word(c);
                     match word.as_str() {
                         "true" | "false" | "null" => self.token(&word),
                         "Infinity" => self.token("\"Infinity\""),
