@@ -334,21 +334,17 @@ impl Noisy {
     #[inline]
     fn end_line(&mut self) {
         if self.in_line || self.tainted {
-            if self.tainted
-                || self.spaces < NOISY_MIN_SPACES
-                || std::mem::take(&mut self.words).names_dominate()
-            {
-                self.gap = true;
-            }
-            self.in_line = false;
-            self.tainted = false;
-            self.semicolon = false;
-            self.spaces = 0;
-            self.words = loopguard_core::prose::Words::default();
+            let sentence = !self.tainted
+                && self.spaces >= NOISY_MIN_SPACES
+                && !self.words.names_dominate();
+            let gap = self.gap;
+            self.cut();
+            self.gap = gap || !sentence;
         }
     }
 
-    /// The text is code, or a line opens with something other than a letter: cut the run.
+    /// The text is code, or a line opens with something other than a letter: cut the run
+    /// and start the next line afresh.
     #[inline]
     fn cut(&mut self) {
         self.gap = true;
