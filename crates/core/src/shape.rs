@@ -437,10 +437,27 @@ pub fn text_shape(text: &str) -> Fingerprint {
 /// numbers and digit runs inside strings) and temp id abstracted. `delete line 45` and
 /// `delete line 44` share it.
 pub fn args_shape(tool: &str, args: &Value) -> Fingerprint {
-    let json = crate::canonical_json(args);
-    let json = prefix_bytes(&json, MAX_ARGS_BYTES);
-    let mut out = String::with_capacity(json.len());
-    mask_into(json, &mut out, &mut |_| {});
+    thread_local! {
+        /// The canonical JSON and its masked form, reused from call to call.
+        static SCRATCH: std::cell::RefCell<(String, String)> =
+            const { std::cell::RefCell::new((String::new(), String::new())) };
+    }
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => {
+            let (json, out) = &mut *scratch;
+            args_shape_in(tool, args, json, out)
+        }
+        Err(_) => args_shape_in(tool, args, &mut String::new(), &mut String::new()),
+    })
+}
+
+/// [`args_shape`] written into the buffers `json` and `out` (cleared first; each holds at
+/// most [`MAX_ARGS_BYTES`] + 3 bytes after it).
+fn args_shape_in(tool: &str, args: &Value, json: &mut String, out: &mut String) -> Fingerprint {
+    json.clear();
+    out.clear();
+    crate::fingerprint::canonical_json_prefix(args, MAX_ARGS_BYTES, json);
+    mask_into(prefix_bytes(json, MAX_ARGS_BYTES), out, &mut |_| {});
     Fingerprint::combine(&[b"args-shape", tool.as_bytes(), out.as_bytes()])
 }
 
