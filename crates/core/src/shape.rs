@@ -635,9 +635,14 @@ impl TokenSet {
     /// assert!(a.similarity_permille(&c) < 200);
     /// ```
     pub fn of_args(args: &Value) -> TokenSet {
-        let mut hashes: Vec<u32> = Vec::new();
+        let mut hashes: Vec<u32> = Vec::with_capacity(32);
         let mut budget = MAX_ARGS_BYTES;
-        tokens(args, &mut hashes, &mut budget, &mut String::new());
+        tokens(
+            args,
+            &mut hashes,
+            &mut budget,
+            &mut String::with_capacity(32),
+        );
         hashes.sort_unstable();
         hashes.dedup();
         hashes.truncate(MAX_TOKENS);
@@ -678,6 +683,11 @@ impl TokenSet {
 /// One token's hash; `masked` is a scratch buffer reused from token to token.
 fn push_token(t: &str, out: &mut Vec<u32>, masked: &mut String) {
     if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
+        return;
+    }
+    // A word of ASCII letters and `_` masks to itself (no digit run, not a temp id).
+    if t.bytes().all(|b| is_word(b) && !b.is_ascii_digit()) {
+        out.push((hash_str(t) >> 32) as u32);
         return;
     }
     masked.clear();
@@ -1251,6 +1261,15 @@ mod tests {
             prop_assert_eq!(got, want);
             prop_assert_eq!(got_n, want_n);
             prop_assert_eq!(got_ids, want_ids);
+        }
+
+        /// The token hash's shortcut: a word of ASCII letters and `_` is its own mask,
+        /// whatever its length (temp-id prefixes included).
+        #[test]
+        fn prop_plain_words_mask_to_themselves(t in "(tmp|temp)?[A-Za-z_]{1,24}") {
+            let mut out = String::new();
+            mask_into(&t, &mut out, &mut |_| {});
+            prop_assert_eq!(out, t);
         }
 
         #[test]
