@@ -346,6 +346,33 @@ fn push_json_string<S: Sink>(out: &mut S, s: &str) {
     out.put("\"");
 }
 
+/// A sink that stops taking text once it holds `max` bytes: it ends on the first character
+/// boundary at or after `max`, so it holds at most `max + 3` bytes.
+struct Bounded<'a> {
+    out: &'a mut String,
+    max: usize,
+}
+
+impl Sink for Bounded<'_> {
+    fn put(&mut self, s: &str) {
+        let Some(room) = self.max.checked_sub(self.out.len()).filter(|&r| r > 0) else {
+            return;
+        };
+        let mut end = room.min(s.len());
+        while end < s.len() && !s.is_char_boundary(end) {
+            end += 1;
+        }
+        self.out.push_str(s.get(..end).unwrap_or(s));
+    }
+}
+
+/// Appends to an empty `out` the canonical JSON of `value`: whole, or when longer a prefix
+/// of it that ends on the first character boundary at or after `max` bytes (its longest
+/// prefix of at most `max` bytes on a character boundary is the whole text's).
+pub(crate) fn canonical_json_prefix(value: &Value, max: usize, out: &mut String) {
+    write_canonical(value, &mut Bounded { out, max });
+}
+
 /// The canonical JSON text of `value`: keys sorted recursively, arrays in order, no spaces.
 ///
 /// ```

@@ -437,10 +437,27 @@ pub fn text_shape(text: &str) -> Fingerprint {
 /// numbers and digit runs inside strings) and temp id abstracted. `delete line 45` and
 /// `delete line 44` share it.
 pub fn args_shape(tool: &str, args: &Value) -> Fingerprint {
-    let json = crate::canonical_json(args);
-    let json = prefix_bytes(&json, MAX_ARGS_BYTES);
-    let mut out = String::with_capacity(json.len());
-    mask_into(json, &mut out, &mut |_| {});
+    thread_local! {
+        /// The canonical JSON and its masked form, reused from call to call.
+        static SCRATCH: std::cell::RefCell<(String, String)> =
+            const { std::cell::RefCell::new((String::new(), String::new())) };
+    }
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => {
+            let (json, out) = &mut *scratch;
+            args_shape_in(tool, args, json, out)
+        }
+        Err(_) => args_shape_in(tool, args, &mut String::new(), &mut String::new()),
+    })
+}
+
+/// [`args_shape`] written into the buffers `json` and `out` (cleared first; each holds at
+/// most [`MAX_ARGS_BYTES`] + 3 bytes after it).
+fn args_shape_in(tool: &str, args: &Value, json: &mut String, out: &mut String) -> Fingerprint {
+    json.clear();
+    out.clear();
+    crate::fingerprint::canonical_json_prefix(args, MAX_ARGS_BYTES, json);
+    mask_into(prefix_bytes(json, MAX_ARGS_BYTES), out, &mut |_| {});
     Fingerprint::combine(&[b"args-shape", tool.as_bytes(), out.as_bytes()])
 }
 
@@ -618,9 +635,14 @@ impl TokenSet {
     /// assert!(a.similarity_permille(&c) < 200);
     /// ```
     pub fn of_args(args: &Value) -> TokenSet {
-        let mut hashes: Vec<u32> = Vec::new();
+        let mut hashes: Vec<u32> = Vec::with_capacity(32);
         let mut budget = MAX_ARGS_BYTES;
-        tokens(args, &mut hashes, &mut budget, &mut String::new());
+        tokens(
+            args,
+            &mut hashes,
+            &mut budget,
+            &mut String::with_capacity(32),
+        );
         hashes.sort_unstable();
         hashes.dedup();
         hashes.truncate(MAX_TOKENS);
@@ -661,6 +683,11 @@ impl TokenSet {
 /// One token's hash; `masked` is a scratch buffer reused from token to token.
 fn push_token(t: &str, out: &mut Vec<u32>, masked: &mut String) {
     if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
+        return;
+    }
+    // A word of ASCII letters and `_` masks to itself (no digit run, not a temp id).
+    if t.bytes().all(|b| is_word(b) && !b.is_ascii_digit()) {
+        out.push((hash_str(t) >> 32) as u32);
         return;
     }
     masked.clear();
@@ -1234,6 +1261,15 @@ mod tests {
             prop_assert_eq!(got, want);
             prop_assert_eq!(got_n, want_n);
             prop_assert_eq!(got_ids, want_ids);
+        }
+
+        /// The token hash's shortcut: a word of ASCII letters and `_` is its own mask,
+        /// whatever its length (temp-id prefixes included).
+        #[test]
+        fn prop_plain_words_mask_to_themselves(t in "(tmp|temp)?[A-Za-z_]{1,24}") {
+            let mut out = String::new();
+            mask_into(&t, &mut out, &mut |_| {});
+            prop_assert_eq!(out, t);
         }
 
         #[test]

@@ -5,8 +5,9 @@
 //! distinct calls and no call whose result is missing. A strict cycle of period `p` repeated
 //! `repeats` times is such a window; so is a cycle whose order wobbles (A,B,C,A,C,B,…), as long
 //! as every call keeps giving the same result. A call whose result changes makes a new pair
-//! every time and so never holds. Every update is O(1): one insertion and one removal per
-//! window.
+//! every time and so never holds. Each call costs O(1): a push to a ring of at most the
+//! largest window's size, and a look back over it bounded by the same size (a few calls when
+//! calls differ).
 
 use loopguard_core::FixedMap;
 use serde::{Deserialize, Serialize};
@@ -68,36 +69,6 @@ impl Window {
         }
     }
 
-    fn remove(&mut self, r: &Resolved) {
-        self.len = self.len.saturating_sub(1);
-        if let Some(c) = self.calls.get_mut(&r.call) {
-            *c -= 1;
-            if *c == 0 {
-                self.calls.remove(&r.call);
-            }
-        }
-        let Some(result) = r.result else {
-            self.missing = self.missing.saturating_sub(1);
-            return;
-        };
-        let key = (r.call, result);
-        let Some(c) = self.pairs.get_mut(&key) else {
-            return;
-        };
-        let before = *c;
-        *c -= 1;
-        let after = *c;
-        if after == 0 {
-            self.pairs.remove(&key);
-        }
-        if self.is_low(before) {
-            self.low -= 1;
-        }
-        if self.is_low(after) {
-            self.low += 1;
-        }
-    }
-
     /// Whether the window holds a cycle that the proposed call continues.
     pub fn holds(&self, proposed: u64) -> bool {
         self.len == self.size
@@ -121,63 +92,108 @@ impl Window {
     }
 }
 
-/// The resolved calls of the current run (the newest `cap`) and the windows over them.
+/// The resolved calls of the current run (the newest `cap`) and the windows looked at over
+/// them.
+///
+/// The windows are not kept up to date call by call: [`Cycles::find`] walks back from the
+/// newest call while it sees no missing result and at most `max_period` distinct pairs (a
+/// few calls when calls differ, as they mostly do) and builds only the windows that walk
+/// cannot rule out. A window that holds has no missing result and at most `period` distinct
+/// pairs, so a window the walk rules out cannot hold.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Cycles {
     ring: VecDeque<Resolved>,
-    /// Rebuilt from `ring` (see [`Cycles::rebuild`]); not serialised.
+    /// `(period, repeats)` of every window, in the order they are looked at (see
+    /// [`Cycles::rebuild`]); not serialised.
     #[serde(skip)]
-    windows: Vec<Window>,
+    specs: Vec<(usize, u32)>,
+    /// The largest window's size: how many calls the ring keeps.
+    #[serde(skip)]
+    cap: usize,
+    /// The longest period.
+    #[serde(skip)]
+    max_period: usize,
 }
 
 impl Cycles {
     /// Windows for every period `2..=max_period`, for the warning and the critical repeats
     /// (warning windows first, shortest period first within each tier).
     pub fn rebuild(&mut self, max_period: u32, warn: u32, crit: u32) {
-        let mut windows = Vec::new();
+        let mut specs = Vec::new();
         for repeats in [warn, crit] {
             for p in 2..=max_period.max(2) as usize {
-                windows.push(Window::new(p, repeats));
+                specs.push((p, repeats));
             }
         }
-        let cap = windows.iter().map(|w| w.size).max().unwrap_or(0);
-        while self.ring.len() > cap {
+        self.cap = specs
+            .iter()
+            .map(|&(p, r)| p * r as usize)
+            .max()
+            .unwrap_or(0);
+        self.max_period = specs.iter().map(|&(p, _)| p).max().unwrap_or(0);
+        self.specs = specs;
+        while self.ring.len() > self.cap {
             self.ring.pop_front();
         }
-        for w in &mut windows {
-            let skip = self.ring.len().saturating_sub(w.size);
-            for r in self.ring.iter().skip(skip) {
-                w.add(r);
-            }
-        }
-        self.windows = windows;
-    }
-
-    fn cap(&self) -> usize {
-        self.windows.iter().map(|w| w.size).max().unwrap_or(0)
     }
 
     pub fn push(&mut self, r: Resolved) {
         self.ring.push_back(r);
-        let n = self.ring.len();
-        for w in &mut self.windows {
-            w.add(&r);
-            if n > w.size {
-                if let Some(old) = self.ring.get(n - 1 - w.size) {
-                    w.remove(old);
-                }
-            }
-        }
-        if n > self.cap() {
+        if self.ring.len() > self.cap {
             self.ring.pop_front();
         }
     }
 
     /// The first window of `repeats` that holds a cycle continued by `proposed`.
-    pub fn find(&self, repeats: u32, proposed: u64) -> Option<&Window> {
-        self.windows
-            .iter()
-            .find(|w| w.repeats == repeats && w.holds(proposed))
+    pub fn find(&self, repeats: u32, proposed: u64) -> Option<Window> {
+        let n = self.ring.len();
+        // The newest `walked` calls all have results and hold the pairs `distinct`.
+        let mut walked = 0usize;
+        let mut distinct: Vec<(u64, u64)> = Vec::new();
+        // The walk met a missing result, or one pair more than the longest period.
+        let mut stopped = false;
+        for &(period, reps) in &self.specs {
+            if reps != repeats {
+                continue;
+            }
+            let size = period * reps as usize;
+            if n < size {
+                continue;
+            }
+            while !stopped && walked < size {
+                let Some(r) = self.ring.get(n - 1 - walked) else {
+                    stopped = true;
+                    break;
+                };
+                match r.result {
+                    None => stopped = true,
+                    Some(result) => {
+                        let pair = (r.call, result);
+                        if !distinct.contains(&pair) {
+                            if distinct.len() >= self.max_period {
+                                stopped = true;
+                            } else {
+                                distinct.push(pair);
+                            }
+                        }
+                    }
+                }
+                if !stopped {
+                    walked += 1;
+                }
+            }
+            if walked < size || distinct.len() > period {
+                continue;
+            }
+            let mut w = Window::new(period, reps);
+            for r in self.ring.iter().skip(n - size) {
+                w.add(r);
+            }
+            if w.holds(proposed) {
+                return Some(w);
+            }
+        }
+        None
     }
 
     /// Event seqs of the newest `n` resolved calls, oldest first.

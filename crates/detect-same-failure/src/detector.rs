@@ -304,7 +304,6 @@ impl SameFailure {
         let cap = self.settings.recurring_window as usize;
         let recurring_on = self.settings.recurring_threshold > 0;
         let tool = info.call.tool.as_str();
-        let tfp = tool_fp(tool);
         if no_match || !self.is_failure(content, is_error, reads) {
             self.state.run = None;
             if recurring_on {
@@ -314,6 +313,8 @@ impl SameFailure {
             }
             return;
         }
+        // Hashed only for a failure: most results succeed.
+        let tfp = tool_fp(tool);
         let (error_fp, numbers) = match self.settings.failure_identity {
             FailureIdentity::Exact => (info.norm_fp, Vec::new()),
             FailureIdentity::Shape => {
