@@ -293,7 +293,7 @@ impl PingPong {
                     let key = cycle_key(&w.calls());
                     let f = cycle_finding(
                         &self.state.cycles,
-                        w,
+                        &w,
                         Level::Critical,
                         key.clone(),
                         s.cycle_identity,
@@ -309,7 +309,7 @@ impl PingPong {
                     if self.state.warned.as_deref() != Some(key.as_str()) {
                         let f = cycle_finding(
                             &self.state.cycles,
-                            w,
+                            &w,
                             Level::Warning,
                             key.clone(),
                             s.cycle_identity,
