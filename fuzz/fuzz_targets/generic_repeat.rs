@@ -1,11 +1,23 @@
 //! Fuzzes the `generic-repeat` detector: any event stream, several configurations (the
 //! thresholds come from the input too). Invariants: no panic; findings are the detector's,
 //! bounded, and critical only on tool calls; a snapshot/restore at an event the input picks changes nothing.
+//! The configuration is a TOML table generated from the input's first 12 bytes; every distinct
+//! table is parsed (and must give valid settings) the first time it is seen, and the settings
+//! are kept by their text (a bounded map), so an execution costs its events, not a TOML parse.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use loopguard::generic_repeat::{GenericRepeat, Settings};
 use loopguard_core::{Bus, Detector, Finding, Level, OwnedEvent, MAX_EVIDENCE};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// Parsed configurations kept at most (the map starts over when full).
+const CACHED: usize = 4096;
+
+thread_local! {
+    static PARSED: RefCell<HashMap<String, Option<Settings>>> = RefCell::new(HashMap::new());
+}
 
 fn settings(data: &[u8]) -> Vec<Settings> {
     let b = |i: usize| u32::from(data.get(i).copied().unwrap_or(0));
@@ -28,9 +40,21 @@ fn settings(data: &[u8]) -> Vec<Settings> {
         b(11) % 2 == 0,
     );
     let mut out = vec![Settings::default()];
-    if let Ok(t) = custom.parse::<toml::Table>() {
-        out.push(Settings::from_table(&t).expect("generated settings are valid"));
-    }
+    let parsed = PARSED.with_borrow_mut(|cache| {
+        if let Some(s) = cache.get(&custom) {
+            return s.clone();
+        }
+        let parsed = custom
+            .parse::<toml::Table>()
+            .ok()
+            .map(|t| Settings::from_table(&t).expect("generated settings are valid"));
+        if cache.len() >= CACHED {
+            cache.clear();
+        }
+        cache.insert(custom, parsed.clone());
+        parsed
+    });
+    out.extend(parsed);
     out
 }
 
