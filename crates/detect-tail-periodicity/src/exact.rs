@@ -319,9 +319,13 @@ impl Index {
     /// look at least [`RECENT`] back.
     #[cold]
     fn flush_sparse(&mut self, end: u64) {
-        let first = end + STRIDE - RECENT;
-        for e in (first..=end).step_by(STRIDE as usize) {
-            if e >= self.start + self.gram {
+        // Oldest first, as the symbols arrived (a range stepped by `step_by` costs more than
+        // the inserts).
+        let first = (end + STRIDE).saturating_sub(RECENT);
+        let lowest = self.start + self.gram;
+        for k in 0..RECENT / STRIDE {
+            let e = first + k * STRIDE;
+            if e >= lowest {
                 let h = self.recent.get((e % RECENT) as usize).copied().unwrap_or(0);
                 let b = self.bucket(h);
                 self.sparse.insert(e, b);
