@@ -1161,7 +1161,10 @@ mod tests {
             };
             let tail: Vec<u32> = (0..gram as u32).map(|i| 0x61 + (i * 7) % 26).collect();
             let a: Vec<u32> = (0..40u32).map(|i| 0x30 + i).chain(tail.clone()).collect();
-            let b: Vec<u32> = (0..3u32).map(|i| 0x11_0000 + i).chain(tail.clone()).collect();
+            let b: Vec<u32> = (0..3u32)
+                .map(|i| 0x11_0000 + i)
+                .chain(tail.clone())
+                .collect();
             assert_eq!(hash_of(&a), hash_of(&b), "gram {gram}");
             let mut c = a.clone();
             if let Some(last) = c.last_mut() {
