@@ -141,7 +141,7 @@ impl Ring {
 const GRAM_MAX: u64 = 32;
 /// log2 of the largest number of hash-chain heads.
 const HEAD_BITS_MAX: u32 = 10;
-/// Multiplier of the polynomial rolling hash (odd).
+/// Multiplier that spreads a symbol over 64 bits before it enters the rolling hash (odd).
 const HASH_BASE: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Final mixer of a gram hash into a bucket.
 const HASH_MIX: u64 = 0xBF58_476D_1CE4_E5B9;
@@ -240,8 +240,9 @@ struct Index {
     use_sparse: bool,
     /// `64 - log2(buckets)`.
     shift: u32,
-    /// `HASH_BASE^gram`.
-    pow: u64,
+    /// Bits the hash shifts per symbol, minus one: `ceil(64 / gram) - 1`, so that a symbol
+    /// leaves the hash within `gram` symbols.
+    roll: u32,
     /// Hash of the last `gram` symbols fed (of all of them while fewer were fed).
     hash: u64,
     /// Hashes of the grams ending at the last [`RECENT`] positions, by position modulo it.
@@ -272,7 +273,7 @@ impl Index {
             f.sparse_limit,
             STRIDE.trailing_zeros(),
         );
-        self.pow = (0..f.gram).fold(1u64, |p, _| p.wrapping_mul(HASH_BASE));
+        self.roll = (64u64.div_ceil(f.gram.max(1)) - 1).min(63) as u32;
         self.hash = 0;
         self.recent = [0; RECENT as usize];
         self.start = start;
@@ -284,18 +285,19 @@ impl Index {
         (h.wrapping_mul(HASH_MIX) >> self.shift) as usize
     }
 
-    /// Rolls `sym` (the symbol at position `p`, already in `ring`) into the hash and, once a
-    /// whole gram was fed, indexes the gram ending after it.
+    /// Rolls `sym` (the symbol at position `p`) into the hash and, once a whole gram was
+    /// fed, indexes the gram ending after it.
+    ///
+    /// The hash is a shift-and-add ("gear") hash: `h = (h << r) + g(sym)` with
+    /// `r = ceil(64 / gram)` bits, so a symbol's contribution is shifted out of the 64 bits
+    /// after `ceil(64 / r) <= gram` symbols, and the hash of an end depends only on the
+    /// symbols of the gram ending there (its last `ceil(64 / r)` ones): equal grams hash
+    /// equally, without reading back the symbol that leaves the gram. The dependency from
+    /// one symbol's hash to the next is two shifts and an add.
     #[inline(always)]
-    fn feed(&mut self, ring: &Ring, p: u64, sym: u32, gram: u64) {
-        let mut h = self
-            .hash
-            .wrapping_mul(HASH_BASE)
-            .wrapping_add(u64::from(sym) + 1);
-        if p >= self.start + gram {
-            let out = ring.get(p - gram);
-            h = h.wrapping_sub((u64::from(out) + 1).wrapping_mul(self.pow));
-        }
+    fn feed(&mut self, p: u64, sym: u32, gram: u64) {
+        let g = (u64::from(sym) + 1).wrapping_mul(HASH_BASE);
+        let h = ((self.hash << self.roll) << 1).wrapping_add(g);
         self.hash = h;
         let end = p + 1;
         if end >= self.start + gram {
@@ -317,9 +319,13 @@ impl Index {
     /// look at least [`RECENT`] back.
     #[cold]
     fn flush_sparse(&mut self, end: u64) {
-        let first = end + STRIDE - RECENT;
-        for e in (first..=end).step_by(STRIDE as usize) {
-            if e >= self.start + self.gram {
+        // Oldest first, as the symbols arrived (a range stepped by `step_by` costs more than
+        // the inserts).
+        let first = (end + STRIDE).saturating_sub(RECENT);
+        let lowest = self.start + self.gram;
+        for k in 0..RECENT / STRIDE {
+            let e = first + k * STRIDE;
+            if e >= lowest {
                 let h = self.recent.get((e % RECENT) as usize).copied().unwrap_or(0);
                 let b = self.bucket(h);
                 self.sparse.insert(e, b);
@@ -606,7 +612,7 @@ impl Finder {
         }
         self.ring.put(i, sym);
         self.n = i + 1;
-        self.index.feed(&self.ring, i, sym, self.shape.gram);
+        self.index.feed(i, sym, self.shape.gram);
     }
 
     /// Checks the live candidates against the symbol just appended at `n - 1`.
@@ -685,7 +691,7 @@ impl Finder {
         self.index.reset(&self.shape, start);
         for p in start..n {
             let sym = self.ring.get(p);
-            self.index.feed(&self.ring, p, sym, self.shape.gram);
+            self.index.feed(p, sym, self.shape.gram);
         }
     }
 
@@ -1132,6 +1138,40 @@ mod tests {
         check("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 5, 7, 2);
         check("abaababaabaababaababaabaababaabaab", 2, 40, 2);
         check("xyzxyzqxyzxyzqxyzxyzqxyzxyzq", 4, 40, 2);
+    }
+
+    #[test]
+    fn the_gram_hash_depends_on_the_gram_alone() {
+        // Two different histories ending with the same `gram` symbols hash alike, for every
+        // gram length; a different last symbol hashes differently.
+        for gram in 1..=GRAM_MAX {
+            let shape = IndexShape {
+                gram,
+                head_bits: HEAD_BITS_MAX,
+                dense_limit: 64,
+                sparse_limit: 0,
+            };
+            let hash_of = |history: &[u32]| {
+                let mut index = Index::default();
+                index.reset(&shape, 0);
+                for (p, &sym) in history.iter().enumerate() {
+                    index.feed(p as u64, sym, gram);
+                }
+                index.hash
+            };
+            let tail: Vec<u32> = (0..gram as u32).map(|i| 0x61 + (i * 7) % 26).collect();
+            let a: Vec<u32> = (0..40u32).map(|i| 0x30 + i).chain(tail.clone()).collect();
+            let b: Vec<u32> = (0..3u32)
+                .map(|i| 0x11_0000 + i)
+                .chain(tail.clone())
+                .collect();
+            assert_eq!(hash_of(&a), hash_of(&b), "gram {gram}");
+            let mut c = a.clone();
+            if let Some(last) = c.last_mut() {
+                *last += 1;
+            }
+            assert_ne!(hash_of(&a), hash_of(&c), "gram {gram}");
+        }
     }
 
     #[test]
