@@ -136,7 +136,19 @@ pub struct Lines {
     /// Completed non-empty lines, and those that look like code.
     lines: u32,
     code_lines: u32,
+    /// The current line has whitespace after its first visible character.
+    #[serde(default)]
+    spaced: bool,
+    /// Visible characters of the current line before any whitespace after the first (what
+    /// tells a line of data: a long run with no space).
+    #[serde(default)]
+    solid: u32,
 }
+
+/// A line that opens with a letter or digit and runs this many visible characters without a
+/// space is data (hex, base64, a digest), counted as code: a font's hex trailer of zeros or
+/// an encoded blob is not prose.
+pub const DATA_LINE_CHARS: u32 = 40;
 
 impl Lines {
     /// Feeds one character of the message.
@@ -149,8 +161,13 @@ impl Lines {
         if ch.is_whitespace() {
             if self.first.is_none() {
                 self.indent = self.indent.saturating_add(if ch == '\t' { 4 } else { 1 });
+            } else {
+                self.spaced = true;
             }
             return;
+        }
+        if !self.spaced {
+            self.solid = self.solid.saturating_add(1);
         }
         match self.first {
             None => {
@@ -177,10 +194,28 @@ impl Lines {
 
     /// Notes the text fed since the line began or since the last note (no `'\n'` in it): its
     /// last visible character, if any, is the line's last one so far.
+    ///
+    /// The text must follow what [`Lines::feed`] was given (the line's first visible
+    /// character and fence are settled), so its whitespace is inside the line.
     #[inline]
     fn note_last(&mut self, part: &str) {
         if let Some(ch) = part.trim_end().chars().next_back() {
             self.last = ch;
+        }
+        if !self.spaced && !part.is_empty() {
+            let (solid, spaced) = match part.find(char::is_whitespace) {
+                Some(k) => (part.get(..k).unwrap_or(""), true),
+                None => (part, false),
+            };
+            let n = if solid.is_ascii() {
+                solid.len()
+            } else {
+                solid.chars().count()
+            };
+            self.solid = self
+                .solid
+                .saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+            self.spaced = spaced;
         }
     }
 
@@ -201,6 +236,7 @@ impl Lines {
                     self.last,
                     ';' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | '=' | '\\'
                 )
+                || (!self.spaced && self.solid >= DATA_LINE_CHARS && first.is_alphanumeric())
             {
                 self.code_lines = self.code_lines.saturating_add(1);
             }
@@ -208,6 +244,8 @@ impl Lines {
         self.indent = 0;
         self.fence = 0;
         self.first = None;
+        self.spaced = false;
+        self.solid = 0;
     }
 
     /// For runs with numbers masked: 0 = the current line has no visible character yet
@@ -334,9 +372,8 @@ impl Noisy {
     #[inline]
     fn end_line(&mut self) {
         if self.in_line || self.tainted {
-            let sentence = !self.tainted
-                && self.spaces >= NOISY_MIN_SPACES
-                && !self.words.names_dominate();
+            let sentence =
+                !self.tainted && self.spaces >= NOISY_MIN_SPACES && !self.words.names_dominate();
             let gap = self.gap;
             self.cut();
             self.gap = gap || !sentence;
@@ -757,8 +794,9 @@ fn evidence_chars(
         if ch == '\n' || !settled {
             if ch == '\n' {
                 lines.note_last(delta.get(from..i).unwrap_or(""));
-                from = i + 1;
             }
+            // What `feed` reads is not noted again.
+            from = i + ch.len_utf8();
             lines.feed(ch);
             code = lines.code();
             sentence = lines.sentence();

@@ -580,7 +580,33 @@ pub fn repetitive_legitimate() -> Vec<(&'static str, String)> {
         ("named_sequences", named_sequences()),
         ("repeated_doc_comments", repeated_doc_comments()),
         ("manual_page_index", manual_page_index()),
+        ("font_hex_trailer", font_hex_trailer()),
     ]
+}
+
+/// An embedded Type 1 font as PostScript carries it: a few commands, hex-encoded data in
+/// lines of 64 digits, then the format's trailer of eight lines of 64 zeros.
+pub fn font_hex_trailer() -> String {
+    let mut s = String::from(
+        "%%BeginFont: CMR10\n%!PS-AdobeFont-1.0: CMR10 003.002\n/FontName /CMR10 def\ncurrentfile eexec\n",
+    );
+    let mut g = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..24 {
+        for _ in 0..64 {
+            g ^= g << 13;
+            g ^= g >> 7;
+            g ^= g << 17;
+            s.push(char::from(b"0123456789ABCDEF"[(g % 16) as usize]));
+        }
+        s.push('\n');
+    }
+    s.push_str("C27D43128892CB5D14A32F\n");
+    for _ in 0..8 {
+        s.push_str(&"0".repeat(64));
+        s.push('\n');
+    }
+    s.push_str("cleartomark\n{restore}if\n%%EndFont\n");
+    s
 }
 
 /// A manual page's index in troff: each entry a bold name, then a dash and a summary that
