@@ -143,11 +143,15 @@ pub struct Lines {
     /// tells a line of data: a long run with no space).
     #[serde(default)]
     solid: u32,
+    /// The last of those characters (a `:` there makes the line a `Key: value` field).
+    #[serde(default)]
+    solid_last: Option<char>,
 }
 
 /// A line that opens with a letter or digit and runs this many visible characters without a
 /// space is data (hex, base64, a digest), counted as code: a font's hex trailer of zeros or
-/// an encoded blob is not prose.
+/// an encoded blob is not prose. So is a field, a line whose first word is a key ending in
+/// `:` (`Final-Recipient: rfc822; …`, `Status: 5.7.1`, `name: value`).
 pub const DATA_LINE_CHARS: u32 = 40;
 
 impl Lines {
@@ -168,6 +172,7 @@ impl Lines {
         }
         if !self.spaced {
             self.solid = self.solid.saturating_add(1);
+            self.solid_last = Some(ch);
         }
         match self.first {
             None => {
@@ -215,6 +220,9 @@ impl Lines {
             self.solid = self
                 .solid
                 .saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+            if let Some(c) = solid.chars().next_back() {
+                self.solid_last = Some(c);
+            }
             self.spaced = spaced;
         }
     }
@@ -237,6 +245,10 @@ impl Lines {
                     ';' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | '=' | '\\'
                 )
                 || (!self.spaced && self.solid >= DATA_LINE_CHARS && first.is_alphanumeric())
+                || (self.spaced
+                    && self.solid >= 3
+                    && self.solid_last == Some(':')
+                    && first.is_alphabetic())
             {
                 self.code_lines = self.code_lines.saturating_add(1);
             }
@@ -246,6 +258,7 @@ impl Lines {
         self.first = None;
         self.spaced = false;
         self.solid = 0;
+        self.solid_last = None;
     }
 
     /// For runs with numbers masked: 0 = the current line has no visible character yet

@@ -581,7 +581,29 @@ pub fn repetitive_legitimate() -> Vec<(&'static str, String)> {
         ("repeated_doc_comments", repeated_doc_comments()),
         ("manual_page_index", manual_page_index()),
         ("font_hex_trailer", font_hex_trailer()),
+        ("delivery_status_report", delivery_status_report()),
     ]
+}
+
+/// A mail server's delivery status report: one block of `Key: value` fields per recipient,
+/// identical where the recipients' masked addresses are.
+pub fn delivery_status_report() -> String {
+    let mut s = String::from(
+        "From: MAILER-DAEMON@mail.example.org\nSubject: Undelivered Mail Returned to Sender\nContent-Type: message/delivery-status\n\nReporting-MTA: dns; mail.example.org\nArrival-Date: Fri, 26 Nov 2004 19:41:40 -0800 (PST)\n\n",
+    );
+    for who in [
+        "xxxxxxxx",
+        "xxxxxx",
+        "xxxxxx",
+        "xxxxxx",
+        "xxxxxx",
+        "xxxxxxxxxxxx",
+    ] {
+        s.push_str(&format!(
+            "Final-Recipient: rfc822; {who}@dept.example.gov\nAction: failed\nStatus: 5.7.1\nDiagnostic-Code: smtp; 550 5.7.1 Message content rejected, id=01956-02-2 - BANNED: report.bat\nLast-Attempt-Date: Fri, 26 Nov 2004 19:41:44 -0800 (PST)\n\n"
+        ));
+    }
+    s
 }
 
 /// An embedded Type 1 font as PostScript carries it: a few commands, hex-encoded data in
