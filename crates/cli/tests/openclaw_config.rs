@@ -227,11 +227,15 @@ fn scan_applies_the_agents_override_from_an_openclaw_file() {
     let dir = Dir::new("scan-agent");
     let f = dir.file("openclaw.json", OPENCLAW_JSON5);
     let session = dir.file("repeats.jsonl", &repeats(17));
-    let base = ["scan", "--format", "json", "--config", s(&f)];
+    // `scan` of the session with the file, and `agent` selected if given.
+    let scan = |agent: Option<&str>| {
+        let mut args = vec!["scan", "--format", "json", "--config", s(&f)];
+        args.extend(agent.map(|a| ["--agent", a]).into_iter().flatten());
+        args.push(s(&session));
+        run(&args)
+    };
 
-    let mut args = base.to_vec();
-    args.extend(["--agent", "main", s(&session)]);
-    let main = run(&args);
+    let main = scan(Some("main"));
     assert_eq!(
         main.code, 0,
         "warnings only under the global block\n{}",
@@ -239,9 +243,7 @@ fn scan_applies_the_agents_override_from_an_openclaw_file() {
     );
     assert_eq!(findings(&main.out), [(10, "warning".to_owned())]);
 
-    let mut args = base.to_vec();
-    args.extend(["--agent", "safe-runner", s(&session)]);
-    let strict = run(&args);
+    let strict = scan(Some("safe-runner"));
     assert_eq!(
         strict.code, 1,
         "critical at 16 for safe-runner\n{}",
@@ -253,9 +255,7 @@ fn scan_applies_the_agents_override_from_an_openclaw_file() {
     );
 
     // No --agent: the global block.
-    let mut args = base.to_vec();
-    args.push(s(&session));
-    assert_eq!(findings(&run(&args).out), [(10, "warning".to_owned())]);
+    assert_eq!(findings(&scan(None).out), [(10, "warning".to_owned())]);
 }
 
 #[test]
@@ -304,31 +304,29 @@ fn an_unknown_agent_or_a_bad_file_is_an_error_that_says_where() {
     let r = run(&["scan", "--agent", "main", s(&session)]);
     assert_eq!(r.code, 2, "--agent needs --config");
 
-    let bad = dir.file(
+    // `config check` of a file holding `text` fails with code 2; its error says each of `says`.
+    let check_fails = |name: &str, text: &str, says: &dyn Fn(&Path) -> Vec<String>| {
+        let f = dir.file(name, text);
+        let r = run(&["config", "check", s(&f)]);
+        assert_eq!(r.code, 2);
+        for part in says(&f) {
+            assert!(r.err.contains(&part), "{}", r.err);
+        }
+    };
+    check_fails(
         "bad.json",
         "{\n  tools: {\n    loopDetection: { enabled: true, warningThreshold: 'ten' },\n  },\n}\n",
+        &|_| {
+            vec![
+                "`tools.loopDetection.warningThreshold`: must be a positive integer".to_owned(),
+                "bad.json".to_owned(),
+            ]
+        },
     );
-    let r = run(&["config", "check", s(&bad)]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.err
-            .contains("`tools.loopDetection.warningThreshold`: must be a positive integer"),
-        "{}",
-        r.err
-    );
-    assert!(r.err.contains("bad.json"), "{}", r.err);
-
-    let broken = dir.file(
+    check_fails(
         "broken.json",
         "{\n  tools: {\n    loopDetection: { enabled: tru },\n}\n",
-    );
-    let r = run(&["config", "check", s(&broken)]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.err
-            .contains(&format!("{}:3: invalid syntax", broken.display())),
-        "{}",
-        r.err
+        &|f| vec![format!("{}:3: invalid syntax", f.display())],
     );
 }
 

@@ -70,33 +70,33 @@ fn bench(c: &mut Criterion) {
             .parse()
             .expect("toml");
     let all = Settings::from_table(&all).expect("settings");
-    let mut g = c.benchmark_group("generic-repeat");
-    g.throughput(Throughput::Elements(events.len() as u64));
-    g.bench_function("bus-only", |b| b.iter(|| feed(vec![], &events)));
-    g.bench_function("default", |b| {
-        b.iter(|| {
-            feed(
-                vec![Box::new(GenericRepeat::new(Settings::default()))],
-                &events,
-            )
-        })
-    });
-    g.bench_function("all-rules", |b| {
-        b.iter(|| feed(vec![Box::new(GenericRepeat::new(all.clone()))], &events))
-    });
-    g.finish();
+    let runs = [("default", Settings::default()), ("all-rules", all)];
+    group(c, "generic-repeat", &events, &runs);
 
     let large = large_results();
     let near: toml::Table = "near-duplicate = { critical-threshold = 0 }"
         .parse()
         .expect("toml");
     let near = Settings::from_table(&near).expect("settings");
-    let mut g = c.benchmark_group("generic-repeat-large");
-    g.throughput(Throughput::Elements(large.len() as u64));
-    g.bench_function("bus-only", |b| b.iter(|| feed(vec![], &large)));
-    g.bench_function("near-duplicate-8k", |b| {
-        b.iter(|| feed(vec![Box::new(GenericRepeat::new(near.clone()))], &large))
-    });
+    group(
+        c,
+        "generic-repeat-large",
+        &large,
+        &[("near-duplicate-8k", near)],
+    );
+}
+
+/// A benchmark group over `events`: the bus alone (`bus-only`), then one benchmark a named
+/// setting, each feeding a fresh detector.
+fn group(c: &mut Criterion, name: &str, events: &[OwnedEvent], runs: &[(&str, Settings)]) {
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Elements(events.len() as u64));
+    g.bench_function("bus-only", |b| b.iter(|| feed(vec![], events)));
+    for (id, settings) in runs {
+        g.bench_function(*id, |b| {
+            b.iter(|| feed(vec![Box::new(GenericRepeat::new(settings.clone()))], events))
+        });
+    }
     g.finish();
 }
 

@@ -1,17 +1,13 @@
 //! Invariants of `unknown-tool` over arbitrary event streams.
 
-use loopguard_core::{Detector, Level};
+use loopguard_core::Level;
 use loopguard_detect_unknown_tool::{Settings, UnknownTool};
 use loopguard_testkit::{arb_args, arb_events, run, Script};
 use proptest::prelude::*;
 use serde_json::json;
 
-fn detector() -> Box<dyn Detector> {
-    Box::new(UnknownTool::default())
-}
-
 loopguard_testkit::detector_proptests! {
-    makers: [detector];
+    default: UnknownTool;
 
     /// Counts stay within the thresholds' meaning and the history size.
     #[test]

@@ -54,15 +54,20 @@ pub use loopguard_testkit::labels::{Label, LoopLabel};
 
 /// Reads labels.toml ([`loopguard_testkit::labels::read_labels`]).
 pub fn read_labels(path: &Path) -> Result<Vec<Label>, EvalError> {
+    loopguard_testkit::labels::read_labels(path).map_err(|e| labels_error(path, e))
+}
+
+/// A labels-file error of the file at `path`, as an [`EvalError`].
+fn labels_error(path: &Path, e: loopguard_testkit::labels::LabelsError) -> EvalError {
     use loopguard_testkit::labels::LabelsError;
-    loopguard_testkit::labels::read_labels(path).map_err(|e| match e {
+    match e {
         LabelsError::Io { path, message } => EvalError::Io { path, message },
         LabelsError::Invalid { path, message } => EvalError::Labels { path, message },
         other => EvalError::Labels {
             path: path.display().to_string(),
             message: other.to_string(),
         },
-    })
+    }
 }
 
 /// A label the project disputes, with the reason (excluded from the gate only through this list).
@@ -82,15 +87,10 @@ struct DisputedFile {
 
 /// Reads the repository's list of disputed labels.
 pub fn read_disputed(path: &Path) -> Result<Vec<Disputed>, EvalError> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| EvalError::Io {
-        path: name.clone(),
-        message: e.to_string(),
-    })?;
-    let f: DisputedFile = toml::from_str(&text).map_err(|e| EvalError::Labels {
-        path: name,
-        message: e.to_string(),
-    })?;
+    let f: DisputedFile = loopguard_testkit::labels::read_file(path, |text| {
+        toml::from_str(text).map_err(|e| e.to_string())
+    })
+    .map_err(|e| labels_error(path, e))?;
     Ok(f.disputed)
 }
 

@@ -40,26 +40,19 @@ fn declared_keys_are_accepted_keys() {
             .into_iter()
             .chain(["enabled".to_owned()])
             .collect();
+        // Every key a name maps to (from an env variable, an OpenClaw key or an old key) is
+        // accepted.
+        let maps_to_accepted = |from: &str, to: &str| {
+            assert!(accepted.contains(top(to)), "{}: {from} -> {to}", reg.name);
+        };
         for e in reg.env {
-            assert!(
-                accepted.contains(top(e.key)),
-                "{}: {} -> {}",
-                reg.name,
-                e.var,
-                e.key
-            );
+            maps_to_accepted(e.var, e.key);
         }
         for (from, to) in reg.openclaw.keys {
-            assert!(accepted.contains(top(to)), "{}: {from} -> {to}", reg.name);
+            maps_to_accepted(from, to);
         }
         for r in reg.renamed {
-            assert!(
-                accepted.contains(top(r.new)),
-                "{}: {} -> {}",
-                reg.name,
-                r.old,
-                r.new
-            );
+            maps_to_accepted(r.old, r.new);
         }
         for p in reg.presets {
             let table = reg

@@ -96,12 +96,20 @@ struct LabelsFile {
 
 /// Reads `labels.toml` at `path`.
 pub fn read_labels(path: &Path) -> Result<Vec<Label>, LabelsError> {
+    read_file(path, parse_labels)
+}
+
+/// Reads the file at `path` and parses its text with `parse` (an error names the file).
+pub fn read_file<T>(
+    path: &Path,
+    parse: impl FnOnce(&str) -> Result<T, String>,
+) -> Result<T, LabelsError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| LabelsError::Io {
         path: name.clone(),
         message: e.to_string(),
     })?;
-    parse_labels(&text).map_err(|message| LabelsError::Invalid {
+    parse(&text).map_err(|message| LabelsError::Invalid {
         path: name,
         message,
     })

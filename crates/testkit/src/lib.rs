@@ -460,7 +460,10 @@ pub fn check_replayable(
 /// A detector crate's property tests, in one `proptest!` block with [`proptest_config`]: first
 /// `deterministic_and_snapshot_restore_equivalent`, the test of [`check_replayable`] over
 /// [`arb_events`]`(900)` with a cut in `0..300` (or the given bounds) for every maker in turn,
-/// then the crate's own tests.
+/// then, with `distinct_calls: (maker, "tool")`, `distinct_calls_never_fire` (calls of the tool
+/// whose arguments all differ never fire, see [`distinct_calls_findings`]), then the crate's own
+/// tests. `default: Type` declares `fn detector()`, the detector `Type::default()` boxed, as the
+/// one maker.
 ///
 /// ```ignore
 /// loopguard_testkit::detector_proptests! {
@@ -472,10 +475,22 @@ pub fn check_replayable(
 /// ```
 #[macro_export]
 macro_rules! detector_proptests {
-    (makers: [$($make:expr),+ $(,)?]; $($tests:tt)*) => {
-        $crate::detector_proptests!(makers: [$($make),+], bytes: 900, cut: 300; $($tests)*);
+    (default: $ty:ty $(, distinct_calls: $tool:literal)?; $($tests:tt)*) => {
+        fn detector() -> ::std::boxed::Box<dyn $crate::__private::Detector> {
+            ::std::boxed::Box::new(<$ty>::default())
+        }
+
+        $crate::detector_proptests!(makers: [detector] $(, distinct_calls: (detector, $tool))?; $($tests)*);
     };
-    (makers: [$($make:expr),+ $(,)?], bytes: $bytes:expr, cut: $cut:expr; $($tests:tt)*) => {
+    (makers: [$($make:expr),+ $(,)?] $(, distinct_calls: ($dmake:expr, $tool:literal))?; $($tests:tt)*) => {
+        $crate::detector_proptests!(
+            makers: [$($make),+], bytes: 900, cut: 300 $(, distinct_calls: ($dmake, $tool))?; $($tests)*
+        );
+    };
+    (
+        makers: [$($make:expr),+ $(,)?], bytes: $bytes:expr, cut: $cut:expr
+        $(, distinct_calls: ($dmake:expr, $tool:literal))?; $($tests:tt)*
+    ) => {
         $crate::__private::proptest::proptest! {
             #![proptest_config($crate::proptest_config())]
 
@@ -492,6 +507,16 @@ macro_rules! detector_proptests {
                 }
             }
 
+            $(
+                /// Calls whose arguments all differ never fire.
+                #[test]
+                fn distinct_calls_never_fire(n in 1usize..60) {
+                    $crate::__private::proptest::prop_assert!(
+                        $crate::distinct_calls_findings(&$dmake, $tool, n).is_empty()
+                    );
+                }
+            )?
+
             $($tests)*
         }
     };
@@ -501,6 +526,18 @@ macro_rules! detector_proptests {
 pub mod __private {
     pub use loopguard_core::Detector;
     pub use proptest;
+}
+
+/// The findings of `make()` over `n` calls of `tool`, each with other arguments (`{"id": i}`)
+/// and the same result.
+pub fn distinct_calls_findings(
+    make: &dyn Fn() -> Box<dyn Detector>,
+    tool: &str,
+    n: usize,
+) -> Vec<(usize, Finding)> {
+    let mut s = Script::new();
+    s.call_args(n, tool, |i| json!({ "id": i }), "same");
+    run(make(), s.events())
 }
 
 /// The findings of `make()` over the first script of [`key_order_scripts`], checked equal to

@@ -368,25 +368,28 @@ fn near_duplicate_silence_counts_unless_configured() {
 
 #[test]
 fn near_duplicate_resets_on_a_new_turn_a_batch_and_ignored_tools_are_transparent() {
-    let mut s = Script::new();
-    edit_loop(&mut s, 3);
-    s.user("try again");
-    edit_loop(&mut s, 1);
-    assert!(
-        near_keys(&run(dflt(), s.events())).is_empty(),
-        "a new turn starts over"
+    // Three edits, `between`, one more edit: nothing fires.
+    let broken_by = |between: &dyn Fn(&mut Script), why: &str| {
+        let mut s = Script::new();
+        edit_loop(&mut s, 3);
+        between(&mut s);
+        edit_loop(&mut s, 1);
+        assert!(near_keys(&run(dflt(), s.events())).is_empty(), "{why}");
+    };
+    broken_by(
+        &|s| {
+            s.user("try again");
+        },
+        "a new turn starts over",
     );
-
-    let mut s = Script::new();
-    edit_loop(&mut s, 3);
-    s.batch(&[
-        ("read", json!({"path": "a"}), "A"),
-        ("read", json!({"path": "b"}), "B"),
-    ]);
-    edit_loop(&mut s, 1);
-    assert!(
-        near_keys(&run(dflt(), s.events())).is_empty(),
-        "a batch ends the streak"
+    broken_by(
+        &|s| {
+            s.batch(&[
+                ("read", json!({"path": "a"}), "A"),
+                ("read", json!({"path": "b"}), "B"),
+            ]);
+        },
+        "a batch ends the streak",
     );
 
     let mut s = Script::new();

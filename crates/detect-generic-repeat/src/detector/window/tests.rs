@@ -4,16 +4,23 @@ use crate::testutil::*;
 
 // ---- I. tool-call loop, sliding window (pi-repetition-guard) -------------------------------
 
-#[test]
-fn i51_the_fourth_occurrence_within_eight_fires() {
-    // Six identical calls: false, false, false, then true from the 4th on (PRG test 12).
+/// Six identical `bash` calls of `command`, the i-th answered by `result(i)`, and the index of
+/// each call.
+fn six_bash_calls(command: &str, result: impl Fn(usize) -> String) -> (Script, Vec<usize>) {
     let mut s = Script::new();
     let mut calls = Vec::new();
     for i in 0..6 {
-        let id = attempt(&mut s, "bash", json!({"command": "make"}));
+        let id = attempt(&mut s, "bash", json!({ "command": command }));
         calls.push(s.last_index());
-        s.tool_result(&id, "bash", &format!("output {i}"), false);
+        s.tool_result(&id, "bash", &result(i), false);
     }
+    (s, calls)
+}
+
+#[test]
+fn i51_the_fourth_occurrence_within_eight_fires() {
+    // Six identical calls: false, false, false, then true from the 4th on (PRG test 12).
+    let (s, calls) = six_bash_calls("make", |i| format!("output {i}"));
     let f = run(prg(), s.events());
     assert_eq!(criticals(&f), calls[3..].to_vec());
     assert!(warnings(&f).is_empty());
@@ -128,13 +135,7 @@ fn window_can_count_identical_outcomes_instead_of_calls() {
 
 #[test]
 fn the_default_window_warns_and_never_blocks() {
-    let mut s = Script::new();
-    let mut calls = Vec::new();
-    for i in 0..6 {
-        let id = attempt(&mut s, "bash", json!({"command": "cargo check"}));
-        calls.push(s.last_index());
-        s.tool_result(&id, "bash", &format!("{i} errors"), false);
-    }
+    let (s, calls) = six_bash_calls("cargo check", |i| format!("{i} errors"));
     let f = run(default_det(), s.events());
     assert_eq!(warnings(&f), calls[4..].to_vec(), "5 of the last 8 calls");
     assert!(criticals(&f).is_empty());
