@@ -7,9 +7,7 @@ use crate::{
     Algorithm, Rule, Settings, CODE_TABLE, NAME, NOISY_MAX_NUMBERS, NOISY_MIN_LETTERS,
     NOISY_MIN_SPACES, NOISY_TABLE, PROSE_TABLE,
 };
-use loopguard_core::{
-    Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level, Stream,
-};
+use loopguard_core::{Cx, Detector, Event, Finding, Fingerprint, Level, Stream};
 use serde::{Deserialize, Serialize};
 
 /// First symbol used as a stream separator by the exact engine (above every `char`).
@@ -420,13 +418,7 @@ struct Evidence {
 
 impl Evidence {
     fn new(s: &Settings) -> Evidence {
-        let most = PROSE_TABLE
-            .iter()
-            .chain(CODE_TABLE)
-            .map(|r| u64::from(r.span))
-            .max()
-            .unwrap_or(0);
-        let cap = (most * u64::from(s.evidence_scale)).div_ceil(100) + 1;
+        let cap = crate::evidence::back_cap(s.evidence_scale);
         Evidence {
             tracker: RunTracker::new(s.min_unit, s.max_unit, cap),
             need: (u64::MAX, u64::MAX),
@@ -827,21 +819,11 @@ fn evidence_chars(
 }
 
 impl Detector for TailPeriodicity {
-    fn facts(&self) -> loopguard_core::Facts {
-        loopguard_core::Facts::NONE
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[
-            EventKind::MessageStart,
-            EventKind::TextDelta,
-            EventKind::MessageEnd,
-        ])
-    }
+    loopguard_core::detector_basics!(
+        name: NAME,
+        interest: [MessageStart, TextDelta, MessageEnd],
+        facts: NONE,
+    );
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {

@@ -9,7 +9,7 @@
 //! symbol (`s[n] == s[n - p]`) until the run breaks. The run's span only grows by one per
 //! symbol, so a threshold is a single comparison.
 
-use crate::exact::Finder;
+use crate::exact::{primitive_root, Finder};
 use serde::{Deserialize, Serialize};
 
 /// One row of a threshold table: runs whose primitive root is at most `max_root`
@@ -31,6 +31,18 @@ impl Row {
         let base = u64::from(self.span).max(u64::from(self.copies) * root);
         (base * u64::from(scale_pct)).div_ceil(100).max(2 * root)
     }
+}
+
+/// How far back a run is followed: the longest span any prose or code row asks for, scaled
+/// by `scale_pct` percent, plus one.
+pub fn back_cap(scale_pct: u32) -> u64 {
+    let most = crate::PROSE_TABLE
+        .iter()
+        .chain(crate::CODE_TABLE)
+        .map(|r| u64::from(r.span))
+        .max()
+        .unwrap_or(0);
+    (most * u64::from(scale_pct)).div_ceil(100) + 1
 }
 
 /// The row answering for `root` in `table` (sorted by `max_root`; the last row answers for
@@ -202,33 +214,5 @@ impl RunTracker {
             start,
             end: n,
         })
-    }
-}
-
-/// Length of the primitive root of the last `q` symbols of `f` (prefix function).
-fn primitive_root(f: &Finder, q: u64, pi: &mut Vec<u32>) -> u64 {
-    let q = q as usize;
-    let start = f.n - q as u64;
-    pi.clear();
-    pi.resize(q, 0);
-    let at = |i: usize| f.ring.get(start + i as u64);
-    let mut k = 0usize;
-    for i in 1..q {
-        while k > 0 && at(i) != at(k) {
-            k = pi.get(k - 1).copied().unwrap_or(0) as usize;
-        }
-        if at(i) == at(k) {
-            k += 1;
-        }
-        if let Some(slot) = pi.get_mut(i) {
-            *slot = k as u32;
-        }
-    }
-    let border = pi.last().copied().unwrap_or(0) as usize;
-    let period = q - border;
-    if period < q && q % period == 0 {
-        period as u64
-    } else {
-        q as u64
     }
 }

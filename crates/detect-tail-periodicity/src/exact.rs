@@ -1042,7 +1042,7 @@ impl TailMatcher {
         let (two, more) = pick(self.short);
         best = min_opt(best, more);
         if let Some(q) = two {
-            if !self.root_check || !is_primitive(&self.finder, q, &mut self.pi) {
+            if !self.root_check || primitive_root(&self.finder, q, &mut self.pi) != q {
                 best = min_opt(best, Some(q));
             }
         }
@@ -1059,8 +1059,9 @@ fn min_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     }
 }
 
-/// Whether the last `q` symbols of `f` form a primitive word (not a power of a shorter one).
-fn is_primitive(f: &Finder, q: u64, pi: &mut Vec<u32>) -> bool {
+/// Length of the primitive root of the last `q` symbols of `f` (prefix function): `q` when
+/// they form a primitive word (not a power of a shorter one).
+pub(crate) fn primitive_root(f: &Finder, q: u64, pi: &mut Vec<u32>) -> u64 {
     let q = q as usize;
     let start = f.n - q as u64;
     pi.clear();
@@ -1080,7 +1081,11 @@ fn is_primitive(f: &Finder, q: u64, pi: &mut Vec<u32>) -> bool {
     }
     let border = pi.last().copied().unwrap_or(0) as usize;
     let period = q - border;
-    !(period < q && q % period == 0)
+    if period < q && q % period == 0 {
+        period as u64
+    } else {
+        q as u64
+    }
 }
 
 /// Z-function of `s` for positions `1..upto` (`z[i]` = longest common prefix of `s` and

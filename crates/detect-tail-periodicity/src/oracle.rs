@@ -85,13 +85,8 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
         }
     }
     let syms: Vec<u32> = seq.iter().map(|&(s, _, _)| s).collect();
-    let most = PROSE_TABLE
-        .iter()
-        .chain(CODE_TABLE)
-        .map(|r| u64::from(r.span))
-        .max()
-        .unwrap_or(0);
-    let cap = ((most * u64::from(settings.evidence_scale)).div_ceil(100) + 1) as usize;
+    let cap =
+        usize::try_from(crate::evidence::back_cap(settings.evidence_scale)).unwrap_or(usize::MAX);
     let first_content = syms
         .iter()
         .position(|&s| !char::from_u32(s).is_some_and(char::is_whitespace));

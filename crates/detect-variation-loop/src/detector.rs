@@ -2,7 +2,7 @@
 //! arrives, shingled once, and clustered incrementally (greedy, in text order).
 
 use crate::{Settings, NAME};
-use loopguard_core::{Cx, Detector, Event, EventKind, Finding, Fingerprint, Interest, Level};
+use loopguard_core::{Cx, Detector, Event, Finding, Fingerprint, Level};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -848,21 +848,11 @@ impl VariationLoop {
 }
 
 impl Detector for VariationLoop {
-    fn facts(&self) -> loopguard_core::Facts {
-        loopguard_core::Facts::NONE
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::of(&[
-            EventKind::MessageStart,
-            EventKind::TextDelta,
-            EventKind::MessageEnd,
-        ])
-    }
+    loopguard_core::detector_basics!(
+        name: NAME,
+        interest: [MessageStart, TextDelta, MessageEnd],
+        facts: NONE,
+    );
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {

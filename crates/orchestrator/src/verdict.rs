@@ -206,7 +206,22 @@ impl Verdict {
     }
 
     /// The findings, moved out.
-    pub fn into_findings(self) -> Vec<Finding> {
+    pub fn into_findings(mut self) -> Vec<Finding> {
+        self.take_findings()
+    }
+
+    /// Moves the findings out, leaving none.
+    pub fn take_findings(&mut self) -> Vec<Finding> {
+        std::mem::take(self.findings_mut())
+    }
+
+    /// The same verdict with `findings` behind it.
+    pub fn with_findings(mut self, new: Vec<Finding>) -> Verdict {
+        *self.findings_mut() = new;
+        self
+    }
+
+    fn findings_mut(&mut self) -> &mut Vec<Finding> {
         match self {
             Verdict::Continue { findings }
             | Verdict::Steer { findings, .. }
@@ -214,29 +229,6 @@ impl Verdict {
             | Verdict::Block { findings, .. }
             | Verdict::Abort { findings, .. } => findings,
         }
-    }
-
-    /// Moves the findings out, leaving none.
-    pub fn take_findings(&mut self) -> Vec<Finding> {
-        match self {
-            Verdict::Continue { findings }
-            | Verdict::Steer { findings, .. }
-            | Verdict::Compact { findings, .. }
-            | Verdict::Block { findings, .. }
-            | Verdict::Abort { findings, .. } => std::mem::take(findings),
-        }
-    }
-
-    /// The same verdict with `findings` behind it.
-    pub fn with_findings(mut self, new: Vec<Finding>) -> Verdict {
-        match &mut self {
-            Verdict::Continue { findings }
-            | Verdict::Steer { findings, .. }
-            | Verdict::Compact { findings, .. }
-            | Verdict::Block { findings, .. }
-            | Verdict::Abort { findings, .. } => *findings = new,
-        }
-        self
     }
 }
 

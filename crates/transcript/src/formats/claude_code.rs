@@ -77,14 +77,7 @@ impl Reader {
                 }
                 if self.t.nothing_pushed() {
                     if let Some(id) = str_of(o, "sessionId") {
-                        self.t.push(
-                            line,
-                            Record::Session {
-                                id: id.to_owned(),
-                                source: None,
-                                license: None,
-                            },
-                        );
+                        self.t.push_session(line, id);
                     }
                 }
                 let Some(m) = obj_of(o, "message") else {
@@ -191,15 +184,7 @@ impl Reader {
         let (index, batch) = match &self.open {
             Some((id, index, batch)) if !msg_id.is_empty() && id == msg_id => (*index, *batch),
             _ => {
-                let batch = self.t.assistant_count();
-                self.t.push(
-                    line,
-                    Record::Assistant {
-                        text: None,
-                        thinking: None,
-                    },
-                );
-                let index = self.t.last_index();
+                let (index, batch) = self.t.open_assistant(line);
                 self.open = Some((msg_id.to_owned(), index, batch));
                 self.usage = None;
                 (index, batch)
@@ -238,21 +223,9 @@ impl Reader {
                             .issue(line, "`tool_use` block without a string `id` and `name`");
                         continue;
                     };
-                    let (args, problem) = args_of(b.get("input"));
-                    if let Some(p) = problem {
-                        self.t.issue(line, format!("call `{id}`: {p}"));
-                    }
                     self.tools.insert(id.to_owned(), tool.to_owned());
-                    self.t.push(
-                        line,
-                        Record::ToolCall {
-                            id: id.to_owned(),
-                            tool: tool.to_owned(),
-                            args,
-                            batch: Some(batch),
-                            truncated: false,
-                        },
-                    );
+                    self.t
+                        .push_call(line, id, tool, args_of(b.get("input")), batch);
                 }
                 Some("redacted_thinking" | "web_search_tool_result" | "image") => {}
                 other => self.t.issue(

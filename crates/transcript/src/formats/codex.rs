@@ -63,16 +63,7 @@ impl Reader {
         let payload = obj_of(o, "payload");
         match (ty, payload) {
             ("session_meta", Some(p)) => match str_of(p, "id") {
-                Some(id) if self.t.nothing_pushed() => {
-                    self.t.push(
-                        line,
-                        Record::Session {
-                            id: id.to_owned(),
-                            source: None,
-                            license: None,
-                        },
-                    );
-                }
+                Some(id) if self.t.nothing_pushed() => self.t.push_session(line, id),
                 Some(_) => {}
                 None => self
                     .t
@@ -119,15 +110,7 @@ impl Reader {
         if let Some(open) = self.open {
             return open;
         }
-        let batch = self.t.assistant_count();
-        self.t.push(
-            line,
-            Record::Assistant {
-                text: None,
-                thinking: None,
-            },
-        );
-        let open = (self.t.last_index(), batch);
+        let open = self.t.open_assistant(line);
         self.open = Some(open);
         open
     }
@@ -214,21 +197,9 @@ impl Reader {
                 .issue(line, format!("`{kind}` `{id}` without a string `name`"));
             return;
         }
-        if let Some(problem) = problem {
-            self.t.issue(line, format!("call `{id}`: {problem}"));
-        }
         let (_, batch) = self.response(line);
         self.tools.insert(id.to_owned(), tool.to_owned());
-        self.t.push(
-            line,
-            Record::ToolCall {
-                id: id.to_owned(),
-                tool: tool.to_owned(),
-                args,
-                batch: Some(batch),
-                truncated: false,
-            },
-        );
+        self.t.push_call(line, id, tool, (args, problem), batch);
     }
 
     fn output(&mut self, line: usize, p: &Map<String, Value>) {

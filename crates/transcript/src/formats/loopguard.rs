@@ -428,21 +428,35 @@ fn req_str(
     opt_str(o, ty, field)?.ok_or(LineError::MissingField { ty, field })
 }
 
+/// An optional field of one JSON type: absent or `null` is `None`; `take` gives the value
+/// back when it is of another type, which is then named in the error.
+fn opt<T>(
+    o: &mut Map<String, Value>,
+    ty: &'static str,
+    field: &'static str,
+    expected: &'static str,
+    take: impl FnOnce(Value) -> Result<T, Value>,
+) -> Result<Option<T>, LineError> {
+    match o.remove(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => take(v).map(Some).map_err(|other| LineError::WrongType {
+            ty,
+            field,
+            expected,
+            found: JsonType::of(&other),
+        }),
+    }
+}
+
 fn opt_str(
     o: &mut Map<String, Value>,
     ty: &'static str,
     field: &'static str,
 ) -> Result<Option<String>, LineError> {
-    match o.remove(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(LineError::WrongType {
-            ty,
-            field,
-            expected: "a string",
-            found: JsonType::of(&other),
-        }),
-    }
+    opt(o, ty, field, "a string", |v| match v {
+        Value::String(s) => Ok(s),
+        other => Err(other),
+    })
 }
 
 fn opt_bool(
@@ -450,16 +464,7 @@ fn opt_bool(
     ty: &'static str,
     field: &'static str,
 ) -> Result<Option<bool>, LineError> {
-    match o.remove(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(b)),
-        Some(other) => Err(LineError::WrongType {
-            ty,
-            field,
-            expected: "a boolean",
-            found: JsonType::of(&other),
-        }),
-    }
+    opt(o, ty, field, "a boolean", |v| v.as_bool().ok_or(v))
 }
 
 fn opt_u64(
@@ -467,21 +472,9 @@ fn opt_u64(
     ty: &'static str,
     field: &'static str,
 ) -> Result<Option<u64>, LineError> {
-    match o.remove(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => n.as_u64().map(Some).ok_or(LineError::WrongType {
-            ty,
-            field,
-            expected: "a non-negative integer",
-            found: JsonType::Number,
-        }),
-        Some(other) => Err(LineError::WrongType {
-            ty,
-            field,
-            expected: "a non-negative integer",
-            found: JsonType::of(&other),
-        }),
-    }
+    opt(o, ty, field, "a non-negative integer", |v| {
+        v.as_u64().ok_or(v)
+    })
 }
 
 #[cfg(test)]

@@ -106,6 +106,56 @@ impl NativeTranscript {
         self
     }
 
+    /// Opens an empty assistant record (its text and thinking are added as they come):
+    /// (its index, its batch: the assistant records before it).
+    pub(crate) fn open_assistant(&mut self, line: usize) -> (usize, u64) {
+        let batch = self.assistant_count();
+        self.push(
+            line,
+            Record::Assistant {
+                text: None,
+                thinking: None,
+            },
+        );
+        (self.last_index(), batch)
+    }
+
+    /// The session's header record, with its id.
+    pub(crate) fn push_session(&mut self, line: usize, id: &str) {
+        self.push(
+            line,
+            Record::Session {
+                id: id.to_owned(),
+                source: None,
+                license: None,
+            },
+        );
+    }
+
+    /// A tool call read at `line`, with what was wrong with its arguments, if anything.
+    pub(crate) fn push_call(
+        &mut self,
+        line: usize,
+        id: &str,
+        tool: &str,
+        (args, problem): (Value, Option<String>),
+        batch: u64,
+    ) {
+        if let Some(p) = problem {
+            self.issue(line, format!("call `{id}`: {p}"));
+        }
+        self.push(
+            line,
+            Record::ToolCall {
+                id: id.to_owned(),
+                tool: tool.to_owned(),
+                args,
+                batch: Some(batch),
+                truncated: false,
+            },
+        );
+    }
+
     pub(crate) fn push(&mut self, line: usize, record: Record) {
         if matches!(record, Record::Assistant { .. }) {
             self.assistants += 1;

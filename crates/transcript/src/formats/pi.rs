@@ -41,16 +41,7 @@ pub(crate) fn read_line(t: &mut NativeTranscript, line: usize, o: &Map<String, V
     };
     match ty {
         "session" => match str_of(o, "id") {
-            Some(id) if t.nothing_pushed() => {
-                t.push(
-                    line,
-                    Record::Session {
-                        id: id.to_owned(),
-                        source: None,
-                        license: None,
-                    },
-                );
-            }
+            Some(id) if t.nothing_pushed() => t.push_session(line, id),
             Some(_) => t.issue(line, "a second `session` header; ignored"),
             None => t.issue(line, "`session` line without a string `id`"),
         },
