@@ -33,20 +33,23 @@ pub fn parse_line(text: &str, first: bool) -> Result<Record, LineError> {
 
 /// The fields of every line type, borrowed where the JSON has no escapes; the rest of a line
 /// is skipped without being built.
+/// `T` is the type of the three text fields: [`Text`], or the raw JSON for a long line whose
+/// longest text is unescaped in place ([`fast_in_place`]).
 #[derive(serde::Deserialize)]
-struct Fields<'a> {
+#[serde(bound(deserialize = "T: serde::Deserialize<'de>"))]
+struct Fields<'a, T = Text<'a>> {
     #[serde(rename = "type", borrow)]
     ty: Cow<'a, str>,
     #[serde(default, borrow)]
     id: Option<Text<'a>>,
     #[serde(default, borrow)]
     tool: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    text: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    thinking: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    content: Option<Text<'a>>,
+    #[serde(default)]
+    text: Option<T>,
+    #[serde(default)]
+    thinking: Option<T>,
+    #[serde(default)]
+    content: Option<T>,
     #[serde(default, borrow)]
     source: Option<Text<'a>>,
     #[serde(default, borrow)]
@@ -131,41 +134,10 @@ enum InPlace {
     Read(Record),
 }
 
-/// [`Fields`] with the three text fields left raw (not unescaped, not copied).
-#[derive(serde::Deserialize)]
-struct RawFields<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: Cow<'a, str>,
-    #[serde(default, borrow)]
-    id: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    tool: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    text: Option<&'a serde_json::value::RawValue>,
-    #[serde(default, borrow)]
-    thinking: Option<&'a serde_json::value::RawValue>,
-    #[serde(default, borrow)]
-    content: Option<&'a serde_json::value::RawValue>,
-    #[serde(default, borrow)]
-    source: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    license: Option<Text<'a>>,
-    #[serde(default, deserialize_with = "present")]
-    args: Option<Value>,
-    #[serde(default)]
-    batch: Option<u64>,
-    #[serde(default)]
-    truncated: Option<bool>,
-    #[serde(default)]
-    is_error: Option<bool>,
-    #[serde(default)]
-    images: Option<u64>,
-}
-
 /// [`fast`] that leaves the longest text for the caller to unescape and move in; `None` sends
 /// the line to [`slow`].
 fn fast_in_place(text: &str, first: bool) -> Option<InPlace> {
-    let f: RawFields<'_> = serde_json::from_str(text).ok()?;
+    let f: Fields<'_, &serde_json::value::RawValue> = serde_json::from_str(text).ok()?;
     let base = text.as_ptr() as usize;
     let mut best: Option<(Slot, usize, usize)> = None;
     for (slot, field) in [
