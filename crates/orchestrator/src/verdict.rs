@@ -127,6 +127,19 @@ impl Default for Verdict {
     }
 }
 
+/// Where a verdict keeps its findings, borrowed as `$v` is (shared or mutable).
+macro_rules! findings_of {
+    ($v:expr) => {
+        match $v {
+            Verdict::Continue { findings }
+            | Verdict::Steer { findings, .. }
+            | Verdict::Compact { findings, .. }
+            | Verdict::Block { findings, .. }
+            | Verdict::Abort { findings, .. } => findings,
+        }
+    };
+}
+
 impl Verdict {
     /// The kind of verdict.
     pub fn action(&self) -> Action {
@@ -196,13 +209,7 @@ impl Verdict {
 
     /// The findings behind the verdict.
     pub fn findings(&self) -> &[Finding] {
-        match self {
-            Verdict::Continue { findings }
-            | Verdict::Steer { findings, .. }
-            | Verdict::Compact { findings, .. }
-            | Verdict::Block { findings, .. }
-            | Verdict::Abort { findings, .. } => findings,
-        }
+        findings_of!(self)
     }
 
     /// The findings, moved out.
@@ -222,13 +229,7 @@ impl Verdict {
     }
 
     fn findings_mut(&mut self) -> &mut Vec<Finding> {
-        match self {
-            Verdict::Continue { findings }
-            | Verdict::Steer { findings, .. }
-            | Verdict::Compact { findings, .. }
-            | Verdict::Block { findings, .. }
-            | Verdict::Abort { findings, .. } => findings,
-        }
+        findings_of!(self)
     }
 }
 
