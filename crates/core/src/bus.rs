@@ -489,6 +489,32 @@ impl Bus {
             shape: shape.as_ref(),
             findings: &mut findings,
         };
+        // A result that names no tool reaches the detectors with its call's.
+        let named;
+        let event = match (event, result_info.as_ref()) {
+            (
+                Event::ToolResult {
+                    id,
+                    tool: "",
+                    content,
+                    is_error,
+                    images,
+                    details,
+                },
+                Some(r),
+            ) => {
+                named = Event::ToolResult {
+                    id,
+                    tool: &r.call.tool,
+                    content,
+                    is_error: *is_error,
+                    images: *images,
+                    details: *details,
+                };
+                &named
+            }
+            _ => event,
+        };
         for &i in &self.index[kind as usize] {
             if let Some(d) = self.detectors.get_mut(i) {
                 d.observe(event, &mut cx);

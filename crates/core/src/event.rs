@@ -93,8 +93,8 @@ pub enum Event<'a> {
     ToolResult {
         /// The call id this result answers.
         id: &'a str,
-        /// Tool name; empty when the host does not say (the result is paired with its call
-        /// by `id` alone and takes the call's tool).
+        /// Tool name; empty when the host does not say (the bus pairs the result with its
+        /// call by `id` alone, and detectors see the call's tool).
         tool: &'a str,
         /// The text parts of the result, joined.
         content: &'a str,

@@ -197,19 +197,11 @@ impl Detector for UnknownTool {
                 is_error,
                 ..
             } => {
-                // A result that names no tool takes its call's (the bus paired them by id).
-                let from_call;
-                let tool: &str = if tool.is_empty() {
-                    from_call = cx.result().map(|r| r.call.tool.clone()).unwrap_or_default();
-                    &from_call
-                } else {
-                    tool
-                };
                 let pos = self
                     .state
                     .records
                     .iter()
-                    .rposition(|r| !r.done && r.id == *id && r.tool == tool);
+                    .rposition(|r| !r.done && r.id == *id && r.tool == *tool);
                 // The pending record is judged in place: still pending, it is not the
                 // previous outcome that `outcome_name` looks for.
                 match pos {
@@ -221,7 +213,7 @@ impl Detector for UnknownTool {
                     }
                     None => {
                         let mut rec = Record {
-                            tool: tool.to_owned(),
+                            tool: (*tool).to_owned(),
                             id: (*id).to_owned(),
                             seq: cx.seq(),
                             words: Vec::new(),

@@ -305,3 +305,34 @@ loopguard_testkit::registration_tests!(
     Settings::from_options,
     [Settings::default(), Settings::openclaw()]
 );
+
+/// A host that sends results with the call id only: the bus pairs them with their calls and
+/// the detector sees the call's tool, so the retries are caught as with named results.
+#[test]
+fn results_that_name_no_tool_are_judged_with_their_calls_tool() {
+    let script = |named: bool| {
+        let mut s = Script::new();
+        for i in 0..10 {
+            let id = s.tool_call("exec", json!({"command": format!("ls {i}")}));
+            s.tool_result(
+                &id,
+                if named { "exec" } else { "" },
+                "Tool exec not found",
+                true,
+            );
+        }
+        s.tool_call("exec", json!({"command": "something new"}));
+        s
+    };
+    let named = run(openclaw(), script(true).events());
+    assert!(
+        !named.is_empty(),
+        "ten failures of a missing tool are caught"
+    );
+    let unnamed = run(openclaw(), script(false).events());
+    assert_eq!(
+        format!("{unnamed:?}"),
+        format!("{named:?}"),
+        "the same findings without tool names on the results"
+    );
+}
