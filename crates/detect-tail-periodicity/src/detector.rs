@@ -303,9 +303,6 @@ pub(crate) struct Noisy {
     /// The last symbol fed was a `;` (code when something other than a space follows).
     #[serde(default)]
     semicolon: bool,
-    /// Spaces seen on the current line (a sentence holds at least [`NOISY_MIN_SPACES`]).
-    #[serde(default)]
-    spaces: u32,
     /// A symbol of the current line was fed.
     #[serde(default)]
     in_line: bool,
@@ -321,7 +318,7 @@ impl Noisy {
     /// Only sentences are followed: a line stops being one (the rest of it is skipped and
     /// the run is cut) at a mark of code or data — a tab, `_`, `=`, `{`, `}`, `|`, `\`, a
     /// backtick, or a `;` with no space after it — and a line that ends with fewer than
-    /// [`NOISY_MIN_SPACES`] spaces (a log line, a path, a name and a value) or with names
+    /// [`NOISY_MIN_SPACES`] + 1 words (a log line, a path, a name and a value) or with names
     /// for more than a quarter of its words (`syn keyword baanConstant USER.0`) cuts the
     /// run at its end. C declarations that differ in a number (`_Placeholder<1> _1;`),
     /// tables of numbered names and logs of numbered paths are not counter loops.
@@ -341,7 +338,6 @@ impl Noisy {
             return None;
         }
         self.semicolon = sym == u32::from(';');
-        self.spaces = self.spaces.saturating_add(u32::from(sym == u32::from(' ')));
         self.in_line = true;
         if let Some(c) = char::from_u32(sym) {
             self.words.push(c);
@@ -383,8 +379,9 @@ impl Noisy {
     #[inline]
     fn end_line(&mut self) {
         if self.in_line || self.tainted {
-            let sentence =
-                !self.tainted && self.spaces >= NOISY_MIN_SPACES && !self.words.names_dominate();
+            let sentence = !self.tainted
+                && self.words.words() >= NOISY_MIN_SPACES
+                && !self.words.names_dominate();
             let gap = self.gap;
             self.cut();
             self.gap = gap || !sentence;
@@ -399,7 +396,6 @@ impl Noisy {
         self.in_line = false;
         self.tainted = false;
         self.semicolon = false;
-        self.spaces = 0;
         self.words = loopguard_core::prose::Words::default();
     }
 }

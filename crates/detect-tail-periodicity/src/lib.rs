@@ -189,8 +189,8 @@ pub const NOISY_MAX_NUMBERS: usize = 8;
 /// Letters a root needs for the noisy rule (sentences, not number tables).
 pub const NOISY_MIN_LETTERS: usize = 16;
 
-/// Spaces a line needs to continue a noisy run (four words: a sentence, not a log line, a
-/// path or a name and its value).
+/// Words a line needs before its last one to continue a noisy run (four words in all: a
+/// sentence, not a log line, a path or a name and its value).
 pub const NOISY_MIN_SPACES: u32 = 3;
 
 loopguard_core::detector_options! {
