@@ -299,6 +299,11 @@ struct Splitter {
     chars: usize,
     overflow: bool,
     in_code: bool,
+    /// The segment's first character already tells that it is not prose (see
+    /// [`opens_non_prose`]) while only prose counts: its text is not kept, as no test reads
+    /// it.
+    #[serde(default)]
+    reject: bool,
 }
 
 /// A completed (or tentative) segment: its trimmed text (borrowed from the splitter) and
@@ -342,8 +347,14 @@ impl Splitter {
             let skipped = text.get(..text.len() - rest.len()).unwrap_or("");
             self.start = at + count(skipped) as u64;
             text = rest;
+            self.reject = s.prose_only && opens_non_prose(text);
         }
         let n = count(text);
+        if self.reject {
+            // Only whether the segment has begun is read again.
+            self.chars += n;
+            return;
+        }
         let body = text.trim_end();
         let content = if body.is_empty() {
             self.content
@@ -352,7 +363,7 @@ impl Splitter {
         } else {
             self.chars + count(body)
         };
-        if !self.overflow {
+        if !self.overflow && !self.reject {
             if content <= s.max_segment {
                 self.buf.push_str(text);
             } else {
@@ -377,7 +388,7 @@ impl Splitter {
 
     /// The current segment as it stands (trimmed), if short.
     fn current(&self, s: &Settings) -> Cut<'_> {
-        if self.overflow || self.content <= s.min_segment {
+        if self.overflow || self.reject || self.content <= s.min_segment {
             return None;
         }
         // Without overflow `buf` holds the segment from its first non-whitespace character:
@@ -417,6 +428,7 @@ impl Splitter {
         self.chars = 0;
         self.content = 0;
         self.overflow = false;
+        self.reject = false;
     }
 }
 
@@ -437,17 +449,21 @@ fn is_structural(text: &str) -> bool {
         }
 }
 
-/// Whether a trimmed segment reads as prose: a sentence a model could reword. Code lines,
-/// numbered or line-numbered listings, table rows, log lines, markup, comments and
-/// key/value lines are not prose.
-pub fn is_prose(text: &str) -> bool {
-    let b = text.as_bytes();
-    let Some(&first) = b.first() else {
-        return false;
-    };
-    // Comments, markup (troff and TeX open with a backslash), attributes, quoted strings,
-    // brackets.
-    if matches!(
+/// Whether a segment that opens with `text` (its first character on) is not prose whatever
+/// follows: [`is_prose`] rejects every segment whose first character is one of its opening
+/// marks or a lower-case letter (each of its tests only rejects, so one that holds decides).
+fn opens_non_prose(text: &str) -> bool {
+    match text.as_bytes().first() {
+        Some(&b) if b.is_ascii() => b.is_ascii_lowercase() || opens_with_mark(b),
+        Some(_) => text.chars().next().is_some_and(char::is_lowercase),
+        None => false,
+    }
+}
+
+/// The first bytes of comments, markup, attributes, quoted strings and brackets: no prose
+/// opens with one.
+fn opens_with_mark(first: u8) -> bool {
+    matches!(
         first,
         b'#' | b'/'
             | b'*'
@@ -472,7 +488,20 @@ pub fn is_prose(text: &str) -> bool {
             | b'!'
             | b'.'
             | b'\\'
-    ) {
+    )
+}
+
+/// Whether a trimmed segment reads as prose: a sentence a model could reword. Code lines,
+/// numbered or line-numbered listings, table rows, log lines, markup, comments and
+/// key/value lines are not prose.
+pub fn is_prose(text: &str) -> bool {
+    let b = text.as_bytes();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    // Comments, markup (troff and TeX open with a backslash), attributes, quoted strings,
+    // brackets.
+    if opens_with_mark(first) {
         return false;
     }
     // Code: statement ends, blocks, operators, paths, macros (first: the cheapest test that
@@ -787,7 +816,7 @@ impl VariationLoop {
         let mut count = 0u64;
         let mut rest = delta;
         loop {
-            let nl = rest.find('\n');
+            let nl = loopguard_core::prose::find_newline(rest.as_bytes());
             let piece = match nl {
                 Some(i) => rest.get(..i).unwrap_or(""),
                 None => rest,
