@@ -28,7 +28,7 @@ const ASCII_ALNUM: u128 = {
 };
 
 /// 1 for the ASCII letters and digits, by code (a byte load is cheaper than a 128-bit shift).
-const ALNUM_BYTES: [u8; 128] = {
+pub(crate) const ALNUM_BYTES: [u8; 128] = {
     let mut t = [0u8; 128];
     let mut c = 0usize;
     while c < 128 {
@@ -222,6 +222,27 @@ impl Lines {
                 self.solid_last = Some(c);
             }
             self.spaced = spaced;
+        }
+    }
+
+    /// [`Lines::note_last`] on ASCII text, byte by byte (ASCII whitespace is tab, line feed,
+    /// vertical tab, form feed, carriage return and space, as `char::is_whitespace` says).
+    #[inline]
+    fn note_last_ascii(&mut self, part: &[u8]) {
+        let space = |b: u8| matches!(b, b'\t'..=b'\r' | b' ');
+        if let Some(&b) = part.iter().rev().find(|&&b| !space(b)) {
+            self.last = char::from(b);
+        }
+        if !self.spaced && !part.is_empty() {
+            let k = part.iter().position(|&b| space(b));
+            let solid = part.get(..k.unwrap_or(part.len())).unwrap_or(&[]);
+            self.solid = self
+                .solid
+                .saturating_add(u32::try_from(solid.len()).unwrap_or(u32::MAX));
+            if let Some(&c) = solid.last() {
+                self.solid_last = Some(char::from(c));
+            }
+            self.spaced = k.is_some();
         }
     }
 
@@ -426,6 +447,36 @@ impl Evidence {
                     ..Noisy::default()
                 })
             }),
+        }
+    }
+
+    /// Whether [`Evidence::push_quiet`] may take symbols in text that reads as `code` with
+    /// this `sentence` class: no run is at the tail, no candidate is live, the first content
+    /// was seen and the noisy run is not fed (it is cut or its line ended).
+    #[inline]
+    fn quiet(&self, code: bool, sentence: u8) -> bool {
+        self.first_content.is_some()
+            && !(self.noisy.is_some() && !code && sentence == 1)
+            && self.tracker.quiet()
+    }
+
+    /// Pushes one symbol as [`Evidence::push`] would, which returns nothing, when no
+    /// checkpoint of the engine is due before it; returns false, doing nothing, otherwise.
+    /// Needs [`Evidence::quiet`]; the noisy run's cut or line end, idempotent, is left to
+    /// [`Evidence::noisy_idle`] once per stretch.
+    #[inline(always)]
+    fn push_quiet(&mut self, sym: u32) -> bool {
+        self.tracker.push_quiet(sym)
+    }
+
+    /// What [`Evidence::push`] does to the noisy run for a symbol in text that reads as
+    /// `code` with this `sentence` class, when it does not feed it (idempotent).
+    #[inline(never)]
+    fn noisy_idle(&mut self, code: bool, sentence: u8) {
+        match self.noisy.as_deref_mut() {
+            Some(noisy) if code || sentence == 2 => noisy.cut(),
+            Some(noisy) => noisy.end_line(),
+            None => {}
         }
     }
 
@@ -766,11 +817,112 @@ fn evidence_delta(
     base: u64,
 ) -> Option<(u64, Option<u64>, u64)> {
     if delta.is_ascii() {
-        let chars = delta.bytes().enumerate().map(|(i, b)| (i, char::from(b)));
-        evidence_chars(e, s, prep, lines, delta, chars, base)
+        evidence_ascii(e, s, prep, lines, delta, base)
     } else {
         evidence_chars(e, s, prep, lines, delta, delta.char_indices(), base)
     }
+}
+
+/// [`evidence_chars`] on an ASCII delta: while the rule is quiet ([`Evidence::quiet`]) and
+/// the line settled, the bytes up to the next line feed or checkpoint go to
+/// [`RunTracker::quiet_ascii`] (one loop, whose state stays in registers); the others one by
+/// one, as [`evidence_chars`] takes them.
+#[inline(never)]
+fn evidence_ascii(
+    e: &mut Evidence,
+    s: &Settings,
+    prep: &mut Prep,
+    lines: &mut Lines,
+    delta: &str,
+    base: u64,
+) -> Option<(u64, Option<u64>, u64)> {
+    let bytes = delta.as_bytes();
+    let max_filler = if prep.max_filler_run > 0 {
+        prep.max_filler_run
+    } else {
+        u32::MAX
+    };
+    let mut code = lines.code();
+    let mut sentence = lines.sentence();
+    let mut settled = lines.settled();
+    let mut quiet = e.quiet(code, sentence);
+    // The noisy run's idle step, the same for every symbol until the class changes or a
+    // symbol is pushed in full, is taken at the first quiet one.
+    let mut idle_done = false;
+    // Where the text not yet noted for the line's last visible character begins.
+    let mut from = 0usize;
+    let mut i = 0usize;
+    while i < bytes.len() {
+        if quiet {
+            // The bytes up to the next one the classifier reads: to the line's end once it is
+            // settled, else its leading spaces (what `feed` does with each is counted for
+            // those the quiet loop takes).
+            let rest = bytes.get(i..).unwrap_or(&[]);
+            let leading = !settled && lines.first.is_none();
+            let part = if settled {
+                rest
+            } else if leading {
+                let k = rest.iter().take_while(|&&c| c == b' ').count();
+                rest.get(..k).unwrap_or(&[])
+            } else {
+                &[]
+            };
+            if !part.is_empty() {
+                let (used, pushed) = e.tracker.quiet_ascii(part, &mut prep.run, max_filler);
+                if pushed && !idle_done {
+                    e.noisy_idle(code, sentence);
+                    idle_done = true;
+                }
+                // A checkpoint it ran may have made a candidate live.
+                quiet = e.quiet(code, sentence);
+                if leading {
+                    lines.indent = lines
+                        .indent
+                        .saturating_add(u32::try_from(used).unwrap_or(u32::MAX));
+                    if used > 0 {
+                        from = i + used;
+                    }
+                }
+                i += used;
+            }
+        }
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
+        let ch = char::from(b);
+        if ch == '\n' || !settled {
+            if ch == '\n' {
+                lines.note_last_ascii(bytes.get(from..i).unwrap_or(&[]));
+            }
+            // What `feed` reads is not noted again.
+            from = i + 1;
+            lines.feed(ch);
+            let (c, t) = (lines.code(), lines.sentence());
+            if (c, t) != (code, sentence) {
+                (code, sentence) = (c, t);
+                quiet = e.quiet(code, sentence);
+                idle_done = false;
+            }
+            settled = lines.settled();
+        }
+        if let Some(sym) = prep.map(ch) {
+            if quiet && e.push_quiet(sym) {
+                if !idle_done {
+                    e.noisy_idle(code, sentence);
+                    idle_done = true;
+                }
+            } else {
+                if let Some((q, span)) = e.push(s, sym, code, sentence) {
+                    lines.note_last_ascii(bytes.get(from..=i).unwrap_or(&[]));
+                    return Some((q, Some(span), base + i as u64 + 1));
+                }
+                quiet = e.quiet(code, sentence);
+            }
+        }
+        i += 1;
+    }
+    lines.note_last_ascii(bytes.get(from..).unwrap_or(&[]));
+    None
 }
 
 /// The loop of [`evidence_delta`] over the characters of `delta` and their byte offsets.
@@ -788,6 +940,11 @@ fn evidence_chars(
     let mut code = lines.code();
     let mut sentence = lines.sentence();
     let mut settled = lines.settled();
+    // Symbols go to `push_quiet` while the rule is quiet; the noisy run's idle step (the
+    // same for every symbol until the class changes or a symbol is pushed in full) is taken
+    // at the first of them.
+    let mut quiet = e.quiet(code, sentence);
+    let mut idle_done = false;
     // Where the text not yet noted for the line's last visible character begins.
     let mut from = 0usize;
     for (i, ch) in chars {
@@ -799,15 +956,27 @@ fn evidence_chars(
             // What `feed` reads is not noted again.
             from = i + ch.len_utf8();
             lines.feed(ch);
-            code = lines.code();
-            sentence = lines.sentence();
+            let (c, t) = (lines.code(), lines.sentence());
+            if (c, t) != (code, sentence) {
+                (code, sentence) = (c, t);
+                quiet = e.quiet(code, sentence);
+                idle_done = false;
+            }
             settled = lines.settled();
         }
         if let Some(sym) = prep.map(ch) {
+            if quiet && e.push_quiet(sym) {
+                if !idle_done {
+                    e.noisy_idle(code, sentence);
+                    idle_done = true;
+                }
+                continue;
+            }
             if let Some((q, span)) = e.push(s, sym, code, sentence) {
                 lines.note_last(delta.get(from..i + ch.len_utf8()).unwrap_or(""));
                 return Some((q, Some(span), count));
             }
+            quiet = e.quiet(code, sentence);
         }
     }
     lines.note_last(delta.get(from..).unwrap_or(""));

@@ -181,6 +181,31 @@ impl RunTracker {
         }
     }
 
+    /// Whether [`RunTracker::push_quiet`] may take symbols: no run is at the tail and no
+    /// candidate is live.
+    #[inline]
+    pub(crate) fn quiet(&self) -> bool {
+        self.run.is_none() && self.finder.quiet()
+    }
+
+    /// See [`Finder::quiet_ascii`]. Needs [`RunTracker::quiet`].
+    #[inline(always)]
+    pub(crate) fn quiet_ascii(
+        &mut self,
+        bytes: &[u8],
+        filler: &mut u32,
+        max_filler: u32,
+    ) -> (usize, bool) {
+        self.finder.quiet_ascii(bytes, filler, max_filler)
+    }
+
+    /// Appends one symbol as [`RunTracker::push`] would (no run starts: see
+    /// [`Finder::push_quiet`]), or returns false, doing nothing. Needs [`RunTracker::quiet`].
+    #[inline(always)]
+    pub(crate) fn push_quiet(&mut self, sym: u32) -> bool {
+        self.finder.push_quiet(sym)
+    }
+
     /// The run ending now whose last `2q` symbols are two copies of a unit of `q`.
     #[cold]
     fn start_run(&mut self, q: u64) -> (u64, u64) {

@@ -238,8 +238,8 @@ struct Index {
     sparse: Chains,
     /// Whether any level uses the sparse tier.
     use_sparse: bool,
-    /// `64 - log2(buckets)`.
-    shift: u32,
+    /// `buckets - 1` (buckets are a power of two, at most 2^[`HEAD_BITS_MAX`]).
+    mask: usize,
     /// Bits the hash shifts per symbol, minus one: `ceil(64 / gram) - 1`, so that a symbol
     /// leaves the hash within `gram` symbols.
     roll: u32,
@@ -263,9 +263,9 @@ impl PartialEq for Index {
 
 impl Index {
     fn reset(&mut self, f: &IndexShape, start: u64) {
-        let bits = f.head_bits.clamp(1, 31);
+        let bits = f.head_bits.clamp(1, HEAD_BITS_MAX);
         self.synced = true;
-        self.shift = 64 - bits;
+        self.mask = (1usize << bits) - 1;
         self.dense.reset(bits, f.dense_limit, 0);
         self.use_sparse = f.sparse_limit > 0;
         self.sparse.reset(
@@ -282,7 +282,7 @@ impl Index {
 
     #[inline(always)]
     fn bucket(&self, h: u64) -> usize {
-        (h.wrapping_mul(HASH_MIX) >> self.shift) as usize
+        bucket(h, self.mask)
     }
 
     /// Rolls `sym` (the symbol at position `p`) into the hash and, once a whole gram was
@@ -319,18 +319,13 @@ impl Index {
     /// look at least [`RECENT`] back.
     #[cold]
     fn flush_sparse(&mut self, end: u64) {
-        // Oldest first, as the symbols arrived (a range stepped by `step_by` costs more than
-        // the inserts).
-        let first = (end + STRIDE).saturating_sub(RECENT);
-        let lowest = self.start + self.gram;
-        for k in 0..RECENT / STRIDE {
-            let e = first + k * STRIDE;
-            if e >= lowest {
-                let h = self.recent.get((e % RECENT) as usize).copied().unwrap_or(0);
-                let b = self.bucket(h);
-                self.sparse.insert(e, b);
-            }
-        }
+        flush_sparse(
+            &mut self.sparse,
+            &self.recent,
+            self.mask,
+            self.start + self.gram,
+            end,
+        );
     }
 
     /// The latest end before `c` of a gram hashing like the gram ending at `c` (which must be
@@ -344,6 +339,36 @@ impl Index {
             e
         }
     }
+}
+
+/// [`Index::flush_sparse`] on the index's parts: indexes in the sparse tier the ends that are
+/// multiples of [`STRIDE`] among the last [`RECENT`] up to `end`, from `lowest` on.
+#[cold]
+fn flush_sparse(
+    sparse: &mut Chains,
+    recent: &[u64; RECENT as usize],
+    mask: usize,
+    lowest: u64,
+    end: u64,
+) {
+    // Oldest first, as the symbols arrived (a range stepped by `step_by` costs more than
+    // the inserts).
+    let first = (end + STRIDE).saturating_sub(RECENT);
+    for k in 0..RECENT / STRIDE {
+        let e = first + k * STRIDE;
+        if e >= lowest {
+            let h = recent.get((e % RECENT) as usize).copied().unwrap_or(0);
+            sparse.insert(e, bucket(h, mask));
+        }
+    }
+}
+
+/// The chain bucket of a gram hash `h`: the top [`HEAD_BITS_MAX`] bits of its mix, cut by
+/// `mask` (the buckets less one; a constant shift keeps the loops' one variable shift for
+/// the hash).
+#[inline(always)]
+fn bucket(h: u64, mask: usize) -> usize {
+    (h.wrapping_mul(HASH_MIX) >> (64 - HEAD_BITS_MAX)) as usize & mask
 }
 
 /// What the index of a finder looks like (kept in the finder, so a restore can rebuild it).
@@ -613,6 +638,157 @@ impl Finder {
         self.ring.put(i, sym);
         self.n = i + 1;
         self.index.feed(i, sym, self.shape.gram);
+    }
+
+    /// Whether no candidate is live and the index is built: [`Finder::push_quiet`] may take
+    /// symbols.
+    #[inline]
+    pub(crate) fn quiet(&self) -> bool {
+        self.live == 0 && self.index.synced
+    }
+
+    /// Maps and appends the ASCII `bytes` as [`Finder::push`] one by one would while it
+    /// answers `None`, running the checkpoints as they fall due, up to the first line feed,
+    /// the first symbol that meets a live candidate, or where the ring or the dense links
+    /// would grow: the bytes read, and whether any symbol was appended. The mapping is the
+    /// filler cut ([`crate::Prep::map`]): `filler` is the run of bytes that are neither
+    /// letters nor digits so far, and a byte that makes it longer than `max_filler` is
+    /// dropped. A checkpoint runs as soon as it is due, before the bytes that follow are
+    /// mapped: on the same characters as when the next symbol comes. Between checkpoints,
+    /// one loop without calls or per-symbol tests of the finder's state. Needs
+    /// [`Finder::quiet`].
+    #[inline(never)]
+    pub(crate) fn quiet_ascii(
+        &mut self,
+        bytes: &[u8],
+        filler: &mut u32,
+        max_filler: u32,
+    ) -> (usize, bool) {
+        // Up to the line feed.
+        let bytes = bytes
+            .get(..loopguard_core::prose::find_newline(bytes).unwrap_or(bytes.len()))
+            .unwrap_or(&[]);
+        let mut used = 0usize;
+        let mut pushed = false;
+        while used < bytes.len() && self.live == 0 && self.index.synced {
+            if self.n >= self.next_due {
+                // As `append` does before the symbol at a checkpoint.
+                self.due(self.n);
+                continue;
+            }
+            let n0 = self.n;
+            if n0 + 1 < self.index.start + self.index.gram || self.index.dense.stride_log != 0 {
+                break;
+            }
+            // No checkpoint is due and nothing grows before position `limit`; as a byte gives
+            // at most one symbol, `limit - n` bytes can go at once.
+            let limit = self
+                .next_due
+                .min(self.ring.check_at)
+                .min((self.index.dense.check_at as u64).saturating_sub(1));
+            let room = usize::try_from(limit.saturating_sub(n0)).unwrap_or(usize::MAX);
+            if room == 0 {
+                break;
+            }
+            let rest = bytes.get(used..).unwrap_or(&[]);
+            let part = rest.get(..room.min(rest.len())).unwrap_or(&[]);
+            let done = if self.index.use_sparse {
+                self.quiet_ascii_in::<true>(part, filler, max_filler)
+            } else {
+                self.quiet_ascii_in::<false>(part, filler, max_filler)
+            };
+            if !done {
+                break;
+            }
+            used += part.len();
+            pushed |= self.n > n0;
+        }
+        (used, pushed)
+    }
+
+    /// [`Finder::quiet_ascii`] on `bytes` (no line feed; at most one symbol per byte fits
+    /// before the next checkpoint and before anything grows), with or without the sparse
+    /// tier: false, doing nothing, when the tables are not as the loop needs them.
+    #[inline(always)]
+    fn quiet_ascii_in<const SPARSE: bool>(
+        &mut self,
+        bytes: &[u8],
+        filler: &mut u32,
+        max_filler: u32,
+    ) -> bool {
+        let data = &mut self.ring.data[..];
+        let Index {
+            dense,
+            sparse,
+            mask,
+            roll,
+            hash,
+            recent,
+            start,
+            gram,
+            ..
+        } = &mut self.index;
+        let head = &mut dense.head[..];
+        let links = &mut dense.prev[..];
+        // The masks below keep every index within its table (all three are powers of two and
+        // not empty; the head table is `mask + 1` long).
+        if data.is_empty() || links.is_empty() || head.len() != *mask + 1 {
+            return false;
+        }
+        let rmask = data.len() - 1;
+        let lmask = links.len() - 1;
+        let hmask = head.len() - 1;
+        let roll = *roll;
+        let lowest = *start + *gram;
+        let mut h = *hash;
+        let mut n = self.n;
+        let mut run = *filler;
+        for &b in bytes {
+            // A letter or digit (`char::is_alphanumeric` on ASCII), without a table.
+            let alnum = (b | 0x20).wrapping_sub(b'a') < 26 || b.wrapping_sub(b'0') < 10;
+            run = (run + u32::from(run < u32::MAX)) & u32::from(alnum).wrapping_sub(1);
+            if run > max_filler {
+                continue;
+            }
+            if let Some(slot) = data.get_mut((n as usize) & rmask) {
+                *slot = u32::from(b);
+            }
+            n += 1;
+            h = ((h << roll) << 1).wrapping_add((u64::from(b) + 1).wrapping_mul(HASH_BASE));
+            if let (Some(hd), Some(link)) = (
+                head.get_mut(bucket(h, hmask)),
+                links.get_mut((n as usize) & lmask),
+            ) {
+                *link = *hd;
+                *hd = n as u32;
+            }
+            if SPARSE {
+                if let Some(slot) = recent.get_mut((n % RECENT) as usize) {
+                    *slot = h;
+                }
+                if n % RECENT == 0 {
+                    flush_sparse(sparse, recent, hmask, lowest, n);
+                }
+            }
+        }
+        *hash = h;
+        *filler = run;
+        self.n = n;
+        true
+    }
+
+    /// Appends one symbol as [`Finder::push`] would, if no checkpoint is due before it (with
+    /// [`Finder::quiet`], it answers `None`); returns false, doing nothing, otherwise.
+    #[inline(always)]
+    pub(crate) fn push_quiet(&mut self, sym: u32) -> bool {
+        let i = self.n;
+        if i >= self.next_due {
+            return false;
+        }
+        self.ring.put(i, sym);
+        self.n = i + 1;
+        self.index.feed(i, sym, self.shape.gram);
+        true
     }
 
     /// Checks the live candidates against the symbol just appended at `n - 1`.
