@@ -744,9 +744,8 @@ impl Finder {
         let mut n = self.n;
         let mut run = *filler;
         for &b in bytes {
-            // A letter or digit (`char::is_alphanumeric` on ASCII), without a table.
-            let alnum = (b | 0x20).wrapping_sub(b'a') < 26 || b.wrapping_sub(b'0') < 10;
-            run = (run + u32::from(run < u32::MAX)) & u32::from(alnum).wrapping_sub(1);
+            let alnum = u32::from(crate::detector::ALNUM_BYTES[usize::from(b & 127)]);
+            run = run.saturating_add(1) & alnum.wrapping_sub(1);
             if run > max_filler {
                 continue;
             }
