@@ -447,6 +447,9 @@ pub struct Finder {
     /// The earliest `next` of all levels but the first (0 after a restore).
     #[serde(skip)]
     rest_due: u64,
+    /// The earliest `next` of all levels but the first two (0 after a restore).
+    #[serde(skip)]
+    later_due: u64,
     /// Candidates held by all levels.
     live: usize,
     #[serde(skip)]
@@ -586,6 +589,7 @@ impl Finder {
             reach,
             next_due: 0,
             rest_due: 0,
+            later_due: 0,
             live: 0,
             index: Index::default(),
             scratch: Vec::new(),
@@ -831,7 +835,9 @@ impl Finder {
     fn due(&mut self, i: u64) {
         if !self.index.synced {
             self.rebuild_index();
-        } else if i < self.rest_due && self.quick_first_checkpoint(i) {
+        } else if (i < self.rest_due && self.quick_first_checkpoint(i))
+            || (i < self.later_due && self.quick_two_checkpoints(i))
+        {
             return;
         }
         self.checkpoints(i);
@@ -858,6 +864,33 @@ impl Finder {
         true
     }
 
+    /// The second most frequent checkpoint, as fruitless: the first two levels are due, no
+    /// other, both are dense without candidates, and the gram ending at `c` has no earlier
+    /// end within the reach of either (or neither may search yet). Returns false (nothing
+    /// done) otherwise.
+    #[inline]
+    fn quick_two_checkpoints(&mut self, c: u64) -> bool {
+        let nearest = u64::from((c as u32).wrapping_sub(self.index.dense_start(c)));
+        let Some([a, b]) = self.levels.get_mut(..2) else {
+            return false;
+        };
+        for l in [&*a, &*b] {
+            if l.mode != Mode::Dense || !l.cands.is_empty() || l.next > c {
+                return false;
+            }
+            if nearest < l.hi && l.k * l.lo <= c + l.step {
+                return false;
+            }
+        }
+        a.checkpoint = c;
+        a.next = c + a.step;
+        b.checkpoint = c;
+        b.next = c + b.step;
+        self.rest_due = b.next.min(self.later_due);
+        self.next_due = a.next.min(self.rest_due);
+        true
+    }
+
     /// Rebuilds the index from the ring (after a restore): every gram ending in the last
     /// `reach` positions.
     fn rebuild_index(&mut self) {
@@ -880,6 +913,7 @@ impl Finder {
             z,
             next_due,
             rest_due,
+            later_due,
             live,
             ..
         } = self;
@@ -887,6 +921,7 @@ impl Finder {
         let mut chain: Option<(u32, u64)> = None;
         let mut due = u64::MAX;
         let mut rest = u64::MAX;
+        let mut later = u64::MAX;
         for (li, level) in levels.iter_mut().enumerate() {
             if level.next <= c {
                 *live -= level.cands.len();
@@ -921,9 +956,13 @@ impl Finder {
             if li > 0 {
                 rest = rest.min(level.next);
             }
+            if li > 1 {
+                later = later.min(level.next);
+            }
         }
         *next_due = due;
         *rest_due = rest;
+        *later_due = later;
     }
 }
 
