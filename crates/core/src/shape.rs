@@ -299,6 +299,10 @@ impl<'a> DigitRuns<'a> {
 /// letter (`3f9a2c1b`, a commit or container id), or `tmp`/`temp` followed by at least 4
 /// alphanumerics with a digit among them (`tmpk3j9x2`).
 fn is_temp_id(word: &str) -> bool {
+    // Both kinds are at least 7 bytes long (`tmp` + 4, or 8 hex digits).
+    if word.len() < 7 {
+        return false;
+    }
     let hexy = word.len() >= 8
         && word.bytes().all(|b| b.is_ascii_hexdigit())
         && word.bytes().any(|b| b.is_ascii_digit())
@@ -529,7 +533,7 @@ pub(crate) fn result_shape_with(
             let mut owned: Option<String> = None;
             for piece in &echo.inline {
                 let cur = owned.as_deref().unwrap_or(line);
-                if cur.contains(piece.as_str()) {
+                if has(cur, piece) {
                     owned = Some(cur.replace(piece.as_str(), "\u{1}"));
                 }
             }
@@ -900,6 +904,32 @@ fn prefix_chars(s: &str, max: usize) -> &str {
     }
 }
 
+/// The value of `key` in an object (`None` for another JSON type). Arguments are small
+/// objects: a scan of their entries is cheaper than hashing the key.
+pub fn field<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    let m = v.as_object()?;
+    if m.len() <= 8 {
+        m.iter().find(|(k, _)| k.as_str() == key).map(|(_, x)| x)
+    } else {
+        m.get(key)
+    }
+}
+
+/// A shell call's command: the `command` string argument, else the `cmd` one.
+///
+/// ```
+/// use loopguard_core::shape::command;
+/// use serde_json::json;
+/// assert_eq!(command(&json!({"command": "ls -la"})), Some("ls -la"));
+/// assert_eq!(command(&json!({"command": ["ls"], "cmd": "pwd"})), Some("pwd"));
+/// assert_eq!(command(&json!({"path": "a.rs"})), None);
+/// ```
+pub fn command(args: &Value) -> Option<&str> {
+    field(args, "command")
+        .and_then(Value::as_str)
+        .or_else(|| field(args, "cmd").and_then(Value::as_str))
+}
+
 /// Programs whose output is a file's (or a log's) own text.
 const READERS: &[&str] = &[
     "cat", "head", "tail", "less", "more", "sed", "awk", "grep", "rg", "nl", "bat", "view", "open",
@@ -919,13 +949,10 @@ pub fn reads_file(tool: &str, args: &Value) -> bool {
     {
         return true;
     }
-    if args.get("command").and_then(Value::as_str) == Some("view") {
+    if field(args, "command").and_then(Value::as_str) == Some("view") {
         return true;
     }
-    let cmd = ["command", "cmd"]
-        .iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str))
-        .unwrap_or("");
+    let cmd = command(args).unwrap_or("");
     let line = cmd.lines().next().unwrap_or("");
     let line = prefix_bytes(line, 500);
     let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
@@ -942,9 +969,7 @@ pub fn reads_file(tool: &str, args: &Value) -> bool {
 /// `command` / `cmd` string of at least two words (an editor's `"command": "insert"` names a
 /// sub-command, not a program).
 pub fn program(args: &Value) -> Option<&str> {
-    let cmd = ["command", "cmd"]
-        .iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str))?;
+    let cmd = command(args)?;
     let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
     // One word is an editor's sub-command (`view`, `insert`), or a bare program.
     line.split_whitespace().nth(1)?;
@@ -959,10 +984,7 @@ const SEARCHERS: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep
 /// Whether a call is a search whose exit status 1 only means it found nothing: a shell
 /// command whose last pipeline segment runs `grep`, `rg`, `ag`, `ack` (or `git grep`).
 pub fn is_search(args: &Value) -> bool {
-    let Some(cmd) = ["command", "cmd"]
-        .iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str))
-    else {
+    let Some(cmd) = command(args) else {
         return false;
     };
     let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
@@ -1034,6 +1056,20 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn field_reads_small_and_large_objects_alike() {
+        let small = json!({"a": 1, "command": "ls"});
+        let large: Value = (0..20)
+            .map(|i| (format!("k{i}"), json!(i)))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        assert_eq!(field(&small, "command"), Some(&json!("ls")));
+        assert_eq!(field(&small, "missing"), None);
+        assert_eq!(field(&large, "k17"), Some(&json!(17)));
+        assert_eq!(field(&large, "k20"), None);
+        assert_eq!(field(&json!(["command"]), "command"), None);
+    }
 
     #[test]
     fn echo_lines_are_removed_whatever_their_line_numbers() {

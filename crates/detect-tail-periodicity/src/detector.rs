@@ -246,30 +246,52 @@ impl Lines {
         }
     }
 
+    /// Whether the current line opens like code: a fence, an indent of four, or a first
+    /// character that opens markup or code. Settled from the line's first visible character
+    /// on, so it holds for a line still being written.
+    #[inline]
+    fn opens_code(&self) -> bool {
+        let Some(first) = self.first else {
+            return false;
+        };
+        self.fence >= 3
+            || self.in_fence
+            || self.indent >= 4
+            || matches!(
+                first,
+                '{' | '}' | '[' | ']' | '(' | ')' | '<' | '/' | '@' | ';' | '=' | '"' | '\''
+            )
+    }
+
+    /// Whether the current line, ended here, looks like code: it opens like code, or its
+    /// last character, its shape as data (a long run without a space) or as a `Key: value`
+    /// field says so.
+    #[inline]
+    fn line_is_code(&self) -> bool {
+        let Some(first) = self.first else {
+            return false;
+        };
+        self.opens_code()
+            || matches!(
+                self.last,
+                ';' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | '=' | '\\'
+            )
+            || (!self.spaced && self.solid >= DATA_LINE_CHARS && first.is_alphanumeric())
+            || (self.spaced
+                && self.solid >= 3
+                && self.solid_last == Some(':')
+                && first.is_alphabetic())
+    }
+
     #[inline]
     fn end_line(&mut self) {
-        if let Some(first) = self.first {
+        if self.first.is_some() {
             self.lines = self.lines.saturating_add(1);
+            if self.line_is_code() {
+                self.code_lines = self.code_lines.saturating_add(1);
+            }
             if self.fence >= 3 {
                 self.in_fence = !self.in_fence;
-                self.code_lines = self.code_lines.saturating_add(1);
-            } else if self.in_fence
-                || self.indent >= 4
-                || matches!(
-                    first,
-                    '{' | '}' | '[' | ']' | '(' | ')' | '<' | '/' | '@' | ';' | '=' | '"' | '\''
-                )
-                || matches!(
-                    self.last,
-                    ';' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | '=' | '\\'
-                )
-                || (!self.spaced && self.solid >= DATA_LINE_CHARS && first.is_alphanumeric())
-                || (self.spaced
-                    && self.solid >= 3
-                    && self.solid_last == Some(':')
-                    && first.is_alphabetic())
-            {
-                self.code_lines = self.code_lines.saturating_add(1);
             }
         }
         self.indent = 0;
@@ -294,10 +316,20 @@ impl Lines {
         }
     }
 
-    /// Whether the text now being written is code.
+    /// Whether the text now being written is code: inside a fence, or most of the message's
+    /// non-empty lines look like code, the line being written counted by how it opens (a
+    /// page written on one long line, as generators minify HTML or JSON, is code from its
+    /// first character, not prose until its first newline; what its last character will be
+    /// is not known yet).
     #[inline]
     pub fn code(&self) -> bool {
-        self.in_fence || (self.lines > 0 && 2 * self.code_lines > self.lines)
+        if self.in_fence {
+            return true;
+        }
+        let open = self.first.is_some();
+        let lines = self.lines.saturating_add(u32::from(open));
+        let code = self.code_lines.saturating_add(u32::from(self.opens_code()));
+        lines > 0 && 2 * u64::from(code) > u64::from(lines)
     }
 }
 

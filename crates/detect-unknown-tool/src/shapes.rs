@@ -128,9 +128,9 @@ pub(crate) fn is_shell_syntax_error(content: &str) -> bool {
 
 /// The first word of each simple command in a `command` (or `cmd`) string argument.
 pub(crate) fn command_words(args: &serde_json::Value) -> Vec<String> {
-    let Some(cmd) = args
-        .get("command")
-        .or_else(|| args.get("cmd"))
+    let field = |k| loopguard_core::shape::field(args, k);
+    let Some(cmd) = field("command")
+        .or_else(|| field("cmd"))
         .and_then(|v| v.as_str())
     else {
         return Vec::new();

@@ -228,7 +228,7 @@ pub fn read_line_bounded<R: BufRead>(
         if available.is_empty() {
             return Ok(total);
         }
-        let (used, done) = match available.iter().position(|&b| b == b'\n') {
+        let (used, done) = match memchr::memchr(b'\n', available) {
             Some(i) => (i + 1, true),
             None => (available.len(), false),
         };

@@ -46,10 +46,16 @@ fn normalize_line(line: &str, out: &mut String) {
 /// Shell error prefixes, prompt counters and job pids at the start of a line. Writes the
 /// (masked) prefix to `out` and returns the rest of the line.
 fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
-    // `/bin/bash: line 123: ` or `sh: 3: `
-    if let Some(colon) = line.find(": ") {
+    // `/bin/bash: line 123: ` or `sh: 3: `: the first word ends with `:` (its space is the
+    // line's first, so the head before the colon has none).
+    if let Some(colon) = line
+        .bytes()
+        .position(|b| b == b' ')
+        .and_then(|s| s.checked_sub(1))
+        .filter(|&c| line.as_bytes().get(c) == Some(&b':'))
+    {
         let head = &line[..colon];
-        if !head.contains(' ') && crate::tools::is_shell(head) {
+        if crate::tools::is_shell(head) {
             let after = &line[colon + 2..];
             let (word, after) = match after.strip_prefix("line ") {
                 Some(a) => ("line ", a),

@@ -16,10 +16,7 @@ const POLLING_WORDS: &[&str] = &[
 /// of [`POLLING_WORDS`] (`sleep 30; kubectl get pods`, `tail -20 build.log`, `git status`).
 /// Only the first line counts, so code carried in an edit command never makes it a poll.
 pub(crate) fn is_polling_command(args: &Value) -> bool {
-    let Some(cmd) = ["command", "cmd"]
-        .iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str))
-    else {
+    let Some(cmd) = loopguard_core::shape::command(args) else {
         return false;
     };
     let line = cmd.lines().next().unwrap_or("");

@@ -169,9 +169,7 @@ impl GenericRepeat {
 /// `../y`) left out; `find /usr/lib -name X` and `find /opt -name X` share it. `None` when
 /// the call has no `command` / `cmd` string.
 pub(super) fn skeleton(args: &Value) -> Option<Fingerprint> {
-    let cmd = ["command", "cmd"]
-        .iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str))?;
+    let cmd = loopguard_core::shape::command(args)?;
     let cmd = cmd.get(..cmd.len().min(2000)).unwrap_or(cmd);
     let words: Vec<&str> = cmd
         .split_whitespace()
