@@ -855,6 +855,56 @@ fn evidence_delta(
     }
 }
 
+/// What the line classifier says of the text being written, and what follows from it for
+/// the evidence rule: whether symbols go the quiet way, and whether the noisy run's idle
+/// step (the same for every symbol until the class changes or a symbol is pushed in full)
+/// was taken for this stretch. Shared by the ASCII and the character loops.
+#[derive(Clone, Copy)]
+struct Class {
+    code: bool,
+    sentence: u8,
+    settled: bool,
+    quiet: bool,
+    idle_done: bool,
+}
+
+impl Class {
+    #[inline(always)]
+    fn of(lines: &Lines, e: &Evidence) -> Class {
+        let (code, sentence) = (lines.code(), lines.sentence());
+        Class {
+            code,
+            sentence,
+            settled: lines.settled(),
+            quiet: e.quiet(code, sentence),
+            idle_done: false,
+        }
+    }
+
+    /// Feeds `ch` to the classifier; a change of class starts the quiet test and the idle
+    /// step over.
+    #[inline(always)]
+    fn feed(&mut self, lines: &mut Lines, e: &Evidence, ch: char) {
+        lines.feed(ch);
+        let (c, t) = (lines.code(), lines.sentence());
+        if (c, t) != (self.code, self.sentence) {
+            (self.code, self.sentence) = (c, t);
+            self.quiet = e.quiet(c, t);
+            self.idle_done = false;
+        }
+        self.settled = lines.settled();
+    }
+
+    /// The noisy run's idle step, once per stretch of quiet symbols.
+    #[inline(always)]
+    fn idle(&mut self, e: &mut Evidence) {
+        if !self.idle_done {
+            e.noisy_idle(self.code, self.sentence);
+            self.idle_done = true;
+        }
+    }
+}
+
 /// [`evidence_chars`] on an ASCII delta: while the rule is quiet ([`Evidence::quiet`]) and
 /// the line settled, the bytes up to the next line feed or checkpoint go to
 /// [`RunTracker::quiet_ascii`] (one loop, whose state stays in registers); the others one by
@@ -874,24 +924,18 @@ fn evidence_ascii(
     } else {
         u32::MAX
     };
-    let mut code = lines.code();
-    let mut sentence = lines.sentence();
-    let mut settled = lines.settled();
-    let mut quiet = e.quiet(code, sentence);
-    // The noisy run's idle step, the same for every symbol until the class changes or a
-    // symbol is pushed in full, is taken at the first quiet one.
-    let mut idle_done = false;
+    let mut cl = Class::of(lines, e);
     // Where the text not yet noted for the line's last visible character begins.
     let mut from = 0usize;
     let mut i = 0usize;
     while i < bytes.len() {
-        if quiet {
+        if cl.quiet {
             // The bytes up to the next one the classifier reads: to the line's end once it is
             // settled, else its leading spaces (what `feed` does with each is counted for
             // those the quiet loop takes).
             let rest = bytes.get(i..).unwrap_or(&[]);
-            let leading = !settled && lines.first.is_none();
-            let part = if settled {
+            let leading = !cl.settled && lines.first.is_none();
+            let part = if cl.settled {
                 rest
             } else if leading {
                 let k = rest.iter().take_while(|&&c| c == b' ').count();
@@ -901,12 +945,11 @@ fn evidence_ascii(
             };
             if !part.is_empty() {
                 let (used, pushed) = e.tracker.quiet_ascii(part, &mut prep.run, max_filler);
-                if pushed && !idle_done {
-                    e.noisy_idle(code, sentence);
-                    idle_done = true;
+                if pushed {
+                    cl.idle(e);
                 }
                 // A checkpoint it ran may have made a candidate live.
-                quiet = e.quiet(code, sentence);
+                cl.quiet = e.quiet(cl.code, cl.sentence);
                 if leading {
                     lines.indent = lines
                         .indent
@@ -922,33 +965,23 @@ fn evidence_ascii(
             break;
         };
         let ch = char::from(b);
-        if ch == '\n' || !settled {
+        if ch == '\n' || !cl.settled {
             if ch == '\n' {
                 lines.note_last_ascii(bytes.get(from..i).unwrap_or(&[]));
             }
             // What `feed` reads is not noted again.
             from = i + 1;
-            lines.feed(ch);
-            let (c, t) = (lines.code(), lines.sentence());
-            if (c, t) != (code, sentence) {
-                (code, sentence) = (c, t);
-                quiet = e.quiet(code, sentence);
-                idle_done = false;
-            }
-            settled = lines.settled();
+            cl.feed(lines, e, ch);
         }
         if let Some(sym) = prep.map(ch) {
-            if quiet && e.push_quiet(sym) {
-                if !idle_done {
-                    e.noisy_idle(code, sentence);
-                    idle_done = true;
-                }
+            if cl.quiet && e.push_quiet(sym) {
+                cl.idle(e);
             } else {
-                if let Some((q, span)) = e.push(s, sym, code, sentence) {
+                if let Some((q, span)) = e.push(s, sym, cl.code, cl.sentence) {
                     lines.note_last_ascii(bytes.get(from..=i).unwrap_or(&[]));
                     return Some((q, Some(span), base + i as u64 + 1));
                 }
-                quiet = e.quiet(code, sentence);
+                cl.quiet = e.quiet(cl.code, cl.sentence);
             }
         }
         i += 1;
@@ -969,46 +1002,30 @@ fn evidence_chars(
     base: u64,
 ) -> Option<(u64, Option<u64>, u64)> {
     let mut count = base;
-    let mut code = lines.code();
-    let mut sentence = lines.sentence();
-    let mut settled = lines.settled();
-    // Symbols go to `push_quiet` while the rule is quiet; the noisy run's idle step (the
-    // same for every symbol until the class changes or a symbol is pushed in full) is taken
-    // at the first of them.
-    let mut quiet = e.quiet(code, sentence);
-    let mut idle_done = false;
+    // Symbols go to `push_quiet` while the rule is quiet.
+    let mut cl = Class::of(lines, e);
     // Where the text not yet noted for the line's last visible character begins.
     let mut from = 0usize;
     for (i, ch) in chars {
         count += 1;
-        if ch == '\n' || !settled {
+        if ch == '\n' || !cl.settled {
             if ch == '\n' {
                 lines.note_last(delta.get(from..i).unwrap_or(""));
             }
             // What `feed` reads is not noted again.
             from = i + ch.len_utf8();
-            lines.feed(ch);
-            let (c, t) = (lines.code(), lines.sentence());
-            if (c, t) != (code, sentence) {
-                (code, sentence) = (c, t);
-                quiet = e.quiet(code, sentence);
-                idle_done = false;
-            }
-            settled = lines.settled();
+            cl.feed(lines, e, ch);
         }
         if let Some(sym) = prep.map(ch) {
-            if quiet && e.push_quiet(sym) {
-                if !idle_done {
-                    e.noisy_idle(code, sentence);
-                    idle_done = true;
-                }
+            if cl.quiet && e.push_quiet(sym) {
+                cl.idle(e);
                 continue;
             }
-            if let Some((q, span)) = e.push(s, sym, code, sentence) {
+            if let Some((q, span)) = e.push(s, sym, cl.code, cl.sentence) {
                 lines.note_last(delta.get(from..i + ch.len_utf8()).unwrap_or(""));
                 return Some((q, Some(span), count));
             }
-            quiet = e.quiet(code, sentence);
+            cl.quiet = e.quiet(cl.code, cl.sentence);
         }
     }
     lines.note_last(delta.get(from..).unwrap_or(""));
