@@ -586,12 +586,21 @@ impl Trend {
         Trend::default()
     }
 
+    /// Forgets every result: the trend is [`Trend::new`]'s again, its buffers kept.
+    pub fn restart(&mut self) {
+        self.last.clear();
+        self.dirs.clear();
+        self.seen = false;
+    }
+
     /// Adds the next result's numbers; returns whether this step is progress.
     pub fn step(&mut self, numbers: &[u64]) -> bool {
         if !self.seen || numbers.len() != self.last.len() {
             self.seen = true;
-            self.last = numbers.to_vec();
-            self.dirs = vec![0; numbers.len()];
+            self.last.clear();
+            self.last.extend_from_slice(numbers);
+            self.dirs.clear();
+            self.dirs.resize(numbers.len(), 0);
             return false;
         }
         let mut progress = false;
@@ -613,7 +622,8 @@ impl Trend {
                 _ => *dir = 2,
             }
         }
-        self.last = numbers.to_vec();
+        self.last.clear();
+        self.last.extend_from_slice(numbers);
         progress
     }
 }
@@ -1056,6 +1066,17 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn a_restarted_trend_is_a_new_one() {
+        let mut t = Trend::new();
+        t.step(&[1, 5]);
+        assert!(t.step(&[2, 5]));
+        t.restart();
+        assert_eq!(t, Trend::new());
+        assert!(!t.step(&[9]), "the first step after a restart is no progress");
+        assert!(t.step(&[10]));
+    }
 
     #[test]
     fn field_reads_small_and_large_objects_alike() {

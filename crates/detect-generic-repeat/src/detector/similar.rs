@@ -99,25 +99,23 @@ impl GenericRepeat {
             st.count = st.count.saturating_add(1);
             st.last_raw = Some(raw);
         } else {
-            let mut trend = if like {
-                std::mem::take(&mut st.trend)
-            } else {
-                Trend::new()
-            };
+            // A new streak at this call, in the old one's buffers (most results start one).
+            // A like call that progressed keeps the trend; another starts a new one.
             if !like {
-                trend.step(&rs.numbers);
+                st.trend.restart();
+                st.trend.step(&rs.numbers);
             }
-            *st = SimilarStreak {
-                tool: tool.to_owned(),
-                shape: Some(rs.fp),
-                empty: rs.empty,
-                ids: rs.ids,
-                last_raw: Some(raw),
-                trend,
-                count: 1,
-                start_call: self.state.calls,
-                ..SimilarStreak::default()
-            };
+            st.tool.clear();
+            st.tool.push_str(tool);
+            st.calls.clear();
+            st.seqs.clear();
+            st.shape = Some(rs.fp);
+            st.empty = rs.empty;
+            st.ids = rs.ids;
+            st.last_raw = Some(raw);
+            st.count = 1;
+            st.warned = false;
+            st.start_call = self.state.calls;
         }
         if st.calls.len() >= SIMILAR_MEMORY {
             st.calls.pop_front();
