@@ -1074,7 +1074,10 @@ mod tests {
         assert!(t.step(&[2, 5]));
         t.restart();
         assert_eq!(t, Trend::new());
-        assert!(!t.step(&[9]), "the first step after a restart is no progress");
+        assert!(
+            !t.step(&[9]),
+            "the first step after a restart is no progress"
+        );
         assert!(t.step(&[10]));
     }
 
