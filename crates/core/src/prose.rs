@@ -16,40 +16,6 @@ pub fn opens_sentence(first: char) -> bool {
     first.is_alphabetic() && !first.is_lowercase()
 }
 
-/// The position of the first `'\n'` in `bytes`: the line ends the text detectors split
-/// streamed deltas at. Eight bytes at a time, without the setup of a general search (deltas
-/// are a few characters long).
-///
-/// ```
-/// use loopguard_core::prose::find_newline;
-/// assert_eq!(find_newline(b"let x = 1;\n}\n"), Some(10));
-/// assert_eq!(find_newline(b"no line end here"), None);
-/// ```
-#[inline]
-pub fn find_newline(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    const NL: u64 = u64::from_ne_bytes([b'\n'; 8]);
-    let mut chunks = bytes.chunks_exact(8);
-    let mut at = 0usize;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let v = u64::from_le_bytes(word) ^ NL;
-        // The lowest set bit marks the first zero byte (borrows only run upwards).
-        let zero = v.wrapping_sub(ONES) & !v & HIGH;
-        if zero != 0 {
-            return Some(at + (zero.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == b'\n')
-        .map(|k| at + k)
-}
-
 /// Counts the words of a line and those that read as names in code or data rather than
 /// words of prose, one character at a time (see [`is_name`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -151,33 +117,4 @@ pub fn names_dominate(line: &str) -> bool {
     let mut w = Words::default();
     line.chars().for_each(|c| w.push(c));
     w.names_dominate()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn find_newline_agrees_with_a_search() {
-        // Every length up to three words, newlines anywhere (and bytes that differ from one
-        // by a bit, to trip a borrow).
-        let mut g = 0x9e37_79b9_7f4a_7c15u64;
-        for len in 0..40 {
-            for _ in 0..200 {
-                let bytes: Vec<u8> = (0..len)
-                    .map(|_| {
-                        g ^= g << 13;
-                        g ^= g >> 7;
-                        g ^= g << 17;
-                        [b'\n', b'\x0b', b'\x08', b'a', b' ', 0x8a, 0x0a ^ 0x80][(g % 7) as usize]
-                    })
-                    .collect();
-                assert_eq!(
-                    find_newline(&bytes),
-                    bytes.iter().position(|&b| b == b'\n'),
-                    "{bytes:?}"
-                );
-            }
-        }
-    }
 }

@@ -670,7 +670,7 @@ impl Finder {
     ) -> (usize, bool) {
         // Up to the line feed.
         let bytes = bytes
-            .get(..loopguard_core::prose::find_newline(bytes).unwrap_or(bytes.len()))
+            .get(..memchr::memchr(b'\n', bytes).unwrap_or(bytes.len()))
             .unwrap_or(&[]);
         let mut used = 0usize;
         let mut pushed = false;

@@ -363,7 +363,7 @@ impl Splitter {
         } else {
             self.chars + count(body)
         };
-        if !self.overflow && !self.reject {
+        if !self.overflow {
             if content <= s.max_segment {
                 self.buf.push_str(text);
             } else {
@@ -496,12 +496,11 @@ fn opens_with_mark(first: u8) -> bool {
 /// key/value lines are not prose.
 pub fn is_prose(text: &str) -> bool {
     let b = text.as_bytes();
-    let Some(&first) = b.first() else {
-        return false;
-    };
     // Comments, markup (troff and TeX open with a backslash), attributes, quoted strings,
-    // brackets.
-    if opens_with_mark(first) {
+    // brackets; and a line opening in lower case: a sentence opens with a capital (or a
+    // letter without case), so such a line continues a hard-wrapped paragraph (a comment, a
+    // document) or is a command (`syn keyword …`, `hi def link …`).
+    if b.is_empty() || opens_non_prose(text) {
         return false;
     }
     // Code: statement ends, blocks, operators, paths, macros (first: the cheapest test that
@@ -615,12 +614,6 @@ pub fn is_prose(text: &str) -> bool {
         " is None",
     ];
     if CODE.iter().any(|c| text.contains(c)) {
-        return false;
-    }
-    // A sentence opens with a capital (or a letter without case): a line opening in lower
-    // case continues a hard-wrapped paragraph (a comment, a document) or is a command
-    // (`syn keyword …`, `hi def link …`).
-    if text.chars().next().is_some_and(char::is_lowercase) {
         return false;
     }
     // Names rather than words: more than a quarter of the words are identifiers
@@ -816,7 +809,7 @@ impl VariationLoop {
         let mut count = 0u64;
         let mut rest = delta;
         loop {
-            let nl = loopguard_core::prose::find_newline(rest.as_bytes());
+            let nl = memchr::memchr(b'\n', rest.as_bytes());
             let piece = match nl {
                 Some(i) => rest.get(..i).unwrap_or(""),
                 None => rest,
