@@ -128,11 +128,7 @@ pub(crate) fn is_shell_syntax_error(content: &str) -> bool {
 
 /// The first word of each simple command in a `command` (or `cmd`) string argument.
 pub(crate) fn command_words(args: &serde_json::Value) -> Vec<String> {
-    let field = |k| loopguard_core::shape::field(args, k);
-    let Some(cmd) = field("command")
-        .or_else(|| field("cmd"))
-        .and_then(|v| v.as_str())
-    else {
+    let Some(cmd) = loopguard_core::shape::command(args) else {
         return Vec::new();
     };
     let mut out = Vec::new();

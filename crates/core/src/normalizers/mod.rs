@@ -91,7 +91,8 @@ fn normalized_text(content: &str) -> Value {
 }
 
 fn str_field<'a>(v: Option<&'a Value>, key: &str) -> Option<&'a str> {
-    v.and_then(|v| v.get(key)).and_then(Value::as_str)
+    v.and_then(|v| crate::shape::field(v, key))
+        .and_then(Value::as_str)
 }
 
 fn field(details: Option<&Value>, key: &str) -> Value {
@@ -102,7 +103,7 @@ fn field(details: Option<&Value>, key: &str) -> Value {
 }
 
 fn text_field(details: Option<&Value>, key: &str) -> Value {
-    match details.and_then(|d| d.get(key)) {
+    match details.and_then(|d| crate::shape::field(d, key)) {
         Some(Value::String(s)) => Value::String(text::normalize_text(s)),
         Some(other) => json::normalize_value(other),
         None => Value::Null,

@@ -101,21 +101,31 @@ impl GenericRepeat {
         } else {
             // A new streak at this call, in the old one's buffers (most results start one).
             // A like call that progressed keeps the trend; another starts a new one.
+            let mut trend = std::mem::take(&mut st.trend);
             if !like {
-                st.trend.restart();
-                st.trend.step(&rs.numbers);
+                trend.restart();
+                trend.step(&rs.numbers);
             }
-            st.tool.clear();
-            st.tool.push_str(tool);
-            st.calls.clear();
-            st.seqs.clear();
-            st.shape = Some(rs.fp);
-            st.empty = rs.empty;
-            st.ids = rs.ids;
-            st.last_raw = Some(raw);
-            st.count = 1;
-            st.warned = false;
-            st.start_call = self.state.calls;
+            let mut name = std::mem::take(&mut st.tool);
+            name.clear();
+            name.push_str(tool);
+            let (mut calls, mut seqs) =
+                (std::mem::take(&mut st.calls), std::mem::take(&mut st.seqs));
+            calls.clear();
+            seqs.clear();
+            *st = SimilarStreak {
+                tool: name,
+                calls,
+                shape: Some(rs.fp),
+                empty: rs.empty,
+                ids: rs.ids,
+                last_raw: Some(raw),
+                trend,
+                count: 1,
+                start_call: self.state.calls,
+                seqs,
+                ..SimilarStreak::default()
+            };
         }
         if st.calls.len() >= SIMILAR_MEMORY {
             st.calls.pop_front();
