@@ -146,6 +146,107 @@ const HASH_BASE: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Final mixer of a gram hash into a bucket.
 const HASH_MIX: u64 = 0xBF58_476D_1CE4_E5B9;
 
+/// Chain heads of the default index (2^[`HEAD_BITS_MAX`]).
+const HEADS: usize = 1 << HEAD_BITS_MAX;
+/// Dense links of the default index (one per position of the last [`DENSE_REACH`]).
+const DENSE_LINKS: usize = DENSE_REACH as usize;
+
+/// What [`quiet_loop`] carries from one byte to the next: the gram hash, the symbols
+/// appended, the filler run (64 bits: it cannot overflow within one slice).
+#[derive(Clone, Copy, Debug)]
+struct QuietState {
+    h: u64,
+    n: u64,
+    run: u64,
+}
+
+/// The tables [`quiet_loop`] writes, at the sizes that let it index without bounds tests.
+#[derive(Debug)]
+struct QuietTables<'a> {
+    data: &'a mut [u32],
+    head: &'a mut [u32; HEADS],
+    links: &'a mut [u32; DENSE_LINKS],
+    roll: u32,
+    max_filler: u64,
+}
+
+/// Why [`quiet_loop`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    /// At the end of the bytes.
+    End,
+    /// Before a line feed (not taken).
+    LineFeed,
+    /// After a symbol whose position is a multiple of [`RECENT`] (sparse tier only): the
+    /// sparse batch is due.
+    Batch,
+}
+
+/// The loop of [`Finder::quiet_ascii`] over ASCII bytes: the filler cut, the ring, the
+/// rolling hash, the dense chains and the hashes kept for the sparse tier, with no call and
+/// no per-byte test of the finder's state (its own function, so that its variables stay in
+/// registers as far as they can). Returns the bytes taken and why it stopped.
+#[inline(never)]
+fn quiet_loop<const SPARSE: bool>(
+    bytes: &[u8],
+    st: &mut QuietState,
+    t: &mut QuietTables<'_>,
+    recent: &mut [u64; RECENT as usize],
+) -> (usize, Stop) {
+    let QuietState {
+        mut h,
+        mut n,
+        mut run,
+    } = *st;
+    let rmask = t.data.len().wrapping_sub(1);
+    // `(h << roll) << 1` as a product: a multiply leaves the shift register free.
+    let shift = 1u64.checked_shl(t.roll + 1).unwrap_or(0);
+    let max_filler = t.max_filler;
+    let mut stop = Stop::End;
+    let mut i = 0usize;
+    while let Some(&b) = bytes.get(i) {
+        let class = QUIET_BYTES[usize::from(b & 127)];
+        if class == LINE_FEED {
+            stop = Stop::LineFeed;
+            break;
+        }
+        i += 1;
+        run = (run + 1) & u64::from(class).wrapping_sub(1);
+        if run > max_filler {
+            continue;
+        }
+        if let Some(slot) = t.data.get_mut((n as usize) & rmask) {
+            *slot = u32::from(b);
+        }
+        n += 1;
+        h = h
+            .wrapping_mul(shift)
+            .wrapping_add((u64::from(b) + 1).wrapping_mul(HASH_BASE));
+        let hd = &mut t.head[(h.wrapping_mul(HASH_MIX) >> (64 - HEAD_BITS_MAX)) as usize];
+        t.links[(n as usize) & (DENSE_LINKS - 1)] = *hd;
+        *hd = n as u32;
+        if SPARSE {
+            recent[(n % RECENT) as usize] = h;
+            if n % RECENT == 0 {
+                stop = Stop::Batch;
+                break;
+            }
+        }
+    }
+    *st = QuietState { h, n, run };
+    (i, stop)
+}
+
+/// [`Finder::quiet_ascii`]'s class of an ASCII byte: 1 for a letter or digit, 0 for filler,
+/// [`LINE_FEED`] for `\n`.
+const QUIET_BYTES: [u8; 128] = {
+    let mut t = crate::detector::ALNUM_BYTES;
+    t[b'\n' as usize] = LINE_FEED;
+    t
+};
+/// The class of the line feed in [`QUIET_BYTES`].
+const LINE_FEED: u8 = 2;
+
 /// Sampling stride of the sparse tier.
 const STRIDE: u64 = 8;
 /// Hashes of recent grams kept for the sparse tier (a multiple of [`STRIDE`]).
@@ -172,13 +273,19 @@ struct Chains {
 }
 
 impl Chains {
-    fn reset(&mut self, bits: u32, limit: usize, stride_log: u32) {
+    /// Empties the chains: `2^bits` heads, at most `limit` links, one per `2^stride_log`
+    /// positions; `full` allocates every link now (a few KiB for the dense tier, so its
+    /// inserts never test for growth), else they grow with the message.
+    fn reset(&mut self, bits: u32, limit: usize, stride_log: u32, full: bool) {
         self.head.clear();
         self.head.resize(1usize << bits, 0);
         self.prev.clear();
+        if full {
+            self.prev.resize(limit, 0);
+        }
         self.limit = limit;
         self.stride_log = stride_log;
-        self.check_at = 0;
+        self.check_at = if full { usize::MAX } else { 0 };
     }
 
     /// Records that the gram ending at `end` hashes to bucket `b`.
@@ -266,12 +373,13 @@ impl Index {
         let bits = f.head_bits.clamp(1, HEAD_BITS_MAX);
         self.synced = true;
         self.mask = (1usize << bits) - 1;
-        self.dense.reset(bits, f.dense_limit, 0);
+        self.dense.reset(bits, f.dense_limit, 0, true);
         self.use_sparse = f.sparse_limit > 0;
         self.sparse.reset(
             if self.use_sparse { bits } else { 0 },
             f.sparse_limit,
             STRIDE.trailing_zeros(),
+            false,
         );
         self.roll = (64u64.div_ceil(f.gram.max(1)) - 1).min(63) as u32;
         self.hash = 0;
@@ -668,10 +776,6 @@ impl Finder {
         filler: &mut u32,
         max_filler: u32,
     ) -> (usize, bool) {
-        // Up to the line feed.
-        let bytes = bytes
-            .get(..memchr::memchr(b'\n', bytes).unwrap_or(bytes.len()))
-            .unwrap_or(&[]);
         let mut used = 0usize;
         let mut pushed = false;
         while used < bytes.len() && self.live == 0 && self.index.synced {
@@ -696,31 +800,36 @@ impl Finder {
             }
             let rest = bytes.get(used..).unwrap_or(&[]);
             let part = rest.get(..room.min(rest.len())).unwrap_or(&[]);
-            let done = if self.index.use_sparse {
+            let took = if self.index.use_sparse {
                 self.quiet_ascii_in::<true>(part, filler, max_filler)
             } else {
                 self.quiet_ascii_in::<false>(part, filler, max_filler)
             };
-            if !done {
+            let Some((took, line_feed)) = took else {
+                break;
+            };
+            used += took;
+            pushed |= self.n > n0;
+            if line_feed {
                 break;
             }
-            used += part.len();
-            pushed |= self.n > n0;
         }
         (used, pushed)
     }
 
-    /// [`Finder::quiet_ascii`] on `bytes` (no line feed; at most one symbol per byte fits
-    /// before the next checkpoint and before anything grows), with or without the sparse
-    /// tier: false, doing nothing, when the tables are not as the loop needs them.
+    /// [`Finder::quiet_ascii`] on `bytes` (at most one symbol per byte fits before the next
+    /// checkpoint and before anything grows), with or without the sparse tier, up to the
+    /// first line feed: the bytes taken and whether a line feed stopped it; `None`, doing
+    /// nothing, when the tables are not as [`quiet_loop`] needs them (the default index:
+    /// [`HEAD_BITS_MAX`] bits of heads and [`DENSE_REACH`] dense links). The sparse tier's
+    /// batch runs between calls of the loop, so the loop over the bytes makes none.
     #[inline(always)]
     fn quiet_ascii_in<const SPARSE: bool>(
         &mut self,
         bytes: &[u8],
         filler: &mut u32,
         max_filler: u32,
-    ) -> bool {
-        let data = &mut self.ring.data[..];
+    ) -> Option<(usize, bool)> {
         let Index {
             dense,
             sparse,
@@ -732,52 +841,39 @@ impl Finder {
             gram,
             ..
         } = &mut self.index;
-        let head = &mut dense.head[..];
-        let links = &mut dense.prev[..];
-        // The masks below keep every index within its table (all three are powers of two and
-        // not empty; the head table is `mask + 1` long).
-        if data.is_empty() || links.is_empty() || head.len() != *mask + 1 {
-            return false;
+        let head: &mut [u32; HEADS] = dense.head.as_mut_slice().try_into().ok()?;
+        let links: &mut [u32; DENSE_LINKS] = dense.prev.as_mut_slice().try_into().ok()?;
+        let data = &mut self.ring.data[..];
+        if data.is_empty() || *mask != HEADS - 1 {
+            return None;
         }
-        let rmask = data.len() - 1;
-        let lmask = links.len() - 1;
-        let hmask = head.len() - 1;
-        let roll = *roll;
         let lowest = *start + *gram;
-        let mut h = *hash;
-        let mut n = self.n;
-        let mut run = *filler;
-        for &b in bytes {
-            let alnum = u32::from(crate::detector::ALNUM_BYTES[usize::from(b & 127)]);
-            run = run.saturating_add(1) & alnum.wrapping_sub(1);
-            if run > max_filler {
-                continue;
+        let mut st = QuietState {
+            h: *hash,
+            n: self.n,
+            run: u64::from(*filler),
+        };
+        let mut tables = QuietTables {
+            data,
+            head,
+            links,
+            roll: *roll,
+            max_filler: u64::from(max_filler),
+        };
+        let mut taken = 0usize;
+        let stop = loop {
+            let rest = bytes.get(taken..).unwrap_or(&[]);
+            let (took, stop) = quiet_loop::<SPARSE>(rest, &mut st, &mut tables, recent);
+            taken += took;
+            if stop != Stop::Batch {
+                break stop;
             }
-            if let Some(slot) = data.get_mut((n as usize) & rmask) {
-                *slot = u32::from(b);
-            }
-            n += 1;
-            h = ((h << roll) << 1).wrapping_add((u64::from(b) + 1).wrapping_mul(HASH_BASE));
-            if let (Some(hd), Some(link)) = (
-                head.get_mut(bucket(h, hmask)),
-                links.get_mut((n as usize) & lmask),
-            ) {
-                *link = *hd;
-                *hd = n as u32;
-            }
-            if SPARSE {
-                if let Some(slot) = recent.get_mut((n % RECENT) as usize) {
-                    *slot = h;
-                }
-                if n % RECENT == 0 {
-                    flush_sparse(sparse, recent, hmask, lowest, n);
-                }
-            }
-        }
-        *hash = h;
-        *filler = run;
-        self.n = n;
-        true
+            flush_sparse(sparse, recent, HEADS - 1, lowest, st.n);
+        };
+        *hash = st.h;
+        *filler = u32::try_from(st.run).unwrap_or(u32::MAX);
+        self.n = st.n;
+        Some((taken, stop == Stop::LineFeed))
     }
 
     /// Appends one symbol as [`Finder::push`] would, if no checkpoint is due before it (with
