@@ -331,25 +331,38 @@ impl Splitter {
         }
     }
 
-    /// Appends `piece` (no newline in it) whose first character is the message's character
-    /// `at`: exactly as [`Splitter::push`] on each of its characters, without a branch per
-    /// character (whitespace is found with `trim_start` / `trim_end`, which use the same
-    /// Unicode `White_Space` property as `char::is_whitespace`).
-    fn push_str(&mut self, piece: &str, s: &Settings, at: u64, ascii: bool) {
+    /// Appends `piece` (no newline in it, `n` characters) whose first character is the
+    /// message's character `at`: exactly as [`Splitter::push`] on each of its characters,
+    /// without a branch per character (whitespace is found with `trim_start` / `trim_end`,
+    /// which use the same Unicode `White_Space` property as `char::is_whitespace`). A piece
+    /// of a segment whose text is not kept only counts its characters.
+    #[inline]
+    fn push_str(&mut self, piece: &str, n: usize, s: &Settings, at: u64, ascii: bool) {
+        if self.unkept() {
+            // Only whether the segment has begun is read again.
+            self.chars += n;
+            return;
+        }
+        self.push_kept(piece, n, s, at, ascii);
+    }
+
+    /// [`Splitter::push_str`] of a piece that opens a segment or is kept.
+    fn push_kept(&mut self, piece: &str, n: usize, s: &Settings, at: u64, ascii: bool) {
         // Characters of a part of `piece` (bytes when the piece is ASCII).
         let count = |t: &str| if ascii { t.len() } else { t.chars().count() };
         let mut text = piece;
+        let mut n = n;
         if self.chars == 0 {
-            let rest = text.trim_start();
+            let rest = trim_start(text);
             if rest.is_empty() {
                 return;
             }
-            let skipped = text.get(..text.len() - rest.len()).unwrap_or("");
-            self.start = at + count(skipped) as u64;
+            let skipped = count(text.get(..text.len() - rest.len()).unwrap_or(""));
+            self.start = at + skipped as u64;
+            n -= skipped;
             text = rest;
             self.reject = s.prose_only && opens_non_prose(text);
         }
-        let n = count(text);
         if self.reject {
             // Only whether the segment has begun is read again.
             self.chars += n;
@@ -384,6 +397,30 @@ impl Splitter {
         }
         self.chars += n;
         self.content = content;
+    }
+
+    /// Whether a segment has begun whose text is not kept: more of it only counts its
+    /// characters.
+    #[inline]
+    fn unkept(&self) -> bool {
+        self.chars != 0 && self.reject
+    }
+
+    /// Whether a newline now ends nothing to judge: no segment has begun, or the segment's
+    /// text is not kept (then [`Splitter::completed`] is `None` and [`Splitter::finish`]
+    /// only resets the segment: with an empty buffer it is no fence).
+    #[inline]
+    fn ends_unjudged(&self) -> bool {
+        self.chars == 0 || (self.reject && self.buf.is_empty())
+    }
+
+    /// [`Splitter::finish`] of a segment for which [`Splitter::ends_unjudged`] holds.
+    #[inline]
+    fn finish_unjudged(&mut self) {
+        self.chars = 0;
+        self.content = 0;
+        self.overflow = false;
+        self.reject = false;
     }
 
     /// The current segment as it stands (trimmed), if short.
@@ -432,6 +469,110 @@ impl Splitter {
     }
 }
 
+/// `text.trim_start()`, with the spaces that indent code skipped eight bytes at a time (the
+/// rest, from the first byte that is not a space, goes to `trim_start` when that byte may be
+/// whitespace: another ASCII one `char::is_whitespace` accepts (tab, line feed, vertical tab,
+/// form feed, carriage return) or a non-ASCII byte).
+#[inline]
+fn trim_start(text: &str) -> &str {
+    const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+    let b = text.as_bytes();
+    let mut i = 0usize;
+    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let v = u64::from_le_bytes(*chunk) ^ SPACES;
+        if v != 0 {
+            // The lowest set bit is in the first byte that is not a space.
+            i += (v.trailing_zeros() / 8) as usize;
+            break;
+        }
+        i += 8;
+    }
+    while b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    // Only spaces were skipped: `i` is a character boundary.
+    let rest = text.get(i..).unwrap_or("");
+    match rest.as_bytes().first() {
+        Some(&c) if !c.is_ascii() || matches!(c, b'\t'..=b'\r') => rest.trim_start(),
+        _ => rest,
+    }
+}
+
+/// `x` in each byte.
+const fn splat(x: u8) -> u128 {
+    u128::from_ne_bytes([x; 16])
+}
+
+/// The high bit of each zero byte of `w` (exact: no carry crosses a byte).
+#[inline]
+fn zero_bytes(w: u128) -> u128 {
+    const LOW: u128 = splat(0x7f);
+    !(((w & LOW) + LOW) | w | LOW)
+}
+
+/// The line ends of a delta: for one of at most 16 bytes (a streamed delta, typically), the
+/// high bit of each newline byte, found at once; for a longer one, a search from each end
+/// on.
+#[derive(Clone, Copy, Debug)]
+enum Ends {
+    Mask(u128),
+    Search,
+}
+
+impl Ends {
+    /// The line ends of `bytes`, and whether `bytes` is ASCII.
+    #[inline]
+    fn of(bytes: &[u8]) -> (Ends, bool) {
+        let word = match <[u8; 16]>::try_from(bytes) {
+            Ok(w) => Some(w),
+            Err(_) if bytes.len() < 16 => {
+                let mut w = [0u8; 16];
+                if let Some(head) = w.get_mut(..bytes.len()) {
+                    head.copy_from_slice(bytes);
+                }
+                Some(w)
+            }
+            Err(_) => None,
+        };
+        match word {
+            // Padding bytes are zero: neither newlines nor non-ASCII.
+            Some(w) => {
+                let w = u128::from_le_bytes(w);
+                (
+                    Ends::Mask(zero_bytes(w ^ splat(b'\n'))),
+                    w & splat(0x80) == 0,
+                )
+            }
+            None => (Ends::Search, bytes.is_ascii()),
+        }
+    }
+
+    /// Whether there is surely no newline.
+    #[inline]
+    fn none(&self) -> bool {
+        matches!(self, Ends::Mask(0))
+    }
+
+    /// The first newline of `bytes` at or after `from`, where every earlier one was already
+    /// returned.
+    #[inline]
+    fn next(&mut self, bytes: &[u8], from: usize) -> Option<usize> {
+        match self {
+            Ends::Mask(m) => {
+                if *m == 0 {
+                    return None;
+                }
+                let i = (m.trailing_zeros() / 8) as usize;
+                *m &= *m - 1;
+                Some(i)
+            }
+            Ends::Search => {
+                memchr::memchr(b'\n', bytes.get(from..).unwrap_or(&[])).map(|i| from + i)
+            }
+        }
+    }
+}
+
 /// Lines that are layout rather than prose: table rows, fences, and lines with fewer than 8
 /// letters or digits (separators, box drawing, padding).
 fn is_structural(text: &str) -> bool {
@@ -452,6 +593,7 @@ fn is_structural(text: &str) -> bool {
 /// Whether a segment that opens with `text` (its first character on) is not prose whatever
 /// follows: [`is_prose`] rejects every segment whose first character is one of its opening
 /// marks or a lower-case letter (each of its tests only rejects, so one that holds decides).
+#[inline]
 fn opens_non_prose(text: &str) -> bool {
     match text.as_bytes().first() {
         Some(&b) if b.is_ascii() => b.is_ascii_lowercase() || opens_with_mark(b),
@@ -778,14 +920,15 @@ impl VariationLoop {
                 }
             }
         }
+        let (ends, ascii) = Ends::of(delta.as_bytes());
         #[cfg(test)]
         let fed = if self.per_char {
             self.lines_per_char(delta, base, cx)
         } else {
-            self.lines(delta, base, cx)
+            self.lines(delta, ends, ascii, base, cx)
         };
         #[cfg(not(test))]
-        let fed = self.lines(delta, base, cx);
+        let fed = self.lines(delta, ends, ascii, base, cx);
         let Some(count) = fed else {
             return;
         };
@@ -804,25 +947,57 @@ impl VariationLoop {
     /// Feeds the characters of `delta` line by line: each piece between newlines goes to the
     /// splitter at once, and a newline completes the segment (judged unless the seed's
     /// cadence judges). Returns the characters fed, or `None` when the detector fired.
-    fn lines(&mut self, delta: &str, base: u64, cx: &mut Cx<'_>) -> Option<u64> {
+    /// `ends` and `ascii` are [`Ends::of`] the delta.
+    #[inline]
+    fn lines(
+        &mut self,
+        delta: &str,
+        ends: Ends,
+        ascii: bool,
+        base: u64,
+        cx: &mut Cx<'_>,
+    ) -> Option<u64> {
+        if ascii && ends.none() && self.state.split.unkept() {
+            // Most deltas of code: more characters of a line whose text is not kept.
+            let n = delta.len();
+            self.state.split.chars += n;
+            let n = n as u64;
+            self.state.len += n;
+            self.state.seen += n;
+            return Some(n);
+        }
+        self.lines_general(delta, ends, ascii, base, cx)
+    }
+
+    /// [`VariationLoop::lines`] of any delta.
+    fn lines_general(
+        &mut self,
+        delta: &str,
+        mut ends: Ends,
+        ascii: bool,
+        base: u64,
+        cx: &mut Cx<'_>,
+    ) -> Option<u64> {
         let seed_cadence = self.settings.rescan_every > 0;
+        let bytes = delta.as_bytes();
         let mut count = 0u64;
-        let mut rest = delta;
+        let mut from = 0usize;
         loop {
-            let nl = memchr::memchr(b'\n', rest.as_bytes());
-            let piece = match nl {
-                Some(i) => rest.get(..i).unwrap_or(""),
-                None => rest,
-            };
-            if !piece.is_empty() {
-                let ascii = piece.is_ascii();
+            let nl = ends.next(bytes, from);
+            let to = nl.unwrap_or(bytes.len());
+            if to > from {
+                // Newlines and the delta's ends are character boundaries.
+                let piece = delta.get(from..to).unwrap_or("");
                 let n = if ascii {
-                    piece.len() as u64
+                    piece.len()
                 } else {
-                    piece.chars().count() as u64
+                    piece.chars().count()
                 };
                 let at = self.state.seen;
-                self.state.split.push_str(piece, &self.settings, at, ascii);
+                self.state
+                    .split
+                    .push_str(piece, n, &self.settings, at, ascii);
+                let n = n as u64;
                 count += n;
                 self.state.len += n;
                 self.state.seen += n;
@@ -833,13 +1008,16 @@ impl VariationLoop {
             count += 1;
             self.state.len += 1;
             self.state.seen += 1;
-            if self.complete() && !seed_cadence {
+            if self.state.split.ends_unjudged() {
+                // As `complete`, which would add nothing.
+                self.state.split.finish_unjudged();
+            } else if self.complete() && !seed_cadence {
                 if let Some(v) = self.judge(false) {
                     self.fire(v, base + count, cx);
                     return None;
                 }
             }
-            rest = rest.get(i + 1..).unwrap_or("");
+            from = i + 1;
         }
     }
 
@@ -1022,7 +1200,10 @@ mod tests {
         #[test]
         fn line_pieces_decide_as_characters(
             text in arb_text(),
-            cuts in prop::collection::vec((1usize..40, prop::bool::weighted(0.1)), 1..8),
+            cuts in prop::collection::vec(
+                (prop_oneof![Just(16usize), 1usize..40], prop::bool::weighted(0.1)),
+                1..8,
+            ),
             preset in 0u8..3,
         ) {
             let settings = match preset {
@@ -1044,6 +1225,54 @@ mod tests {
             let a = findings(&s, false, &ev);
             assert!(!a.is_empty());
             assert_eq!(a, findings(&s, true, &ev));
+        }
+    }
+
+    /// Characters around the edges of the byte tests: every ASCII whitespace, bytes next to
+    /// them, Unicode whitespace, multi-byte letters.
+    const EDGE: &[char] = &[
+        ' ', '\t', '\n', '\x0b', '\x0c', '\r', '\x08', '\x0e', '\x1f', '!', 'a', 'L', '#',
+        '\u{85}', '\u{a0}', '\u{2003}', '\u{3000}', 'é', '我', '\u{8a}',
+    ];
+
+    fn arb_edge() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![4 => Just(' '), 1 => prop::sample::select(EDGE)],
+            0..40,
+        )
+        .prop_map(|v| v.into_iter().collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The byte-wise `trim_start` is `str::trim_start`.
+        #[test]
+        fn trim_start_is_the_unicode_trim(text in arb_edge()) {
+            prop_assert_eq!(trim_start(&text), text.trim_start());
+        }
+
+        /// The line ends of a delta, at once or searched, are its newlines in order, and its
+        /// ASCII flag is `is_ascii`.
+        #[test]
+        fn ends_are_the_newlines(text in arb_edge()) {
+            let bytes = text.as_bytes();
+            let (mut ends, ascii) = Ends::of(bytes);
+            prop_assert_eq!(ascii, text.is_ascii());
+            let want: Vec<usize> = bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c == b'\n')
+                .map(|(i, _)| i)
+                .collect();
+            prop_assert_eq!(ends.none(), want.is_empty() && bytes.len() <= 16);
+            let mut got = Vec::new();
+            let mut from = 0;
+            while let Some(i) = ends.next(bytes, from) {
+                got.push(i);
+                from = i + 1;
+            }
+            prop_assert_eq!(got, want);
         }
     }
 
