@@ -346,6 +346,72 @@ impl Splitter {
         self.push_kept(piece, n, s, at, ascii);
     }
 
+    /// Consumes the head of an ASCII delta `b` (at most 16 bytes: `word` holds them, zero
+    /// past the end, `newlines` the high bit of each newline byte; `at` is the message offset
+    /// of its first character) for as long as that needs no test of a kept text: the rest of
+    /// a segment whose text is not kept and its newline, blank lines, and segments whose first
+    /// character rules prose out (while `prose_only`). Returns the bytes consumed; the state
+    /// is exactly what [`Splitter::push_str`] and the newline handling of
+    /// [`VariationLoop::lines`] leave after them.
+    #[inline]
+    fn skip(&mut self, b: &[u8], word: u128, newlines: u128, at: u64, prose_only: bool) -> usize {
+        let len = b.len();
+        let mut newlines = newlines;
+        let mut from = 0usize;
+        loop {
+            if self.chars != 0 {
+                if !self.reject {
+                    return from;
+                }
+                if newlines == 0 {
+                    // The segment goes on past the delta.
+                    self.chars += len - from;
+                    return len;
+                }
+                if !self.buf.is_empty() {
+                    return from;
+                }
+                // Its newline ends it (as `ends_unjudged` / `finish_unjudged`).
+                let i = (newlines.trailing_zeros() / 8) as usize;
+                newlines &= newlines - 1;
+                self.finish_unjudged();
+                from = i + 1;
+                continue;
+            }
+            if !prose_only {
+                return from;
+            }
+            // A segment begins at the first byte that is not a space (a zero byte of the
+            // word past the end is not one either).
+            let non_space = !zero_bytes(word ^ splat(b' ')) & HIGH;
+            let j = match non_space.checked_shr(8 * from as u32) {
+                Some(m) if m != 0 => from + (m.trailing_zeros() / 8) as usize,
+                _ => len,
+            };
+            let Some(&c) = b.get(j) else {
+                // Spaces to the end: nothing begins.
+                return len;
+            };
+            if c == b'\n' {
+                // A blank line: the lowest newline left is this one.
+                newlines &= newlines.wrapping_sub(1);
+                self.finish_unjudged();
+                from = j + 1;
+                continue;
+            }
+            if !opens_non_prose_byte(c) {
+                // Other whitespace, or a segment whose text is kept.
+                return from;
+            }
+            // As `push_kept`: the segment starts at `j`, its text is not kept; its first
+            // character is counted here, the rest of it on the next round.
+            self.start = at + j as u64;
+            self.reject = true;
+            self.chars = 1;
+            from = j + 1;
+        }
+    }
+
     /// [`Splitter::push_str`] of a piece that opens a segment or is kept.
     fn push_kept(&mut self, piece: &str, n: usize, s: &Settings, at: u64, ascii: bool) {
         // Characters of a part of `piece` (bytes when the piece is ASCII).
@@ -510,14 +576,17 @@ fn zero_bytes(w: u128) -> u128 {
     !(((w & LOW) + LOW) | w | LOW)
 }
 
-/// The line ends of a delta: for one of at most 16 bytes (a streamed delta, typically), the
-/// high bit of each newline byte, found at once; for a longer one, a search from each end
-/// on.
+/// The line ends of a delta: for one of at most 16 bytes (a streamed delta, typically), its
+/// bytes as one word (little-endian, zero past the end) and the high bit of each newline
+/// byte, found at once; for a longer one, a search from each end on.
 #[derive(Clone, Copy, Debug)]
 enum Ends {
-    Mask(u128),
+    Mask { word: u128, newlines: u128 },
     Search,
 }
+
+/// The high bit of each byte.
+const HIGH: u128 = splat(0x80);
 
 impl Ends {
     /// The line ends of `bytes`, and whether `bytes` is ASCII.
@@ -537,20 +606,18 @@ impl Ends {
         match word {
             // Padding bytes are zero: neither newlines nor non-ASCII.
             Some(w) => {
-                let w = u128::from_le_bytes(w);
-                (
-                    Ends::Mask(zero_bytes(w ^ splat(b'\n'))),
-                    w & splat(0x80) == 0,
-                )
+                let word = u128::from_le_bytes(w);
+                let newlines = zero_bytes(word ^ splat(b'\n'));
+                (Ends::Mask { word, newlines }, word & HIGH == 0)
             }
             None => (Ends::Search, bytes.is_ascii()),
         }
     }
 
     /// Whether there is surely no newline.
-    #[inline]
+    #[cfg(test)]
     fn none(&self) -> bool {
-        matches!(self, Ends::Mask(0))
+        matches!(self, Ends::Mask { newlines: 0, .. })
     }
 
     /// The first newline of `bytes` at or after `from`, where every earlier one was already
@@ -558,7 +625,7 @@ impl Ends {
     #[inline]
     fn next(&mut self, bytes: &[u8], from: usize) -> Option<usize> {
         match self {
-            Ends::Mask(m) => {
+            Ends::Mask { newlines: m, .. } => {
                 if *m == 0 {
                     return None;
                 }
@@ -596,10 +663,16 @@ fn is_structural(text: &str) -> bool {
 #[inline]
 fn opens_non_prose(text: &str) -> bool {
     match text.as_bytes().first() {
-        Some(&b) if b.is_ascii() => b.is_ascii_lowercase() || opens_with_mark(b),
+        Some(&b) if b.is_ascii() => opens_non_prose_byte(b),
         Some(_) => text.chars().next().is_some_and(char::is_lowercase),
         None => false,
     }
+}
+
+/// [`opens_non_prose`] of a segment whose first character is the ASCII `first`.
+#[inline]
+fn opens_non_prose_byte(first: u8) -> bool {
+    first.is_ascii_lowercase() || opens_with_mark(first)
 }
 
 /// The first bytes of comments, markup, attributes, quoted strings and brackets: no prose
@@ -794,14 +867,26 @@ struct State {
     window: Window,
 }
 
+/// Tests: how [`VariationLoop`] feeds deltas to the splitter.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Feed {
+    /// As built: [`VariationLoop::lines`], its fast path first.
+    Lines,
+    /// [`VariationLoop::lines_general`] only.
+    General,
+    /// Character by character (the reference form).
+    PerChar,
+}
+
 /// The `variation-loop` detector (LG008).
 #[derive(Debug)]
 pub struct VariationLoop {
     settings: Settings,
     state: State,
-    /// Tests: feed the splitter character by character (the reference form).
+    /// Tests: how deltas reach the splitter.
     #[cfg(test)]
-    per_char: bool,
+    feed: Feed,
 }
 
 impl VariationLoop {
@@ -811,7 +896,7 @@ impl VariationLoop {
             settings,
             state: State::default(),
             #[cfg(test)]
-            per_char: false,
+            feed: Feed::Lines,
         }
     }
 
@@ -893,6 +978,57 @@ impl VariationLoop {
         self.state.split = Splitter::default();
     }
 
+    /// The last line completes when the message ends (window mode judges it; the seed does
+    /// not scan at the end of a message).
+    #[inline(never)]
+    fn end(&mut self, cx: &mut Cx<'_>) {
+        if self.state.started
+            && !self.state.fired
+            && self.settings.rescan_every == 0
+            && self.complete()
+        {
+            if let Some(v) = self.judge(false) {
+                let offset = self.state.seen;
+                self.fire(v, offset, cx);
+            }
+        }
+        self.state = State::default();
+    }
+
+    /// Counts `delta` when it is the most common delta of code, and says whether it was:
+    /// 16 ASCII characters without a newline, in the stream of the previous delta, inside a
+    /// segment whose text is not kept, with no cadence to keep. [`VariationLoop::delta`]
+    /// would only count it too (through [`Splitter::skip`]), without a call or a register
+    /// saved.
+    #[inline(always)]
+    fn counted(&mut self, stream: loopguard_core::Stream, delta: &str) -> bool {
+        const ONES: u128 = splat(1);
+        let Ok(bytes) = <[u8; 16]>::try_from(delta.as_bytes()) else {
+            return false;
+        };
+        let st = &mut self.state;
+        if !st.started
+            || st.fired
+            || st.last_stream != Some(stream)
+            || !st.split.unkept()
+            || self.settings.rescan_every != 0
+        {
+            return false;
+        }
+        let word = u128::from_le_bytes(bytes);
+        // A high bit: a byte that is not ASCII, or a zero byte of `v` (a newline of `word`;
+        // `(v - 1) & !v` flags at least the first zero byte, and none when there is none).
+        let v = word ^ splat(b'\n');
+        if (v.wrapping_sub(ONES) & !v | word) & HIGH != 0 {
+            return false;
+        }
+        st.split.chars += 16;
+        st.len += 16;
+        st.seen += 16;
+        true
+    }
+
+    #[inline(never)]
     fn delta(&mut self, stream: loopguard_core::Stream, delta: &str, cx: &mut Cx<'_>) {
         if !self.state.started {
             self.state = State {
@@ -920,15 +1056,17 @@ impl VariationLoop {
                 }
             }
         }
-        let (ends, ascii) = Ends::of(delta.as_bytes());
         #[cfg(test)]
-        let fed = if self.per_char {
-            self.lines_per_char(delta, base, cx)
-        } else {
-            self.lines(delta, ends, ascii, base, cx)
+        let fed = match self.feed {
+            Feed::Lines => self.lines(delta, base, cx),
+            Feed::General => {
+                let (ends, ascii) = Ends::of(delta.as_bytes());
+                self.lines_general(delta, ends, ascii, base, cx)
+            }
+            Feed::PerChar => self.lines_per_char(delta, base, cx),
         };
         #[cfg(not(test))]
-        let fed = self.lines(delta, ends, ascii, base, cx);
+        let fed = self.lines(delta, base, cx);
         let Some(count) = fed else {
             return;
         };
@@ -947,29 +1085,38 @@ impl VariationLoop {
     /// Feeds the characters of `delta` line by line: each piece between newlines goes to the
     /// splitter at once, and a newline completes the segment (judged unless the seed's
     /// cadence judges). Returns the characters fed, or `None` when the detector fired.
-    /// `ends` and `ascii` are [`Ends::of`] the delta.
     #[inline]
-    fn lines(
-        &mut self,
-        delta: &str,
-        ends: Ends,
-        ascii: bool,
-        base: u64,
-        cx: &mut Cx<'_>,
-    ) -> Option<u64> {
-        if ascii && ends.none() && self.state.split.unkept() {
-            // Most deltas of code: more characters of a line whose text is not kept.
-            let n = delta.len();
-            self.state.split.chars += n;
-            let n = n as u64;
-            self.state.len += n;
-            self.state.seen += n;
+    fn lines(&mut self, delta: &str, base: u64, cx: &mut Cx<'_>) -> Option<u64> {
+        let bytes = delta.as_bytes();
+        let (ends, ascii) = Ends::of(bytes);
+        let Ends::Mask { word, newlines } = ends else {
+            return self.lines_general(delta, ends, ascii, base, cx);
+        };
+        if !ascii {
+            return self.lines_general(delta, ends, ascii, base, cx);
+        }
+        let at = self.state.seen;
+        let done = self
+            .state
+            .split
+            .skip(bytes, word, newlines, at, self.settings.prose_only);
+        let n = done as u64;
+        self.state.len += n;
+        self.state.seen += n;
+        if done >= bytes.len() {
             return Some(n);
         }
-        self.lines_general(delta, ends, ascii, base, cx)
+        // The newlines before `done` are consumed: the rest's are the higher bytes'.
+        let rest = delta.get(done..).unwrap_or("");
+        let ends = Ends::Mask {
+            word: word >> (8 * done),
+            newlines: newlines >> (8 * done),
+        };
+        let count = self.lines_general(rest, ends, ascii, base + n, cx)?;
+        Some(n + count)
     }
 
-    /// [`VariationLoop::lines`] of any delta.
+    /// [`VariationLoop::lines`] of any delta (`ends` and `ascii` are [`Ends::of`] it).
     fn lines_general(
         &mut self,
         delta: &str,
@@ -1056,28 +1203,22 @@ impl Detector for VariationLoop {
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
+            Event::TextDelta { stream, delta } => {
+                #[cfg(test)]
+                let fast = self.feed == Feed::Lines;
+                #[cfg(not(test))]
+                let fast = true;
+                if !(fast && self.counted(*stream, delta)) {
+                    self.delta(*stream, delta, cx);
+                }
+            }
             Event::MessageStart => {
                 self.state = State {
                     started: true,
                     ..State::default()
                 }
             }
-            Event::TextDelta { stream, delta } => self.delta(*stream, delta, cx),
-            Event::MessageEnd => {
-                // The last line completes when the message ends (window mode judges it; the
-                // seed does not scan at the end of a message).
-                if self.state.started
-                    && !self.state.fired
-                    && self.settings.rescan_every == 0
-                    && self.complete()
-                {
-                    if let Some(v) = self.judge(false) {
-                        let offset = self.state.seen;
-                        self.fire(v, offset, cx);
-                    }
-                }
-                self.state = State::default();
-            }
+            Event::MessageEnd => self.end(cx),
             _ => {}
         }
     }
@@ -1148,6 +1289,11 @@ mod tests {
         "This line is long enough to reach the segment limit of one hundred characters, and then",
         "                                 some more after spaces",
         "x",
+        "        // a comment on the code below, indented",
+        "    Some(x) => x,",
+        "  \t  mixed indentation",
+        "\x0b\x0c\r",
+        "élan",
     ];
 
     fn arb_text() -> impl Strategy<Value = String> {
@@ -1182,12 +1328,26 @@ mod tests {
         out
     }
 
-    fn findings(settings: &Settings, per_char: bool, events: &[OwnedEvent]) -> Vec<String> {
+    fn findings(settings: &Settings, feed: Feed, events: &[OwnedEvent]) -> Vec<String> {
         let mut d = VariationLoop::new(settings.clone());
-        d.per_char = per_char;
+        d.feed = feed;
         loopguard_testkit::run(Box::new(d), events)
             .into_iter()
             .map(|(i, f)| format!("{i} {f:?}"))
+            .collect()
+    }
+
+    /// The findings and the detector's state after each event.
+    fn trace(settings: &Settings, feed: Feed, events: &[OwnedEvent]) -> Vec<String> {
+        let mut d = VariationLoop::new(settings.clone());
+        d.feed = feed;
+        let mut bus = loopguard_core::Bus::new(vec![Box::new(d)]);
+        events
+            .iter()
+            .map(|e| {
+                let found = bus.observe(&e.as_event());
+                format!("{found:?} {:?}", bus.snapshot().ok())
+            })
             .collect()
     }
 
@@ -1212,7 +1372,34 @@ mod tests {
                 _ => Settings { max_segment: 20, min_segment: 2, ..Settings::pi_repetition_guard() },
             };
             let ev = events(&text, &cuts);
-            prop_assert_eq!(findings(&settings, false, &ev), findings(&settings, true, &ev));
+            prop_assert_eq!(
+                findings(&settings, Feed::Lines, &ev),
+                findings(&settings, Feed::PerChar, &ev)
+            );
+        }
+
+        /// The fast path of `lines` leaves, after every event, exactly the state (and the
+        /// findings) of the general path, on deltas of random lengths (mostly 16 characters,
+        /// the fast path's), ASCII or not, cut anywhere in lines, blank lines and indentation.
+        #[test]
+        fn the_fast_path_is_the_general_path(
+            text in arb_text(),
+            cuts in prop::collection::vec(
+                (prop_oneof![3 => Just(16usize), 1 => 1usize..40], prop::bool::weighted(0.05)),
+                1..8,
+            ),
+            preset in 0u8..3,
+        ) {
+            let settings = match preset {
+                0 => Settings::default(),
+                1 => Settings::pi_repetition_guard(),
+                _ => Settings { rescan_every: 50, window: 0, ..Settings::default() },
+            };
+            let ev = events(&text, &cuts);
+            prop_assert_eq!(
+                trace(&settings, Feed::Lines, &ev),
+                trace(&settings, Feed::General, &ev)
+            );
         }
     }
 
@@ -1222,9 +1409,10 @@ mod tests {
         let text = "Let me read the signature end to see the return type.\n".repeat(12);
         let ev = events(&text, &[(16, false)]);
         for s in [Settings::default(), Settings::pi_repetition_guard()] {
-            let a = findings(&s, false, &ev);
+            let a = findings(&s, Feed::Lines, &ev);
             assert!(!a.is_empty());
-            assert_eq!(a, findings(&s, true, &ev));
+            assert_eq!(a, findings(&s, Feed::PerChar, &ev));
+            assert_eq!(a, findings(&s, Feed::General, &ev));
         }
     }
 
