@@ -353,7 +353,7 @@ impl Splitter {
     /// character rules prose out (while `prose_only`). Returns the bytes consumed; the state
     /// is exactly what [`Splitter::push_str`] and the newline handling of
     /// [`VariationLoop::lines`] leave after them.
-    #[inline]
+    #[inline(always)]
     fn skip(&mut self, b: &[u8], word: u128, newlines: u128, at: u64, prose_only: bool) -> usize {
         let len = b.len();
         let mut newlines = newlines;
@@ -434,6 +434,7 @@ impl Splitter {
             self.chars += n;
             return;
         }
+        let kept = self.buf.len();
         let body = text.trim_end();
         let content = if body.is_empty() {
             self.content
@@ -463,6 +464,16 @@ impl Splitter {
         }
         self.chars += n;
         self.content = content;
+        // A segment that can no longer be a short prose line keeps no more text (unless it
+        // is a fence, which `finish` reads; a text that holds a code mark or no longer grows
+        // cannot become one): `current` would be `None` for it, as for one whose first
+        // character rules prose out.
+        if (self.overflow || (s.prose_only && code_mark(self.buf.as_bytes(), kept)))
+            && !self.is_fence()
+        {
+            self.reject = true;
+            self.buf.clear();
+        }
     }
 
     /// Whether a segment has begun whose text is not kept: more of it only counts its
@@ -667,6 +678,52 @@ fn opens_non_prose(text: &str) -> bool {
         Some(_) => text.chars().next().is_some_and(char::is_lowercase),
         None => false,
     }
+}
+
+/// Whether the text `b` of a segment holds, in a window of up to three bytes that ends at or
+/// after `from`, a mark for which [`is_prose`] rejects the segment whatever follows: a brace
+/// or a bar, an operator or a path of its code list, `();`, an underscore outside inline
+/// code, or a call or an index with an argument (`f(x`, `a[i`). No mark holds whitespace:
+/// each stays in the segment however the line ends (only trailing whitespace is trimmed).
+fn code_mark(b: &[u8], from: usize) -> bool {
+    let mut pp = 0u8;
+    let mut p = 0u8;
+    if let Some(i) = from.checked_sub(1) {
+        p = b.get(i).copied().unwrap_or(0);
+        if let Some(i) = i.checked_sub(1) {
+            pp = b.get(i).copied().unwrap_or(0);
+        }
+    }
+    for (i, &c) in b.iter().enumerate().skip(from) {
+        let mark = match c {
+            b'{' | b'}' | b'|' => true,
+            b'_' => {
+                b.get(..i)
+                    .map_or(0, |h| h.iter().filter(|&&x| x == b'`').count())
+                    % 2
+                    == 0
+            }
+            b'=' => matches!(p, b'=' | b'!' | b'+' | b'-' | b':'),
+            b'>' => matches!(p, b'=' | b'-' | b'/'),
+            b':' => p == b':',
+            b'&' => p == b'&',
+            b'[' => p == b'#',
+            b'/' => p == b'<',
+            b'(' => p == b'!',
+            b'n' => p == b'\\',
+            b';' => p == b')' && pp == b'(',
+            _ => false,
+        } || (matches!(p, b'(' | b'[')
+            && (pp.is_ascii_alphanumeric() || pp == b'_')
+            && c.is_ascii()
+            && !matches!(c, b'\t'..=b'\r' | b' ' | b')' | b']'));
+        if mark {
+            return true;
+        }
+        pp = p;
+        p = c;
+    }
+    false
 }
 
 /// [`opens_non_prose`] of a segment whose first character is the ASCII `first`.
@@ -1085,7 +1142,7 @@ impl VariationLoop {
     /// Feeds the characters of `delta` line by line: each piece between newlines goes to the
     /// splitter at once, and a newline completes the segment (judged unless the seed's
     /// cadence judges). Returns the characters fed, or `None` when the detector fired.
-    #[inline]
+    #[inline(always)]
     fn lines(&mut self, delta: &str, base: u64, cx: &mut Cx<'_>) -> Option<u64> {
         let bytes = delta.as_bytes();
         let (ends, ascii) = Ends::of(bytes);
@@ -1461,6 +1518,106 @@ mod tests {
                 from = i + 1;
             }
             prop_assert_eq!(got, want);
+        }
+    }
+
+    /// Characters of code marks and of prose, whitespace (trailing too) and inline code.
+    const MARKS: &[&str] = &[
+        "{", "}", "|", "_", "=", ">", ":", "&", "[", "]", "(", ")", "/", "<", "!", "+", "-", "\\",
+        "n", ";", "`", "#", " ", "  ", "\t", "\u{a0}", "\u{3000}", "a", "Let", "é", "7", ".",
+    ];
+
+    /// Words of a sentence.
+    const WORDS: &[&str] = &[
+        " me", " read", " the", " file", " again", " now", " to", " see",
+    ];
+
+    /// Sentences (opening with a capital) with code marks and whitespace among their words.
+    fn arb_marks() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            3 => prop::sample::select(WORDS),
+            2 => prop::sample::select(MARKS),
+        ];
+        (any::<bool>(), prop::collection::vec(piece, 0..16))
+            .prop_map(|(cap, v)| format!("{}{}", if cap { "Let" } else { "" }, v.concat()))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// A segment's text with a code mark is no prose however the line goes on and ends,
+        /// and the marks found piece by piece are the marks found at once.
+        #[test]
+        fn a_code_mark_rules_prose_out(head in arb_marks(), tail in arb_marks(), cut in 0usize..64) {
+            let head = head.trim_start();
+            let line = format!("{head}{tail}");
+            if code_mark(head.as_bytes(), 0) {
+                prop_assert!(!is_prose(line.trim_end()), "{line:?}");
+            }
+            let b = line.as_bytes();
+            let cut = cut.min(b.len());
+            prop_assert_eq!(
+                code_mark(b, 0),
+                code_mark(&b[..cut], 0) || code_mark(b, cut)
+            );
+        }
+    }
+
+    /// Every run of up to three marks in a sentence: a code mark rules prose out however the
+    /// line ends.
+    #[test]
+    fn a_code_mark_rules_prose_out_whatever_follows() {
+        let mut marked = 0;
+        for a in MARKS {
+            for b in MARKS {
+                for c in MARKS {
+                    let head = format!("Let me read {a}{b}{c}");
+                    if !code_mark(head.as_bytes(), 0) {
+                        continue;
+                    }
+                    marked += 1;
+                    for tail in [
+                        "",
+                        " ",
+                        "\u{3000}",
+                        "\t",
+                        " the file again.",
+                        "x",
+                        ")",
+                        "]",
+                        "n",
+                    ] {
+                        let line = format!("{head}{tail}");
+                        assert!(!is_prose(line.trim_end()), "{line:?}");
+                    }
+                }
+            }
+        }
+        assert!(marked > 1000);
+    }
+
+    #[test]
+    fn code_marks() {
+        for code in [
+            "Some(x",
+            "a::b",
+            "x => y",
+            "f();",
+            "Vec<u8>::new",
+            "A {",
+            "my_var",
+            "#[t",
+        ] {
+            assert!(code_mark(code.as_bytes(), 0), "{code}");
+        }
+        for text in [
+            "Let me read it (again).",
+            "Call `my_var` now",
+            "Some( x",
+            "a = b",
+            "`",
+        ] {
+            assert!(!code_mark(text.as_bytes(), 0), "{text}");
         }
     }
 
