@@ -1035,6 +1035,15 @@ impl VariationLoop {
         self.state.split = Splitter::default();
     }
 
+    /// A message starts.
+    #[inline(never)]
+    fn start(&mut self) {
+        self.state = State {
+            started: true,
+            ..State::default()
+        }
+    }
+
     /// The last line completes when the message ends (window mode judges it; the seed does
     /// not scan at the end of a message).
     #[inline(never)]
@@ -1059,24 +1068,34 @@ impl VariationLoop {
     /// saved.
     #[inline(always)]
     fn counted(&mut self, stream: loopguard_core::Stream, delta: &str) -> bool {
-        const ONES: u128 = splat(1);
-        let Ok(bytes) = <[u8; 16]>::try_from(delta.as_bytes()) else {
-            return false;
-        };
+        const ONES: u64 = u64::from_ne_bytes([1; 8]);
+        const NL: u64 = u64::from_ne_bytes([b'\n'; 8]);
+        const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
         let st = &mut self.state;
-        if !st.started
+        if !st.split.unkept()
+            || !st.started
             || st.fired
             || st.last_stream != Some(stream)
-            || !st.split.unkept()
             || self.settings.rescan_every != 0
         {
             return false;
         }
-        let word = u128::from_le_bytes(bytes);
-        // A high bit: a byte that is not ASCII, or a zero byte of `v` (a newline of `word`;
-        // `(v - 1) & !v` flags at least the first zero byte, and none when there is none).
-        let v = word ^ splat(b'\n');
-        if (v.wrapping_sub(ONES) & !v | word) & HIGH != 0 {
+        let Some((lo, hi)) = delta
+            .as_bytes()
+            .split_first_chunk::<8>()
+            .and_then(|(lo, rest)| Some((lo, <&[u8; 8]>::try_from(rest).ok()?)))
+        else {
+            return false;
+        };
+        // In each half, a high bit: a byte that is not ASCII, or a zero byte of `v` (a
+        // newline; `(v - 1) & !v` flags at least the first zero byte, none when there is
+        // none).
+        let flags = |w: u64| {
+            let v = w ^ NL;
+            v.wrapping_sub(ONES) & !v | w
+        };
+        let (lo, hi) = (u64::from_le_bytes(*lo), u64::from_le_bytes(*hi));
+        if (flags(lo) | flags(hi)) & HIGH != 0 {
             return false;
         }
         st.split.chars += 16;
@@ -1116,10 +1135,7 @@ impl VariationLoop {
         #[cfg(test)]
         let fed = match self.feed {
             Feed::Lines => self.lines(delta, base, cx),
-            Feed::General => {
-                let (ends, ascii) = Ends::of(delta.as_bytes());
-                self.lines_general(delta, ends, ascii, base, cx)
-            }
+            Feed::General => self.lines_general(delta, base, cx),
             Feed::PerChar => self.lines_per_char(delta, base, cx),
         };
         #[cfg(not(test))]
@@ -1145,13 +1161,9 @@ impl VariationLoop {
     #[inline(always)]
     fn lines(&mut self, delta: &str, base: u64, cx: &mut Cx<'_>) -> Option<u64> {
         let bytes = delta.as_bytes();
-        let (ends, ascii) = Ends::of(bytes);
-        let Ends::Mask { word, newlines } = ends else {
-            return self.lines_general(delta, ends, ascii, base, cx);
+        let (Ends::Mask { word, newlines }, true) = Ends::of(bytes) else {
+            return self.lines_general(delta, base, cx);
         };
-        if !ascii {
-            return self.lines_general(delta, ends, ascii, base, cx);
-        }
         let at = self.state.seen;
         let done = self
             .state
@@ -1163,27 +1175,16 @@ impl VariationLoop {
         if done >= bytes.len() {
             return Some(n);
         }
-        // The newlines before `done` are consumed: the rest's are the higher bytes'.
         let rest = delta.get(done..).unwrap_or("");
-        let ends = Ends::Mask {
-            word: word >> (8 * done),
-            newlines: newlines >> (8 * done),
-        };
-        let count = self.lines_general(rest, ends, ascii, base + n, cx)?;
+        let count = self.lines_general(rest, base + n, cx)?;
         Some(n + count)
     }
 
-    /// [`VariationLoop::lines`] of any delta (`ends` and `ascii` are [`Ends::of`] it).
-    fn lines_general(
-        &mut self,
-        delta: &str,
-        mut ends: Ends,
-        ascii: bool,
-        base: u64,
-        cx: &mut Cx<'_>,
-    ) -> Option<u64> {
+    /// [`VariationLoop::lines`] of any delta.
+    fn lines_general(&mut self, delta: &str, base: u64, cx: &mut Cx<'_>) -> Option<u64> {
         let seed_cadence = self.settings.rescan_every > 0;
         let bytes = delta.as_bytes();
+        let (mut ends, ascii) = Ends::of(bytes);
         let mut count = 0u64;
         let mut from = 0usize;
         loop {
@@ -1269,12 +1270,7 @@ impl Detector for VariationLoop {
                     self.delta(*stream, delta, cx);
                 }
             }
-            Event::MessageStart => {
-                self.state = State {
-                    started: true,
-                    ..State::default()
-                }
-            }
+            Event::MessageStart => self.start(),
             Event::MessageEnd => self.end(cx),
             _ => {}
         }
