@@ -299,9 +299,10 @@ struct Splitter {
     chars: usize,
     overflow: bool,
     in_code: bool,
-    /// The segment's first character already tells that it is not prose (see
-    /// [`opens_non_prose`]) while only prose counts: its text is not kept, as no test reads
-    /// it.
+    /// The segment can no longer be a short prose line: its first character (see
+    /// [`opens_non_prose`]) or a code mark in its text (see [`code_mark`]) rules prose out
+    /// while only prose counts, or it overflowed. Its text is not kept (a fence's excepted),
+    /// as no test reads it.
     #[serde(default)]
     reject: bool,
 }
@@ -332,8 +333,8 @@ impl Splitter {
     }
 
     /// Appends `piece` (no newline in it, `n` characters) whose first character is the
-    /// message's character `at`: exactly as [`Splitter::push`] on each of its characters,
-    /// without a branch per character (whitespace is found with `trim_start` / `trim_end`,
+    /// message's character `at`: deciding exactly as [`Splitter::push`] on each of its
+    /// characters, without a branch per character (whitespace is found with `trim_start` / `trim_end`,
     /// which use the same Unicode `White_Space` property as `char::is_whitespace`). A piece
     /// of a segment whose text is not kept only counts its characters.
     #[inline]
