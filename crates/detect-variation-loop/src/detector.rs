@@ -299,9 +299,10 @@ struct Splitter {
     chars: usize,
     overflow: bool,
     in_code: bool,
-    /// The segment's first character already tells that it is not prose (see
-    /// [`opens_non_prose`]) while only prose counts: its text is not kept, as no test reads
-    /// it.
+    /// The segment can no longer be a short prose line: its first character (see
+    /// [`opens_non_prose`]) or a code mark in its text (see [`code_mark`]) rules prose out
+    /// while only prose counts, or it overflowed. Its text is not kept (a fence's excepted),
+    /// as no test reads it.
     #[serde(default)]
     reject: bool,
 }
@@ -331,30 +332,110 @@ impl Splitter {
         }
     }
 
-    /// Appends `piece` (no newline in it) whose first character is the message's character
-    /// `at`: exactly as [`Splitter::push`] on each of its characters, without a branch per
-    /// character (whitespace is found with `trim_start` / `trim_end`, which use the same
-    /// Unicode `White_Space` property as `char::is_whitespace`).
-    fn push_str(&mut self, piece: &str, s: &Settings, at: u64, ascii: bool) {
+    /// Appends `piece` (no newline in it, `n` characters) whose first character is the
+    /// message's character `at`: deciding exactly as [`Splitter::push`] on each of its
+    /// characters, without a branch per character (whitespace is found with `trim_start` / `trim_end`,
+    /// which use the same Unicode `White_Space` property as `char::is_whitespace`). A piece
+    /// of a segment whose text is not kept only counts its characters.
+    #[inline]
+    fn push_str(&mut self, piece: &str, n: usize, s: &Settings, at: u64, ascii: bool) {
+        if self.unkept() {
+            // Only whether the segment has begun is read again.
+            self.chars += n;
+            return;
+        }
+        self.push_kept(piece, n, s, at, ascii);
+    }
+
+    /// Consumes the head of an ASCII delta `b` (at most 16 bytes: `word` holds them, zero
+    /// past the end, `newlines` the high bit of each newline byte; `at` is the message offset
+    /// of its first character) for as long as that needs no test of a kept text: the rest of
+    /// a segment whose text is not kept and its newline, blank lines, and segments whose first
+    /// character rules prose out (while `prose_only`). Returns the bytes consumed; the state
+    /// is exactly what [`Splitter::push_str`] and the newline handling of
+    /// [`VariationLoop::lines`] leave after them.
+    #[inline(always)]
+    fn skip(&mut self, b: &[u8], word: u128, newlines: u128, at: u64, prose_only: bool) -> usize {
+        let len = b.len();
+        let mut newlines = newlines;
+        let mut from = 0usize;
+        loop {
+            if self.chars != 0 {
+                if !self.reject {
+                    return from;
+                }
+                if newlines == 0 {
+                    // The segment goes on past the delta.
+                    self.chars += len - from;
+                    return len;
+                }
+                if !self.buf.is_empty() {
+                    return from;
+                }
+                // Its newline ends it (as `ends_unjudged` / `finish_unjudged`).
+                let i = (newlines.trailing_zeros() / 8) as usize;
+                newlines &= newlines - 1;
+                self.finish_unjudged();
+                from = i + 1;
+                continue;
+            }
+            if !prose_only {
+                return from;
+            }
+            // A segment begins at the first byte that is not a space (a zero byte of the
+            // word past the end is not one either).
+            let non_space = !zero_bytes(word ^ splat(b' ')) & HIGH;
+            let j = match non_space.checked_shr(8 * from as u32) {
+                Some(m) if m != 0 => from + (m.trailing_zeros() / 8) as usize,
+                _ => len,
+            };
+            let Some(&c) = b.get(j) else {
+                // Spaces to the end: nothing begins.
+                return len;
+            };
+            if c == b'\n' {
+                // A blank line: the lowest newline left is this one.
+                newlines &= newlines.wrapping_sub(1);
+                self.finish_unjudged();
+                from = j + 1;
+                continue;
+            }
+            if !opens_non_prose_byte(c) {
+                // Other whitespace, or a segment whose text is kept.
+                return from;
+            }
+            // As `push_kept`: the segment starts at `j`, its text is not kept; its first
+            // character is counted here, the rest of it on the next round.
+            self.start = at + j as u64;
+            self.reject = true;
+            self.chars = 1;
+            from = j + 1;
+        }
+    }
+
+    /// [`Splitter::push_str`] of a piece that opens a segment or is kept.
+    fn push_kept(&mut self, piece: &str, n: usize, s: &Settings, at: u64, ascii: bool) {
         // Characters of a part of `piece` (bytes when the piece is ASCII).
         let count = |t: &str| if ascii { t.len() } else { t.chars().count() };
         let mut text = piece;
+        let mut n = n;
         if self.chars == 0 {
-            let rest = text.trim_start();
+            let rest = trim_start(text);
             if rest.is_empty() {
                 return;
             }
-            let skipped = text.get(..text.len() - rest.len()).unwrap_or("");
-            self.start = at + count(skipped) as u64;
+            let skipped = count(text.get(..text.len() - rest.len()).unwrap_or(""));
+            self.start = at + skipped as u64;
+            n -= skipped;
             text = rest;
             self.reject = s.prose_only && opens_non_prose(text);
         }
-        let n = count(text);
         if self.reject {
             // Only whether the segment has begun is read again.
             self.chars += n;
             return;
         }
+        let kept = self.buf.len();
         let body = text.trim_end();
         let content = if body.is_empty() {
             self.content
@@ -384,6 +465,40 @@ impl Splitter {
         }
         self.chars += n;
         self.content = content;
+        // A segment that can no longer be a short prose line keeps no more text (unless it
+        // is a fence, which `finish` reads; a text that holds a code mark or no longer grows
+        // cannot become one): `current` would be `None` for it, as for one whose first
+        // character rules prose out.
+        if (self.overflow || (s.prose_only && code_mark(self.buf.as_bytes(), kept)))
+            && !self.is_fence()
+        {
+            self.reject = true;
+            self.buf.clear();
+        }
+    }
+
+    /// Whether a segment has begun whose text is not kept: more of it only counts its
+    /// characters.
+    #[inline]
+    fn unkept(&self) -> bool {
+        self.chars != 0 && self.reject
+    }
+
+    /// Whether a newline now ends nothing to judge: no segment has begun, or the segment's
+    /// text is not kept (then [`Splitter::completed`] is `None` and [`Splitter::finish`]
+    /// only resets the segment: with an empty buffer it is no fence).
+    #[inline]
+    fn ends_unjudged(&self) -> bool {
+        self.chars == 0 || (self.reject && self.buf.is_empty())
+    }
+
+    /// [`Splitter::finish`] of a segment for which [`Splitter::ends_unjudged`] holds.
+    #[inline]
+    fn finish_unjudged(&mut self) {
+        self.chars = 0;
+        self.content = 0;
+        self.overflow = false;
+        self.reject = false;
     }
 
     /// The current segment as it stands (trimmed), if short.
@@ -432,6 +547,111 @@ impl Splitter {
     }
 }
 
+/// `text.trim_start()`, with the spaces that indent code skipped eight bytes at a time (the
+/// rest, from the first byte that is not a space, goes to `trim_start` when that byte may be
+/// whitespace: another ASCII one `char::is_whitespace` accepts (tab, line feed, vertical tab,
+/// form feed, carriage return) or a non-ASCII byte).
+#[inline]
+fn trim_start(text: &str) -> &str {
+    const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+    let b = text.as_bytes();
+    let mut i = 0usize;
+    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let v = u64::from_le_bytes(*chunk) ^ SPACES;
+        if v != 0 {
+            // The lowest set bit is in the first byte that is not a space.
+            i += (v.trailing_zeros() / 8) as usize;
+            break;
+        }
+        i += 8;
+    }
+    while b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    // Only spaces were skipped: `i` is a character boundary.
+    let rest = text.get(i..).unwrap_or("");
+    match rest.as_bytes().first() {
+        Some(&c) if !c.is_ascii() || matches!(c, b'\t'..=b'\r') => rest.trim_start(),
+        _ => rest,
+    }
+}
+
+/// `x` in each byte.
+const fn splat(x: u8) -> u128 {
+    u128::from_ne_bytes([x; 16])
+}
+
+/// The high bit of each zero byte of `w` (exact: no carry crosses a byte).
+#[inline]
+fn zero_bytes(w: u128) -> u128 {
+    const LOW: u128 = splat(0x7f);
+    !(((w & LOW) + LOW) | w | LOW)
+}
+
+/// The line ends of a delta: for one of at most 16 bytes (a streamed delta, typically), its
+/// bytes as one word (little-endian, zero past the end) and the high bit of each newline
+/// byte, found at once; for a longer one, a search from each end on.
+#[derive(Clone, Copy, Debug)]
+enum Ends {
+    Mask { word: u128, newlines: u128 },
+    Search,
+}
+
+/// The high bit of each byte.
+const HIGH: u128 = splat(0x80);
+
+impl Ends {
+    /// The line ends of `bytes`, and whether `bytes` is ASCII.
+    #[inline]
+    fn of(bytes: &[u8]) -> (Ends, bool) {
+        let word = match <[u8; 16]>::try_from(bytes) {
+            Ok(w) => Some(w),
+            Err(_) if bytes.len() < 16 => {
+                let mut w = [0u8; 16];
+                if let Some(head) = w.get_mut(..bytes.len()) {
+                    head.copy_from_slice(bytes);
+                }
+                Some(w)
+            }
+            Err(_) => None,
+        };
+        match word {
+            // Padding bytes are zero: neither newlines nor non-ASCII.
+            Some(w) => {
+                let word = u128::from_le_bytes(w);
+                let newlines = zero_bytes(word ^ splat(b'\n'));
+                (Ends::Mask { word, newlines }, word & HIGH == 0)
+            }
+            None => (Ends::Search, bytes.is_ascii()),
+        }
+    }
+
+    /// Whether there is surely no newline.
+    #[cfg(test)]
+    fn none(&self) -> bool {
+        matches!(self, Ends::Mask { newlines: 0, .. })
+    }
+
+    /// The first newline of `bytes` at or after `from`, where every earlier one was already
+    /// returned.
+    #[inline]
+    fn next(&mut self, bytes: &[u8], from: usize) -> Option<usize> {
+        match self {
+            Ends::Mask { newlines: m, .. } => {
+                if *m == 0 {
+                    return None;
+                }
+                let i = (m.trailing_zeros() / 8) as usize;
+                *m &= *m - 1;
+                Some(i)
+            }
+            Ends::Search => {
+                memchr::memchr(b'\n', bytes.get(from..).unwrap_or(&[])).map(|i| from + i)
+            }
+        }
+    }
+}
+
 /// Lines that are layout rather than prose: table rows, fences, and lines with fewer than 8
 /// letters or digits (separators, box drawing, padding).
 fn is_structural(text: &str) -> bool {
@@ -452,12 +672,65 @@ fn is_structural(text: &str) -> bool {
 /// Whether a segment that opens with `text` (its first character on) is not prose whatever
 /// follows: [`is_prose`] rejects every segment whose first character is one of its opening
 /// marks or a lower-case letter (each of its tests only rejects, so one that holds decides).
+#[inline]
 fn opens_non_prose(text: &str) -> bool {
     match text.as_bytes().first() {
-        Some(&b) if b.is_ascii() => b.is_ascii_lowercase() || opens_with_mark(b),
+        Some(&b) if b.is_ascii() => opens_non_prose_byte(b),
         Some(_) => text.chars().next().is_some_and(char::is_lowercase),
         None => false,
     }
+}
+
+/// Whether the text `b` of a segment holds, in a window of up to three bytes that ends at or
+/// after `from`, a mark for which [`is_prose`] rejects the segment whatever follows: a brace
+/// or a bar, an operator or a path of its code list, `();`, an underscore outside inline
+/// code, or a call or an index with an argument (`f(x`, `a[i`). No mark holds whitespace:
+/// each stays in the segment however the line ends (only trailing whitespace is trimmed).
+fn code_mark(b: &[u8], from: usize) -> bool {
+    let mut pp = 0u8;
+    let mut p = 0u8;
+    if let Some(i) = from.checked_sub(1) {
+        p = b.get(i).copied().unwrap_or(0);
+        if let Some(i) = i.checked_sub(1) {
+            pp = b.get(i).copied().unwrap_or(0);
+        }
+    }
+    for (i, &c) in b.iter().enumerate().skip(from) {
+        let mark = match c {
+            b'{' | b'}' | b'|' => true,
+            b'_' => {
+                b.get(..i)
+                    .map_or(0, |h| h.iter().filter(|&&x| x == b'`').count())
+                    % 2
+                    == 0
+            }
+            b'=' => matches!(p, b'=' | b'!' | b'+' | b'-' | b':'),
+            b'>' => matches!(p, b'=' | b'-' | b'/'),
+            b':' => p == b':',
+            b'&' => p == b'&',
+            b'[' => p == b'#',
+            b'/' => p == b'<',
+            b'(' => p == b'!',
+            b'n' => p == b'\\',
+            b';' => p == b')' && pp == b'(',
+            _ => false,
+        } || (matches!(p, b'(' | b'[')
+            && (pp.is_ascii_alphanumeric() || pp == b'_')
+            && c.is_ascii()
+            && !matches!(c, b'\t'..=b'\r' | b' ' | b')' | b']'));
+        if mark {
+            return true;
+        }
+        pp = p;
+        p = c;
+    }
+    false
+}
+
+/// [`opens_non_prose`] of a segment whose first character is the ASCII `first`.
+#[inline]
+fn opens_non_prose_byte(first: u8) -> bool {
+    first.is_ascii_lowercase() || opens_with_mark(first)
 }
 
 /// The first bytes of comments, markup, attributes, quoted strings and brackets: no prose
@@ -652,14 +925,26 @@ struct State {
     window: Window,
 }
 
+/// Tests: how [`VariationLoop`] feeds deltas to the splitter.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Feed {
+    /// As built: [`VariationLoop::lines`], its fast path first.
+    Lines,
+    /// [`VariationLoop::lines_general`] only.
+    General,
+    /// Character by character (the reference form).
+    PerChar,
+}
+
 /// The `variation-loop` detector (LG008).
 #[derive(Debug)]
 pub struct VariationLoop {
     settings: Settings,
     state: State,
-    /// Tests: feed the splitter character by character (the reference form).
+    /// Tests: how deltas reach the splitter.
     #[cfg(test)]
-    per_char: bool,
+    feed: Feed,
 }
 
 impl VariationLoop {
@@ -669,7 +954,7 @@ impl VariationLoop {
             settings,
             state: State::default(),
             #[cfg(test)]
-            per_char: false,
+            feed: Feed::Lines,
         }
     }
 
@@ -751,6 +1036,76 @@ impl VariationLoop {
         self.state.split = Splitter::default();
     }
 
+    /// A message starts.
+    #[inline(never)]
+    fn start(&mut self) {
+        self.state = State {
+            started: true,
+            ..State::default()
+        }
+    }
+
+    /// The last line completes when the message ends (window mode judges it; the seed does
+    /// not scan at the end of a message).
+    #[inline(never)]
+    fn end(&mut self, cx: &mut Cx<'_>) {
+        if self.state.started
+            && !self.state.fired
+            && self.settings.rescan_every == 0
+            && self.complete()
+        {
+            if let Some(v) = self.judge(false) {
+                let offset = self.state.seen;
+                self.fire(v, offset, cx);
+            }
+        }
+        self.state = State::default();
+    }
+
+    /// Counts `delta` when it is the most common delta of code, and says whether it was:
+    /// 16 ASCII characters without a newline, in the stream of the previous delta, inside a
+    /// segment whose text is not kept, with no cadence to keep. [`VariationLoop::delta`]
+    /// would only count it too (through [`Splitter::skip`]), without a call or a register
+    /// saved.
+    #[inline(always)]
+    fn counted(&mut self, stream: loopguard_core::Stream, delta: &str) -> bool {
+        const ONES: u64 = u64::from_ne_bytes([1; 8]);
+        const NL: u64 = u64::from_ne_bytes([b'\n'; 8]);
+        const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+        let st = &mut self.state;
+        if !st.split.unkept()
+            || !st.started
+            || st.fired
+            || st.last_stream != Some(stream)
+            || self.settings.rescan_every != 0
+        {
+            return false;
+        }
+        let Some((lo, hi)) = delta
+            .as_bytes()
+            .split_first_chunk::<8>()
+            .and_then(|(lo, rest)| Some((lo, <&[u8; 8]>::try_from(rest).ok()?)))
+        else {
+            return false;
+        };
+        // In each half, a high bit: a byte that is not ASCII, or a zero byte of `v` (a
+        // newline; `(v - 1) & !v` flags at least the first zero byte, none when there is
+        // none).
+        let flags = |w: u64| {
+            let v = w ^ NL;
+            v.wrapping_sub(ONES) & !v | w
+        };
+        let (lo, hi) = (u64::from_le_bytes(*lo), u64::from_le_bytes(*hi));
+        if (flags(lo) | flags(hi)) & HIGH != 0 {
+            return false;
+        }
+        st.split.chars += 16;
+        st.len += 16;
+        st.seen += 16;
+        true
+    }
+
+    #[inline(never)]
     fn delta(&mut self, stream: loopguard_core::Stream, delta: &str, cx: &mut Cx<'_>) {
         if !self.state.started {
             self.state = State {
@@ -779,10 +1134,10 @@ impl VariationLoop {
             }
         }
         #[cfg(test)]
-        let fed = if self.per_char {
-            self.lines_per_char(delta, base, cx)
-        } else {
-            self.lines(delta, base, cx)
+        let fed = match self.feed {
+            Feed::Lines => self.lines(delta, base, cx),
+            Feed::General => self.lines_general(delta, base, cx),
+            Feed::PerChar => self.lines_per_char(delta, base, cx),
         };
         #[cfg(not(test))]
         let fed = self.lines(delta, base, cx);
@@ -804,25 +1159,51 @@ impl VariationLoop {
     /// Feeds the characters of `delta` line by line: each piece between newlines goes to the
     /// splitter at once, and a newline completes the segment (judged unless the seed's
     /// cadence judges). Returns the characters fed, or `None` when the detector fired.
+    #[inline(always)]
     fn lines(&mut self, delta: &str, base: u64, cx: &mut Cx<'_>) -> Option<u64> {
+        let bytes = delta.as_bytes();
+        let (Ends::Mask { word, newlines }, true) = Ends::of(bytes) else {
+            return self.lines_general(delta, base, cx);
+        };
+        let at = self.state.seen;
+        let done = self
+            .state
+            .split
+            .skip(bytes, word, newlines, at, self.settings.prose_only);
+        let n = done as u64;
+        self.state.len += n;
+        self.state.seen += n;
+        if done >= bytes.len() {
+            return Some(n);
+        }
+        let rest = delta.get(done..).unwrap_or("");
+        let count = self.lines_general(rest, base + n, cx)?;
+        Some(n + count)
+    }
+
+    /// [`VariationLoop::lines`] of any delta.
+    fn lines_general(&mut self, delta: &str, base: u64, cx: &mut Cx<'_>) -> Option<u64> {
         let seed_cadence = self.settings.rescan_every > 0;
+        let bytes = delta.as_bytes();
+        let (mut ends, ascii) = Ends::of(bytes);
         let mut count = 0u64;
-        let mut rest = delta;
+        let mut from = 0usize;
         loop {
-            let nl = memchr::memchr(b'\n', rest.as_bytes());
-            let piece = match nl {
-                Some(i) => rest.get(..i).unwrap_or(""),
-                None => rest,
-            };
-            if !piece.is_empty() {
-                let ascii = piece.is_ascii();
+            let nl = ends.next(bytes, from);
+            let to = nl.unwrap_or(bytes.len());
+            if to > from {
+                // Newlines and the delta's ends are character boundaries.
+                let piece = delta.get(from..to).unwrap_or("");
                 let n = if ascii {
-                    piece.len() as u64
+                    piece.len()
                 } else {
-                    piece.chars().count() as u64
+                    piece.chars().count()
                 };
                 let at = self.state.seen;
-                self.state.split.push_str(piece, &self.settings, at, ascii);
+                self.state
+                    .split
+                    .push_str(piece, n, &self.settings, at, ascii);
+                let n = n as u64;
                 count += n;
                 self.state.len += n;
                 self.state.seen += n;
@@ -833,13 +1214,16 @@ impl VariationLoop {
             count += 1;
             self.state.len += 1;
             self.state.seen += 1;
-            if self.complete() && !seed_cadence {
+            if self.state.split.ends_unjudged() {
+                // As `complete`, which would add nothing.
+                self.state.split.finish_unjudged();
+            } else if self.complete() && !seed_cadence {
                 if let Some(v) = self.judge(false) {
                     self.fire(v, base + count, cx);
                     return None;
                 }
             }
-            rest = rest.get(i + 1..).unwrap_or("");
+            from = i + 1;
         }
     }
 
@@ -878,28 +1262,17 @@ impl Detector for VariationLoop {
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
-            Event::MessageStart => {
-                self.state = State {
-                    started: true,
-                    ..State::default()
+            Event::TextDelta { stream, delta } => {
+                #[cfg(test)]
+                let fast = self.feed == Feed::Lines;
+                #[cfg(not(test))]
+                let fast = true;
+                if !(fast && self.counted(*stream, delta)) {
+                    self.delta(*stream, delta, cx);
                 }
             }
-            Event::TextDelta { stream, delta } => self.delta(*stream, delta, cx),
-            Event::MessageEnd => {
-                // The last line completes when the message ends (window mode judges it; the
-                // seed does not scan at the end of a message).
-                if self.state.started
-                    && !self.state.fired
-                    && self.settings.rescan_every == 0
-                    && self.complete()
-                {
-                    if let Some(v) = self.judge(false) {
-                        let offset = self.state.seen;
-                        self.fire(v, offset, cx);
-                    }
-                }
-                self.state = State::default();
-            }
+            Event::MessageStart => self.start(),
+            Event::MessageEnd => self.end(cx),
             _ => {}
         }
     }
@@ -970,6 +1343,11 @@ mod tests {
         "This line is long enough to reach the segment limit of one hundred characters, and then",
         "                                 some more after spaces",
         "x",
+        "        // a comment on the code below, indented",
+        "    Some(x) => x,",
+        "  \t  mixed indentation",
+        "\x0b\x0c\r",
+        "élan",
     ];
 
     fn arb_text() -> impl Strategy<Value = String> {
@@ -1004,12 +1382,26 @@ mod tests {
         out
     }
 
-    fn findings(settings: &Settings, per_char: bool, events: &[OwnedEvent]) -> Vec<String> {
+    fn findings(settings: &Settings, feed: Feed, events: &[OwnedEvent]) -> Vec<String> {
         let mut d = VariationLoop::new(settings.clone());
-        d.per_char = per_char;
+        d.feed = feed;
         loopguard_testkit::run(Box::new(d), events)
             .into_iter()
             .map(|(i, f)| format!("{i} {f:?}"))
+            .collect()
+    }
+
+    /// The findings and the detector's state after each event.
+    fn trace(settings: &Settings, feed: Feed, events: &[OwnedEvent]) -> Vec<String> {
+        let mut d = VariationLoop::new(settings.clone());
+        d.feed = feed;
+        let mut bus = loopguard_core::Bus::new(vec![Box::new(d)]);
+        events
+            .iter()
+            .map(|e| {
+                let found = bus.observe(&e.as_event());
+                format!("{found:?} {:?}", bus.snapshot().ok())
+            })
             .collect()
     }
 
@@ -1022,7 +1414,10 @@ mod tests {
         #[test]
         fn line_pieces_decide_as_characters(
             text in arb_text(),
-            cuts in prop::collection::vec((1usize..40, prop::bool::weighted(0.1)), 1..8),
+            cuts in prop::collection::vec(
+                (prop_oneof![Just(16usize), 1usize..40], prop::bool::weighted(0.1)),
+                1..8,
+            ),
             preset in 0u8..3,
         ) {
             let settings = match preset {
@@ -1031,7 +1426,34 @@ mod tests {
                 _ => Settings { max_segment: 20, min_segment: 2, ..Settings::pi_repetition_guard() },
             };
             let ev = events(&text, &cuts);
-            prop_assert_eq!(findings(&settings, false, &ev), findings(&settings, true, &ev));
+            prop_assert_eq!(
+                findings(&settings, Feed::Lines, &ev),
+                findings(&settings, Feed::PerChar, &ev)
+            );
+        }
+
+        /// The fast path of `lines` leaves, after every event, exactly the state (and the
+        /// findings) of the general path, on deltas of random lengths (mostly 16 characters,
+        /// the fast path's), ASCII or not, cut anywhere in lines, blank lines and indentation.
+        #[test]
+        fn the_fast_path_is_the_general_path(
+            text in arb_text(),
+            cuts in prop::collection::vec(
+                (prop_oneof![3 => Just(16usize), 1 => 1usize..40], prop::bool::weighted(0.05)),
+                1..8,
+            ),
+            preset in 0u8..3,
+        ) {
+            let settings = match preset {
+                0 => Settings::default(),
+                1 => Settings::pi_repetition_guard(),
+                _ => Settings { rescan_every: 50, window: 0, ..Settings::default() },
+            };
+            let ev = events(&text, &cuts);
+            prop_assert_eq!(
+                trace(&settings, Feed::Lines, &ev),
+                trace(&settings, Feed::General, &ev)
+            );
         }
     }
 
@@ -1041,9 +1463,158 @@ mod tests {
         let text = "Let me read the signature end to see the return type.\n".repeat(12);
         let ev = events(&text, &[(16, false)]);
         for s in [Settings::default(), Settings::pi_repetition_guard()] {
-            let a = findings(&s, false, &ev);
+            let a = findings(&s, Feed::Lines, &ev);
             assert!(!a.is_empty());
-            assert_eq!(a, findings(&s, true, &ev));
+            assert_eq!(a, findings(&s, Feed::PerChar, &ev));
+            assert_eq!(a, findings(&s, Feed::General, &ev));
+        }
+    }
+
+    /// Characters around the edges of the byte tests: every ASCII whitespace, bytes next to
+    /// them, Unicode whitespace, multi-byte letters.
+    const EDGE: &[char] = &[
+        ' ', '\t', '\n', '\x0b', '\x0c', '\r', '\x08', '\x0e', '\x1f', '!', 'a', 'L', '#',
+        '\u{85}', '\u{a0}', '\u{2003}', '\u{3000}', 'é', '我', '\u{8a}',
+    ];
+
+    fn arb_edge() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![4 => Just(' '), 1 => prop::sample::select(EDGE)],
+            0..40,
+        )
+        .prop_map(|v| v.into_iter().collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The byte-wise `trim_start` is `str::trim_start`.
+        #[test]
+        fn trim_start_is_the_unicode_trim(text in arb_edge()) {
+            prop_assert_eq!(trim_start(&text), text.trim_start());
+        }
+
+        /// The line ends of a delta, at once or searched, are its newlines in order, and its
+        /// ASCII flag is `is_ascii`.
+        #[test]
+        fn ends_are_the_newlines(text in arb_edge()) {
+            let bytes = text.as_bytes();
+            let (mut ends, ascii) = Ends::of(bytes);
+            prop_assert_eq!(ascii, text.is_ascii());
+            let want: Vec<usize> = bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c == b'\n')
+                .map(|(i, _)| i)
+                .collect();
+            prop_assert_eq!(ends.none(), want.is_empty() && bytes.len() <= 16);
+            let mut got = Vec::new();
+            let mut from = 0;
+            while let Some(i) = ends.next(bytes, from) {
+                got.push(i);
+                from = i + 1;
+            }
+            prop_assert_eq!(got, want);
+        }
+    }
+
+    /// Characters of code marks and of prose, whitespace (trailing too) and inline code.
+    const MARKS: &[&str] = &[
+        "{", "}", "|", "_", "=", ">", ":", "&", "[", "]", "(", ")", "/", "<", "!", "+", "-", "\\",
+        "n", ";", "`", "#", " ", "  ", "\t", "\u{a0}", "\u{3000}", "a", "Let", "é", "7", ".",
+    ];
+
+    /// Words of a sentence.
+    const WORDS: &[&str] = &[
+        " me", " read", " the", " file", " again", " now", " to", " see",
+    ];
+
+    /// Sentences (opening with a capital) with code marks and whitespace among their words.
+    fn arb_marks() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            3 => prop::sample::select(WORDS),
+            2 => prop::sample::select(MARKS),
+        ];
+        (any::<bool>(), prop::collection::vec(piece, 0..16))
+            .prop_map(|(cap, v)| format!("{}{}", if cap { "Let" } else { "" }, v.concat()))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// A segment's text with a code mark is no prose however the line goes on and ends,
+        /// and the marks found piece by piece are the marks found at once.
+        #[test]
+        fn a_code_mark_rules_prose_out(head in arb_marks(), tail in arb_marks(), cut in 0usize..64) {
+            let head = head.trim_start();
+            let line = format!("{head}{tail}");
+            if code_mark(head.as_bytes(), 0) {
+                prop_assert!(!is_prose(line.trim_end()), "{line:?}");
+            }
+            let b = line.as_bytes();
+            let cut = cut.min(b.len());
+            prop_assert_eq!(
+                code_mark(b, 0),
+                code_mark(&b[..cut], 0) || code_mark(b, cut)
+            );
+        }
+    }
+
+    /// Every run of up to three marks in a sentence: a code mark rules prose out however the
+    /// line ends.
+    #[test]
+    fn a_code_mark_rules_prose_out_whatever_follows() {
+        let mut marked = 0;
+        for a in MARKS {
+            for b in MARKS {
+                for c in MARKS {
+                    let head = format!("Let me read {a}{b}{c}");
+                    if !code_mark(head.as_bytes(), 0) {
+                        continue;
+                    }
+                    marked += 1;
+                    for tail in [
+                        "",
+                        " ",
+                        "\u{3000}",
+                        "\t",
+                        " the file again.",
+                        "x",
+                        ")",
+                        "]",
+                        "n",
+                    ] {
+                        let line = format!("{head}{tail}");
+                        assert!(!is_prose(line.trim_end()), "{line:?}");
+                    }
+                }
+            }
+        }
+        assert!(marked > 1000);
+    }
+
+    #[test]
+    fn code_marks() {
+        for code in [
+            "Some(x",
+            "a::b",
+            "x => y",
+            "f();",
+            "Vec<u8>::new",
+            "A {",
+            "my_var",
+            "#[t",
+        ] {
+            assert!(code_mark(code.as_bytes(), 0), "{code}");
+        }
+        for text in [
+            "Let me read it (again).",
+            "Call `my_var` now",
+            "Some( x",
+            "a = b",
+            "`",
+        ] {
+            assert!(!code_mark(text.as_bytes(), 0), "{text}");
         }
     }
 
