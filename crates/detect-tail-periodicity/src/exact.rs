@@ -164,8 +164,8 @@ struct QuietState {
 #[derive(Debug)]
 struct QuietTables<'a> {
     data: &'a mut [u32],
-    head: &'a mut [u32; HEADS],
-    links: &'a mut [u32; DENSE_LINKS],
+    /// The dense tier's heads, then its links.
+    chains: &'a mut [u32; HEADS + DENSE_LINKS],
     roll: u32,
     max_filler: u64,
 }
@@ -186,6 +186,9 @@ enum Stop {
 /// rolling hash, the dense chains and the hashes kept for the sparse tier, with no call and
 /// no per-byte test of the finder's state (its own function, so that its variables stay in
 /// registers as far as they can). Returns the bytes taken and why it stopped.
+///
+/// The hash's multiplier is a constant for the default gram (15 symbols: `roll` 4), so that
+/// it takes no register.
 #[inline(never)]
 fn quiet_loop<const SPARSE: bool>(
     bytes: &[u8],
@@ -193,14 +196,28 @@ fn quiet_loop<const SPARSE: bool>(
     t: &mut QuietTables<'_>,
     recent: &mut [u64; RECENT as usize],
 ) -> (usize, Stop) {
+    // `(h << roll) << 1` as a product: a multiply leaves the shift register free.
+    match 1u64.checked_shl(t.roll + 1).unwrap_or(0) {
+        32 => quiet_loop_with::<SPARSE>(bytes, st, t, recent, 32),
+        shift => quiet_loop_with::<SPARSE>(bytes, st, t, recent, shift),
+    }
+}
+
+/// [`quiet_loop`] with the hash multiplier `shift` (inlined twice: once with a constant).
+#[inline(always)]
+fn quiet_loop_with<const SPARSE: bool>(
+    bytes: &[u8],
+    st: &mut QuietState,
+    t: &mut QuietTables<'_>,
+    recent: &mut [u64; RECENT as usize],
+    shift: u64,
+) -> (usize, Stop) {
     let QuietState {
         mut h,
         mut n,
         mut run,
     } = *st;
     let rmask = t.data.len().wrapping_sub(1);
-    // `(h << roll) << 1` as a product: a multiply leaves the shift register free.
-    let shift = 1u64.checked_shl(t.roll + 1).unwrap_or(0);
     let max_filler = t.max_filler;
     let mut stop = Stop::End;
     let mut i = 0usize;
@@ -222,9 +239,9 @@ fn quiet_loop<const SPARSE: bool>(
         h = h
             .wrapping_mul(shift)
             .wrapping_add((u64::from(b) + 1).wrapping_mul(HASH_BASE));
-        let hd = &mut t.head[(h.wrapping_mul(HASH_MIX) >> (64 - HEAD_BITS_MAX)) as usize];
-        t.links[(n as usize) & (DENSE_LINKS - 1)] = *hd;
-        *hd = n as u32;
+        let bucket = (h.wrapping_mul(HASH_MIX) >> (64 - HEAD_BITS_MAX)) as usize;
+        t.chains[HEADS + ((n as usize) & (DENSE_LINKS - 1))] = t.chains[bucket];
+        t.chains[bucket] = n as u32;
         if SPARSE {
             recent[(n % RECENT) as usize] = h;
             if n % RECENT == 0 {
@@ -261,14 +278,16 @@ const DENSE_REACH: u64 = 1024;
 /// yield unit lengths that the exact comparisons reject, never hide a real one.
 #[derive(Clone, Debug, Default)]
 struct Chains {
-    head: Vec<u32>,
-    prev: Vec<u32>,
-    /// Largest length of `prev` (a power of two).
+    /// The heads (`heads` of them), then the links: one table, so that a loop over both
+    /// holds one address.
+    table: Vec<u32>,
+    heads: usize,
+    /// Largest number of links (a power of two).
     limit: usize,
     /// log2 of the distance between indexed end positions.
     stride_log: u32,
-    /// The first slot whose insert must check whether `prev` grows (`usize::MAX` once it
-    /// reached its limit).
+    /// The first slot whose insert must check whether the links grow (`usize::MAX` once
+    /// they reached their limit).
     check_at: usize,
 }
 
@@ -277,15 +296,19 @@ impl Chains {
     /// positions; `full` allocates every link now (a few KiB for the dense tier, so its
     /// inserts never test for growth), else they grow with the message.
     fn reset(&mut self, bits: u32, limit: usize, stride_log: u32, full: bool) {
-        self.head.clear();
-        self.head.resize(1usize << bits, 0);
-        self.prev.clear();
-        if full {
-            self.prev.resize(limit, 0);
-        }
+        self.heads = 1usize << bits;
+        self.table.clear();
+        self.table
+            .resize(self.heads + if full { limit } else { 0 }, 0);
         self.limit = limit;
         self.stride_log = stride_log;
         self.check_at = if full { usize::MAX } else { 0 };
+    }
+
+    /// The number of links.
+    #[inline(always)]
+    fn links(&self) -> usize {
+        self.table.len().saturating_sub(self.heads)
     }
 
     /// Records that the gram ending at `end` hashes to bucket `b`.
@@ -295,39 +318,47 @@ impl Chains {
         if slot >= self.check_at {
             self.grow(slot);
         }
-        let mask = self.prev.len().wrapping_sub(1);
-        if let (Some(head), Some(link)) = (self.head.get_mut(b), self.prev.get_mut(slot & mask)) {
-            *link = *head;
-            *head = end as u32;
+        let links = self.links();
+        if b < self.heads && links > 0 {
+            let head = self.first(b);
+            if let Some(link) = self.table.get_mut(self.heads + (slot & (links - 1))) {
+                *link = head;
+            }
+            if let Some(h) = self.table.get_mut(b) {
+                *h = end as u32;
+            }
         }
     }
 
     /// Not wrapped yet: slots `0..len` sit at their own index. Grow (double) to hold `slot`.
     #[cold]
     fn grow(&mut self, slot: usize) {
-        let len = self.prev.len();
+        let len = self.links();
         if slot >= len && len < self.limit {
             let new_len = (slot + 1).next_power_of_two().max(64).min(self.limit);
-            self.prev.resize(new_len, 0);
+            self.table.resize(self.heads + new_len, 0);
         }
-        let len = self.prev.len();
+        let len = self.links();
         self.check_at = if len < self.limit { len } else { usize::MAX };
     }
 
     /// The latest indexed end in bucket `b`.
     #[inline]
     fn first(&self, b: usize) -> u32 {
-        self.head.get(b).copied().unwrap_or(0)
+        // `b` is a bucket (below `heads`); were it not, the link read would only be a
+        // candidate that the exact comparisons reject.
+        self.table.get(b).copied().unwrap_or(0)
     }
 
     /// The indexed end linked before `e` in its bucket.
     #[inline]
     fn prev_of(&self, e: u32) -> u32 {
-        let mask = self.prev.len().wrapping_sub(1);
-        self.prev
-            .get(((e >> self.stride_log) as usize) & mask)
-            .copied()
-            .unwrap_or(0)
+        let links = self.links();
+        if links == 0 {
+            return 0;
+        }
+        let slot = ((e >> self.stride_log) as usize) & (links - 1);
+        self.table.get(self.heads + slot).copied().unwrap_or(0)
     }
 }
 
@@ -841,8 +872,7 @@ impl Finder {
             gram,
             ..
         } = &mut self.index;
-        let head: &mut [u32; HEADS] = dense.head.as_mut_slice().try_into().ok()?;
-        let links: &mut [u32; DENSE_LINKS] = dense.prev.as_mut_slice().try_into().ok()?;
+        let chains: &mut [u32; HEADS + DENSE_LINKS] = dense.table.as_mut_slice().try_into().ok()?;
         let data = &mut self.ring.data[..];
         if data.is_empty() || *mask != HEADS - 1 {
             return None;
@@ -855,8 +885,7 @@ impl Finder {
         };
         let mut tables = QuietTables {
             data,
-            head,
-            links,
+            chains,
             roll: *roll,
             max_filler: u64::from(max_filler),
         };
