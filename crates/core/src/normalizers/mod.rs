@@ -97,7 +97,7 @@ fn str_field<'a>(v: Option<&'a Value>, key: &str) -> Option<&'a str> {
 
 fn field(details: Option<&Value>, key: &str) -> Value {
     details
-        .and_then(|d| d.get(key))
+        .and_then(|d| crate::shape::field(d, key))
         .cloned()
         .unwrap_or(Value::Null)
 }
