@@ -166,7 +166,8 @@ struct QuietTables<'a> {
     data: &'a mut [u32],
     /// The dense tier's heads, then its links.
     chains: &'a mut [u32; HEADS + DENSE_LINKS],
-    roll: u32,
+    /// [`Index::shift`].
+    shift: u64,
     max_filler: u64,
 }
 
@@ -187,7 +188,7 @@ enum Stop {
 /// no per-byte test of the finder's state (its own function, so that its variables stay in
 /// registers as far as they can). Returns the bytes taken and why it stopped.
 ///
-/// The hash's multiplier is a constant for the default gram (15 symbols: `roll` 4), so that
+/// The hash's multiplier is a constant for the default gram ([`DEFAULT_SHIFT`]), so that
 /// it takes no register.
 #[inline(never)]
 fn quiet_loop<const SPARSE: bool>(
@@ -196,9 +197,8 @@ fn quiet_loop<const SPARSE: bool>(
     t: &mut QuietTables<'_>,
     recent: &mut [u64; RECENT as usize],
 ) -> (usize, Stop) {
-    // `(h << roll) << 1` as a product: a multiply leaves the shift register free.
-    match 1u64.checked_shl(t.roll + 1).unwrap_or(0) {
-        32 => quiet_loop_with::<SPARSE>(bytes, st, t, recent, 32),
+    match t.shift {
+        DEFAULT_SHIFT => quiet_loop_with::<SPARSE>(bytes, st, t, recent, DEFAULT_SHIFT),
         shift => quiet_loop_with::<SPARSE>(bytes, st, t, recent, shift),
     }
 }
@@ -236,12 +236,10 @@ fn quiet_loop_with<const SPARSE: bool>(
             *slot = u32::from(b);
         }
         n += 1;
-        h = h
-            .wrapping_mul(shift)
-            .wrapping_add((u64::from(b) + 1).wrapping_mul(HASH_BASE));
-        let bucket = (h.wrapping_mul(HASH_MIX) >> (64 - HEAD_BITS_MAX)) as usize;
-        t.chains[HEADS + ((n as usize) & (DENSE_LINKS - 1))] = t.chains[bucket];
-        t.chains[bucket] = n as u32;
+        h = gear(h, shift, u32::from(b));
+        let b = bucket(h, HEADS - 1);
+        t.chains[HEADS + ((n as usize) & (DENSE_LINKS - 1))] = t.chains[b];
+        t.chains[b] = n as u32;
         if SPARSE {
             recent[(n % RECENT) as usize] = h;
             if n % RECENT == 0 {
@@ -378,9 +376,9 @@ struct Index {
     use_sparse: bool,
     /// `buckets - 1` (buckets are a power of two, at most 2^[`HEAD_BITS_MAX`]).
     mask: usize,
-    /// Bits the hash shifts per symbol, minus one: `ceil(64 / gram) - 1`, so that a symbol
-    /// leaves the hash within `gram` symbols.
-    roll: u32,
+    /// The hash's multiplier per symbol, `2^ceil(64 / gram)` (0 for a gram of one), so that
+    /// a symbol leaves the hash within `gram` symbols (see [`gear`]).
+    shift: u64,
     /// Hash of the last `gram` symbols fed (of all of them while fewer were fed).
     hash: u64,
     /// Hashes of the grams ending at the last [`RECENT`] positions, by position modulo it.
@@ -412,7 +410,9 @@ impl Index {
             STRIDE.trailing_zeros(),
             false,
         );
-        self.roll = (64u64.div_ceil(f.gram.max(1)) - 1).min(63) as u32;
+        self.shift = 1u64
+            .checked_shl(64u64.div_ceil(f.gram.max(1)) as u32)
+            .unwrap_or(0);
         self.hash = 0;
         self.recent = [0; RECENT as usize];
         self.start = start;
@@ -427,16 +427,10 @@ impl Index {
     /// Rolls `sym` (the symbol at position `p`) into the hash and, once a whole gram was
     /// fed, indexes the gram ending after it.
     ///
-    /// The hash is a shift-and-add ("gear") hash: `h = (h << r) + g(sym)` with
-    /// `r = ceil(64 / gram)` bits, so a symbol's contribution is shifted out of the 64 bits
-    /// after `ceil(64 / r) <= gram` symbols, and the hash of an end depends only on the
-    /// symbols of the gram ending there (its last `ceil(64 / r)` ones): equal grams hash
-    /// equally, without reading back the symbol that leaves the gram. The dependency from
-    /// one symbol's hash to the next is two shifts and an add.
+    /// The hash is [`gear`]'s.
     #[inline(always)]
     fn feed(&mut self, p: u64, sym: u32, gram: u64) {
-        let g = (u64::from(sym) + 1).wrapping_mul(HASH_BASE);
-        let h = ((self.hash << self.roll) << 1).wrapping_add(g);
+        let h = gear(self.hash, self.shift, sym);
         self.hash = h;
         let end = p + 1;
         if end >= self.start + gram {
@@ -502,9 +496,24 @@ fn flush_sparse(
     }
 }
 
+/// The rolling hash after `sym`: a shift-and-add ("gear") hash, `h · 2^r + g(sym)` with
+/// `r = ceil(64 / gram)` bits (`shift` is `2^r`), so a symbol's contribution leaves the 64
+/// bits after `ceil(64 / r) <= gram` symbols, and the hash of an end depends only on the
+/// symbols of the gram ending there (its last `ceil(64 / r)` ones): equal grams hash
+/// equally, without reading back the symbol that leaves the gram. A product rather than a
+/// shift by a variable amount, which would tie up the shift register in the loops.
+#[inline(always)]
+fn gear(h: u64, shift: u64, sym: u32) -> u64 {
+    h.wrapping_mul(shift)
+        .wrapping_add((u64::from(sym) + 1).wrapping_mul(HASH_BASE))
+}
+
+/// The multiplier [`gear`] uses for the default gram (15 symbols: `2^5`), with which
+/// [`quiet_loop`] is compiled as a constant.
+const DEFAULT_SHIFT: u64 = 32;
+
 /// The chain bucket of a gram hash `h`: the top [`HEAD_BITS_MAX`] bits of its mix, cut by
-/// `mask` (the buckets less one; a constant shift keeps the loops' one variable shift for
-/// the hash).
+/// `mask` (the buckets less one).
 #[inline(always)]
 fn bucket(h: u64, mask: usize) -> usize {
     (h.wrapping_mul(HASH_MIX) >> (64 - HEAD_BITS_MAX)) as usize & mask
@@ -865,7 +874,7 @@ impl Finder {
             dense,
             sparse,
             mask,
-            roll,
+            shift,
             hash,
             recent,
             start,
@@ -886,7 +895,7 @@ impl Finder {
         let mut tables = QuietTables {
             data,
             chains,
-            roll: *roll,
+            shift: *shift,
             max_filler: u64::from(max_filler),
         };
         let mut taken = 0usize;
@@ -960,59 +969,48 @@ impl Finder {
     fn due(&mut self, i: u64) {
         if !self.index.synced {
             self.rebuild_index();
-        } else if (i < self.rest_due && self.quick_first_checkpoint(i))
-            || (i < self.later_due && self.quick_two_checkpoints(i))
+        } else if (i < self.rest_due && self.quick_checkpoints(i, 1))
+            || (i < self.later_due && self.quick_checkpoints(i, 2))
         {
             return;
         }
         self.checkpoints(i);
     }
 
-    /// The most frequent checkpoint, alone and fruitless (the common case): the first level
-    /// is due, no other, it has no candidate, and the gram ending at `c` has no earlier end
-    /// within its reach. Returns false (nothing done) otherwise.
+    /// The most frequent checkpoints, fruitless (the common case): only the first `k` levels
+    /// (one or two) are due, each dense without candidates, and the gram ending at `c` has no
+    /// earlier end within the reach of any of them (or it may not search yet). Returns false
+    /// (nothing done) otherwise.
     #[inline]
-    fn quick_first_checkpoint(&mut self, c: u64) -> bool {
-        let Some(first) = self.levels.first_mut() else {
+    fn quick_checkpoints(&mut self, c: u64, k: usize) -> bool {
+        let Some(due) = self.levels.get(..k) else {
             return false;
         };
-        if first.mode != Mode::Dense || !first.cands.is_empty() || first.next > c {
+        if due
+            .iter()
+            .any(|l| l.mode != Mode::Dense || !l.cands.is_empty() || l.next > c)
+        {
             return false;
         }
         let nearest = u64::from((c as u32).wrapping_sub(self.index.dense_start(c)));
-        if nearest < first.hi && first.k * first.lo <= c + first.step {
+        if due
+            .iter()
+            .any(|l| nearest < l.hi && l.k * l.lo <= c + l.step)
+        {
             return false;
         }
-        first.checkpoint = c;
-        first.next = c + first.step;
-        self.next_due = first.next.min(self.rest_due);
-        true
-    }
-
-    /// The second most frequent checkpoint, as fruitless: the first two levels are due, no
-    /// other, both are dense without candidates, and the gram ending at `c` has no earlier
-    /// end within the reach of either (or neither may search yet). Returns false (nothing
-    /// done) otherwise.
-    #[inline]
-    fn quick_two_checkpoints(&mut self, c: u64) -> bool {
-        let nearest = u64::from((c as u32).wrapping_sub(self.index.dense_start(c)));
-        let Some([a, b]) = self.levels.get_mut(..2) else {
-            return false;
-        };
-        for l in [&*a, &*b] {
-            if l.mode != Mode::Dense || !l.cands.is_empty() || l.next > c {
-                return false;
-            }
-            if nearest < l.hi && l.k * l.lo <= c + l.step {
-                return false;
+        for l in self.levels.iter_mut().take(k) {
+            l.checkpoint = c;
+            l.next = c + l.step;
+        }
+        if k > 1 {
+            if let Some(b) = self.levels.get(1) {
+                self.rest_due = b.next.min(self.later_due);
             }
         }
-        a.checkpoint = c;
-        a.next = c + a.step;
-        b.checkpoint = c;
-        b.next = c + b.step;
-        self.rest_due = b.next.min(self.later_due);
-        self.next_due = a.next.min(self.rest_due);
+        if let Some(a) = self.levels.first() {
+            self.next_due = a.next.min(self.rest_due);
+        }
         true
     }
 
