@@ -273,7 +273,8 @@ impl Bus {
 
     fn advance(&mut self, event: &Event<'_>, dispatch: bool) -> Vec<Finding> {
         let mut decoded = None;
-        let event = &event.with_decoded_args(&mut decoded);
+        let event = event.with_decoded_args(&mut decoded);
+        let event = &*event;
         let mut findings = Vec::new();
         let seq = self.state.seq;
         self.state.seq += 1;
@@ -325,7 +326,13 @@ impl Bus {
             }
             Event::TextDelta { delta, .. } => {
                 char_offset = self.state.char_offset;
-                self.state.char_offset += delta.chars().count() as u64;
+                // Most deltas are ASCII: their length is their character count.
+                let chars = if delta.is_ascii() {
+                    delta.len()
+                } else {
+                    delta.chars().count()
+                };
+                self.state.char_offset += chars as u64;
             }
             Event::ToolCall {
                 id,

@@ -133,9 +133,13 @@ pub fn decode_args(args: &Value) -> Option<Value> {
 }
 
 impl<'a> Event<'a> {
-    /// This event with [`decode_args`] applied to a tool call's arguments: `decoded` holds
-    /// the decoded value when there is one.
-    pub fn with_decoded_args<'b>(&'b self, decoded: &'b mut Option<Value>) -> Event<'b>
+    /// This event with [`decode_args`] applied to a tool call's arguments, `decoded` holding
+    /// the decoded value; the event itself, borrowed, when there is nothing to decode (not a
+    /// call, or arguments that are not a JSON object or array written as a string).
+    pub fn with_decoded_args<'b>(
+        &'b self,
+        decoded: &'b mut Option<Value>,
+    ) -> std::borrow::Cow<'b, Event<'b>>
     where
         'a: 'b,
     {
@@ -148,15 +152,15 @@ impl<'a> Event<'a> {
         {
             if let Some(v) = decode_args(args) {
                 let v: &'b Value = decoded.insert(v);
-                return Event::ToolCall {
+                return std::borrow::Cow::Owned(Event::ToolCall {
                     id,
                     tool,
                     args: v,
                     batch: *batch,
-                };
+                });
             }
         }
-        self.clone()
+        std::borrow::Cow::Borrowed(self)
     }
 }
 

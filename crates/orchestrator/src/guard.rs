@@ -442,7 +442,8 @@ impl Guard {
     /// Observes one event and answers with a verdict.
     pub fn observe(&mut self, event: &Event<'_>) -> Verdict {
         let mut decoded = None;
-        let event = &event.with_decoded_args(&mut decoded);
+        let event = event.with_decoded_args(&mut decoded);
+        let event = &*event;
         if !self.state.enabled {
             self.bus.observe_vetoed(event);
             return Verdict::default();
