@@ -1103,6 +1103,132 @@ mod tests {
     }
 
     #[test]
+    fn the_ascii_loop_agrees_with_the_character_loop() {
+        // The ASCII loop hands quiet stretches to the engine in blocks; the character loop
+        // takes one character at a time. Both must fire at the same character and leave the
+        // same state after every delta, on
+        // text that switches between prose sentences (the noisy run is fed), code lines,
+        // fences, indented and blank lines, and repeats (candidates go live).
+        let pieces = [
+            "Attempt ",
+            "7",
+            ": the health check on port 8080 still returns 503.\n",
+            "\n",
+            "    let x = f(a, b);\n",
+            "fn main() {\n",
+            "}\n",
+            "```\n",
+            "# Title\n",
+            "  ",
+            "The build failed again",
+            " at step ",
+            "12",
+            ".\n",
+            "value: 3\n",
+            "\t",
+            "a_b = 1;\n",
+            "; ",
+            "x",
+            "Retry",
+            "\n\n",
+            "Z",
+            "~~~\n",
+            "0xdeadbeefcafebabe0011223344556677deadbeef\n",
+        ];
+        let base = Settings::default();
+        let variants = [
+            Settings {
+                min_unit: 8,
+                evidence_scale: 10,
+                ..base.clone()
+            },
+            Settings {
+                min_unit: 12,
+                evidence_scale: 25,
+                chant_copies: 4,
+                ..base.clone()
+            },
+            Settings {
+                min_unit: 30,
+                evidence_scale: 100,
+                ..base.clone()
+            },
+            Settings {
+                min_unit: 8,
+                evidence_scale: 10,
+                counter_noise: false,
+                ..base
+            },
+        ];
+        let mut g = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            g ^= g << 13;
+            g ^= g >> 7;
+            g ^= g << 17;
+            (g % m) as usize
+        };
+        for settings in &variants {
+            for _ in 0..400 {
+                // A text of pieces, some of it repeated whole (runs) or with a new number.
+                let mut text = String::new();
+                let mut unit = String::new();
+                for _ in 0..(1 + next(12)) {
+                    unit.push_str(pieces[next(pieces.len() as u64)]);
+                }
+                for _ in 0..(1 + next(40)) {
+                    match next(4) {
+                        0 => text.push_str(pieces[next(pieces.len() as u64)]),
+                        1 => text.push_str(&unit.replace('7', &next(100).to_string())),
+                        _ => text.push_str(&unit),
+                    }
+                }
+                let (mut ea, mut pa, mut la) = (
+                    Evidence::new(settings),
+                    Prep::new(settings),
+                    Lines::default(),
+                );
+                let (mut eb, mut pb, mut lb) = (ea.clone(), pa.clone(), la.clone());
+                let mut offset = 0u64;
+                let mut rest = text.as_str();
+                while !rest.is_empty() {
+                    let k = (1 + next(40)).min(rest.len());
+                    let (delta, tail) = rest.split_at(k);
+                    rest = tail;
+                    let a = evidence_ascii(&mut ea, settings, &mut pa, &mut la, delta, offset);
+                    let b = evidence_chars(
+                        &mut eb,
+                        settings,
+                        &mut pb,
+                        &mut lb,
+                        delta,
+                        delta.char_indices(),
+                        offset,
+                    );
+                    assert_eq!(a, b, "{text:?}");
+                    if a.is_some() {
+                        break;
+                    }
+                    assert!(pa == pb && la == lb, "{text:?} at {offset}");
+                    // A checkpoint due before the next symbol may run in the ASCII loop
+                    // before it comes (on the same characters): the engines agree once one
+                    // more symbol arrives.
+                    let (mut xa, mut xb) = (ea.clone(), eb.clone());
+                    let (mut qa, mut qb) = (pa.clone(), pb.clone());
+                    let (mut ma, mut mb) = (la.clone(), lb.clone());
+                    let end = offset + delta.len() as u64;
+                    let x = "x".char_indices();
+                    let fa =
+                        evidence_chars(&mut xa, settings, &mut qa, &mut ma, "x", x.clone(), end);
+                    let fb = evidence_chars(&mut xb, settings, &mut qb, &mut mb, "x", x, end);
+                    assert_eq!(fa, fb, "{text:?} at {offset}");
+                    assert!(xa == xb, "{text:?} at {offset}");
+                    offset += delta.len() as u64;
+                }
+            }
+        }
+    }
+
+    #[test]
     fn ascii_table_matches_is_alphanumeric() {
         for c in 0u32..128 {
             let ch = char::from_u32(c).unwrap_or('\0');
