@@ -240,7 +240,7 @@ fn quiet_loop_with<const SPARSE: bool>(
         let b = bucket(h, HEADS - 1);
         t.chains[HEADS + ((n as usize) & (DENSE_LINKS - 1))] = t.chains[b];
         t.chains[b] = n as u32;
-        if SPARSE {
+        if SPARSE && n % STRIDE == 0 {
             recent[(n % RECENT) as usize] = h;
             if n % RECENT == 0 {
                 stop = Stop::Batch;
@@ -362,8 +362,9 @@ impl Chains {
 
 /// The gram index: a rolling hash over the last `gram` symbols, a dense tier of chains over
 /// every end position (for units up to [`DENSE_REACH`]), and a sparse tier over the end
-/// positions that are multiples of [`STRIDE`] (for longer units), with the hashes of the
-/// last [`STRIDE`] grams.
+/// positions that are multiples of [`STRIDE`] (for longer units), with the hashes of those
+/// of the last [`RECENT`] positions, which it indexes in batches (a sparse level's
+/// checkpoint computes the hashes it looks up again from the ring).
 ///
 /// It is derived data: not serialized, rebuilt from the ring after a restore.
 #[derive(Clone, Debug, Default)]
@@ -381,7 +382,8 @@ struct Index {
     shift: u64,
     /// Hash of the last `gram` symbols fed (of all of them while fewer were fed).
     hash: u64,
-    /// Hashes of the grams ending at the last [`RECENT`] positions, by position modulo it.
+    /// Hashes of the grams ending at the positions that are multiples of [`STRIDE`] among
+    /// the last [`RECENT`] (what the sparse tier indexes), by position modulo [`RECENT`].
     recent: [u64; RECENT as usize],
     /// Position of the first symbol fed since the last reset.
     start: u64,
@@ -435,7 +437,7 @@ impl Index {
         let end = p + 1;
         if end >= self.start + gram {
             self.dense.insert(end, self.bucket(h));
-            if self.use_sparse {
+            if self.use_sparse && end % STRIDE == 0 {
                 if let Some(r) = self.recent.get_mut((end % RECENT) as usize) {
                     *r = h;
                 }
@@ -459,6 +461,23 @@ impl Index {
             self.start + self.gram,
             end,
         );
+    }
+
+    /// The hashes of the grams ending at `c - j` for `j < STRIDE` (those that end at least a
+    /// gram after the start), computed again from the ring in one pass over the last
+    /// `gram + STRIDE - 1` symbols: a symbol leaves the hash within a gram (see [`gear`]),
+    /// so a hash started there is exact from a gram on.
+    fn hashes_before(&self, ring: &Ring, c: u64) -> [u64; STRIDE as usize] {
+        let mut out = [0u64; STRIDE as usize];
+        let from = c.saturating_sub(STRIDE - 1 + self.gram).max(self.start);
+        let mut h = 0u64;
+        for i in from..c {
+            h = gear(h, self.shift, ring.get(i));
+            if let Some(slot) = out.get_mut((c - 1 - i) as usize) {
+                *slot = h;
+            }
+        }
+        out
     }
 
     /// The latest end before `c` of a gram hashing like the gram ending at `c` (which must be
@@ -1225,16 +1244,13 @@ fn walk_sparse(
     found: &mut Vec<(u64, u64)>,
 ) -> bool {
     let mut spent = 0u64;
+    let hashes = index.hashes_before(ring, c);
     for j in 0..STRIDE.min(c) {
         let from = c - j;
         if from < index.start + index.gram {
             break;
         }
-        let h = index
-            .recent
-            .get((from % RECENT) as usize)
-            .copied()
-            .unwrap_or(0);
+        let h = hashes.get(j as usize).copied().unwrap_or(0);
         let mut e = index.sparse.first(index.bucket(h));
         // Skip the ends after `c - j` (and `c - j` itself): at most one, as ends are
         // `STRIDE` apart.
