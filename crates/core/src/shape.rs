@@ -322,8 +322,9 @@ fn mask_into(line: &str, out: &mut String, number: &mut dyn FnMut(u64)) {
 
 /// [`mask_into`], passing each temp id to `id`.
 ///
-/// Reads the line byte by byte (runs of ASCII punctuation and of letters are copied as one
-/// slice); only non-ASCII characters are decoded.
+/// Reads the line byte by byte and copies what it keeps as whole slices: text between two
+/// rewrites (a digit run, a temp id, a whitespace run other than one space) is written with
+/// one copy. Only non-ASCII characters are decoded.
 fn mask_ids_into(
     line: &str,
     out: &mut String,
@@ -331,54 +332,86 @@ fn mask_ids_into(
     id: &mut dyn FnMut(&str),
 ) {
     let bytes = line.as_bytes();
+    // `line[from..i]` is kept as it is, and written when something else must be.
+    let mut from = 0;
     let mut space = false;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
-        if b.is_ascii() {
-            if is_ascii_space(b) {
-                space = !out.is_empty();
-                i += 1;
-                continue;
-            }
-            if space {
-                out.push(' ');
-                space = false;
-            }
-            let rest = bytes.get(i..).unwrap_or_default();
-            if is_word(b) {
-                let len = rest.iter().take_while(|b| is_word(**b)).count();
-                let word = line.get(i..i + len).unwrap_or("");
-                if is_temp_id(word) {
-                    id(word);
-                    out.push('#');
-                } else {
-                    mask_digits(word, out, number);
-                }
-                i += len;
-            } else {
-                let len = rest
-                    .iter()
-                    .take_while(|b| b.is_ascii() && !is_word(**b) && !is_ascii_space(**b))
-                    .count();
-                out.push_str(line.get(i..i + len).unwrap_or(""));
-                i += len;
-            }
+        let ws_len = if b.is_ascii() {
+            usize::from(is_ascii_space(b))
         } else {
-            let Some(c) = line.get(i..).and_then(|r| r.chars().next()) else {
-                break;
-            };
-            i += c.len_utf8();
-            if c.is_whitespace() {
+            match line.get(i..).and_then(|r| r.chars().next()) {
+                Some(c) if c.is_whitespace() => c.len_utf8(),
+                Some(c) => {
+                    if space {
+                        out.push(' ');
+                        space = false;
+                    }
+                    i += c.len_utf8();
+                    continue;
+                }
+                None => break,
+            }
+        };
+        if ws_len > 0 {
+            // One space between text and more ASCII text is its own collapse.
+            let kept = !space
+                && b == b' '
+                && (i > from || !out.is_empty())
+                && bytes
+                    .get(i + 1)
+                    .is_some_and(|&n| n.is_ascii() && !is_ascii_space(n));
+            if !kept {
+                out.push_str(line.get(from..i).unwrap_or(""));
                 space = !out.is_empty();
-                continue;
+                from = i + ws_len;
             }
-            if space {
-                out.push(' ');
-                space = false;
-            }
-            out.push(c);
+            i += ws_len;
+            continue;
         }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        if !is_word(b) {
+            i += 1;
+            continue;
+        }
+        let len = bytes
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|b| is_word(**b))
+            .count();
+        let word = line.get(i..i + len).unwrap_or("");
+        if is_temp_id(word) {
+            out.push_str(line.get(from..i).unwrap_or(""));
+            id(word);
+            out.push('#');
+            from = i + len;
+        } else {
+            // Each digit run becomes `#`.
+            let wb = word.as_bytes();
+            let mut j = 0;
+            while j < wb.len() {
+                if !wb[j].is_ascii_digit() {
+                    j += 1;
+                    continue;
+                }
+                out.push_str(line.get(from..i + j).unwrap_or(""));
+                let mut n: u64 = 0;
+                while let Some(d) = wb.get(j).filter(|d| d.is_ascii_digit()) {
+                    n = n.saturating_mul(10).saturating_add(u64::from(d - b'0'));
+                    j += 1;
+                }
+                out.push('#');
+                number(n);
+                from = i + j;
+            }
+        }
+        i += len;
     }
+    out.push_str(line.get(from..).unwrap_or(""));
 }
 
 /// The ASCII characters `char::is_whitespace` accepts.
@@ -388,29 +421,6 @@ fn is_ascii_space(b: u8) -> bool {
 
 fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// Writes an ASCII word with each digit run replaced by `#` (each number passed to `number`).
-fn mask_digits(word: &str, out: &mut String, number: &mut dyn FnMut(u64)) {
-    let wb = word.as_bytes();
-    let mut j = 0;
-    while j < wb.len() {
-        let start = j;
-        if wb[j].is_ascii_digit() {
-            let mut n: u64 = 0;
-            while let Some(d) = wb.get(j).filter(|d| d.is_ascii_digit()) {
-                n = n.saturating_mul(10).saturating_add(u64::from(d - b'0'));
-                j += 1;
-            }
-            out.push('#');
-            number(n);
-        } else {
-            while wb.get(j).is_some_and(|d| !d.is_ascii_digit()) {
-                j += 1;
-            }
-            out.push_str(word.get(start..j).unwrap_or(""));
-        }
-    }
 }
 
 /// `text` with digit runs and temp ids replaced by `#` and whitespace runs collapsed.
