@@ -835,7 +835,7 @@ fn program_diagnostic(line: &str, phrases: &[&str]) -> bool {
     let Some((prog, rest)) = line.split_once(": ") else {
         return false;
     };
-    !prog.is_empty() && !prog.contains(' ') && phrases.iter().any(|p| has(rest, p))
+    !prog.is_empty() && !prog.contains(' ') && has_any(rest, phrases)
 }
 
 /// Whether a result *is* an error message, from its content alone: its first non-empty line
@@ -867,10 +867,10 @@ pub fn looks_like_error(content: &str) -> bool {
     if program_diagnostic(first, DIAGNOSTICS) {
         return true;
     }
-    if REJECTIONS.iter().any(|p| has(head, p)) {
+    if has_any(head, REJECTIONS) {
         return true;
     }
-    short(content, first) && DIAGNOSTICS.iter().any(|p| has(first, p))
+    short(content, first) && has_any(first, DIAGNOSTICS)
 }
 
 /// `haystack.contains(needle)` for the short texts the classifiers read: no searcher to
@@ -898,6 +898,26 @@ fn has(haystack: &str, needle: &str) -> bool {
         i += 1;
     }
     false
+}
+
+/// Whether `haystack` contains one of `needles`, in one pass over it: a needle is compared
+/// only where the text has its first byte.
+fn has_any(haystack: &str, needles: &[&str]) -> bool {
+    // The needles' first bytes, one bit each.
+    let mut firsts = [0u64; 4];
+    for n in needles {
+        let Some(&b) = n.as_bytes().first() else {
+            return true;
+        };
+        firsts[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+    let h = haystack.as_bytes();
+    (0..h.len()).any(|i| {
+        let rest = h.get(i..).unwrap_or_default();
+        rest.first()
+            .is_some_and(|&b| firsts[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
+            && needles.iter().any(|n| rest.starts_with(n.as_bytes()))
+    })
 }
 
 /// Whether `content`, whose first non-empty line (within [`ERROR_SCAN_CHARS`]) is `first`,
@@ -1068,7 +1088,7 @@ pub fn is_read_failure(content: &str) -> bool {
     let head = prefix_chars(content, ERROR_SCAN_CHARS);
     let first = first_line(head);
     program_diagnostic(first, READ_FAILURES)
-        || (short(content, first) && READ_FAILURES.iter().any(|p| has(first, p)))
+        || (short(content, first) && has_any(first, READ_FAILURES))
 }
 
 #[cfg(test)]
@@ -1317,6 +1337,15 @@ mod tests {
         #[test]
         fn prop_has_is_contains(h in "[ab\u{e9}: ]{0,24}", n in "[ab\u{e9}:]{0,4}") {
             prop_assert_eq!(has(&h, &n), h.contains(n.as_str()));
+        }
+
+        #[test]
+        fn prop_has_any_is_any_contains(
+            h in "[ab\u{e9}: ]{0,24}",
+            ns in proptest::collection::vec("[ab\u{e9}:]{0,4}", 0..4),
+        ) {
+            let ns: Vec<&str> = ns.iter().map(String::as_str).collect();
+            prop_assert_eq!(has_any(&h, &ns), ns.iter().any(|n| h.contains(n)));
         }
 
         #[test]
