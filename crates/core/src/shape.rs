@@ -320,11 +320,39 @@ fn mask_into(line: &str, out: &mut String, number: &mut dyn FnMut(u64)) {
     mask_ids_into(line, out, number, &mut |_| {});
 }
 
+/// Byte classes of [`mask_ids_into`]: ASCII punctuation (kept as it is), letters and `_`,
+/// digits, ASCII whitespace, and the bytes of non-ASCII characters.
+const PUNCT: u8 = 0;
+const LETTER: u8 = 1;
+const DIGIT: u8 = 2;
+const SPACE: u8 = 3;
+const HIGH: u8 = 4;
+
+static CLASS: [u8; 256] = {
+    let mut t = [HIGH; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = match b as u8 {
+            b'0'..=b'9' => DIGIT,
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => LETTER,
+            b'\t'..=b'\r' | b' ' => SPACE,
+            _ => PUNCT,
+        };
+        b += 1;
+    }
+    t
+};
+
+fn class(b: u8) -> u8 {
+    CLASS[usize::from(b)]
+}
+
 /// [`mask_into`], passing each temp id to `id`.
 ///
 /// Reads the line byte by byte and copies what it keeps as whole slices: text between two
 /// rewrites (a digit run, a temp id, a whitespace run other than one space) is written with
-/// one copy. Only non-ASCII characters are decoded.
+/// one copy. A word without a digit is neither a temp id nor masked: it is only stepped
+/// over. Only non-ASCII characters are decoded.
 fn mask_ids_into(
     line: &str,
     out: &mut String,
@@ -334,89 +362,99 @@ fn mask_ids_into(
     let bytes = line.as_bytes();
     // `line[from..i]` is kept as it is, and written when something else must be.
     let mut from = 0;
-    let mut space = false;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
-        let ws_len = if b.is_ascii() {
-            usize::from(is_ascii_space(b))
-        } else {
-            match line.get(i..).and_then(|r| r.chars().next()) {
-                Some(c) if c.is_whitespace() => c.len_utf8(),
-                Some(c) => {
-                    if space {
-                        out.push(' ');
-                        space = false;
+        match class(b) {
+            PUNCT => i += 1,
+            LETTER | DIGIT => {
+                let mut end = i;
+                let mut digits = false;
+                while let Some(c) = bytes.get(end).map(|&b| class(b)) {
+                    if c != LETTER && c != DIGIT {
+                        break;
                     }
+                    digits |= c == DIGIT;
+                    end += 1;
+                }
+                if digits {
+                    mask_word(line, i, end, &mut from, out, number, id);
+                }
+                i = end;
+            }
+            SPACE
+                if b == b' '
+                    && (i > from || !out.is_empty())
+                    && bytes
+                        .get(i + 1)
+                        .is_some_and(|&n| matches!(class(n), PUNCT | LETTER | DIGIT)) =>
+            {
+                // One space between text and more ASCII text is its own collapse.
+                i += 1;
+            }
+            _ => {
+                let Some(c) = line.get(i..).and_then(|r| r.chars().next()) else {
+                    break;
+                };
+                if !c.is_whitespace() {
                     i += c.len_utf8();
                     continue;
                 }
-                None => break,
-            }
-        };
-        if ws_len > 0 {
-            // One space between text and more ASCII text is its own collapse.
-            let kept = !space
-                && b == b' '
-                && (i > from || !out.is_empty())
-                && bytes
-                    .get(i + 1)
-                    .is_some_and(|&n| n.is_ascii() && !is_ascii_space(n));
-            if !kept {
+                // A whitespace run: one space, when there is text before and after it.
                 out.push_str(line.get(from..i).unwrap_or(""));
-                space = !out.is_empty();
-                from = i + ws_len;
-            }
-            i += ws_len;
-            continue;
-        }
-        if space {
-            out.push(' ');
-            space = false;
-        }
-        if !is_word(b) {
-            i += 1;
-            continue;
-        }
-        let len = bytes
-            .get(i..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|b| is_word(**b))
-            .count();
-        let word = line.get(i..i + len).unwrap_or("");
-        if is_temp_id(word) {
-            out.push_str(line.get(from..i).unwrap_or(""));
-            id(word);
-            out.push('#');
-            from = i + len;
-        } else {
-            // Each digit run becomes `#`.
-            let wb = word.as_bytes();
-            let mut j = 0;
-            while j < wb.len() {
-                if !wb[j].is_ascii_digit() {
-                    j += 1;
-                    continue;
+                let text_before = !out.is_empty();
+                while let Some(c) = line.get(i..).and_then(|r| r.chars().next()) {
+                    if !c.is_whitespace() {
+                        if text_before {
+                            out.push(' ');
+                        }
+                        break;
+                    }
+                    i += c.len_utf8();
                 }
-                out.push_str(line.get(from..i + j).unwrap_or(""));
-                let mut n: u64 = 0;
-                while let Some(d) = wb.get(j).filter(|d| d.is_ascii_digit()) {
-                    n = n.saturating_mul(10).saturating_add(u64::from(d - b'0'));
-                    j += 1;
-                }
-                out.push('#');
-                number(n);
-                from = i + j;
+                from = i;
             }
         }
-        i += len;
     }
     out.push_str(line.get(from..).unwrap_or(""));
 }
 
-/// The ASCII characters `char::is_whitespace` accepts.
-fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b'\t'..=b'\r' | b' ')
+/// The word `line[start..end]`, which holds a digit: a temp id becomes `#`, otherwise each
+/// digit run does. Writes the kept text before it first (`line[*from..]`), and moves `from`
+/// past what it rewrote.
+fn mask_word(
+    line: &str,
+    start: usize,
+    end: usize,
+    from: &mut usize,
+    out: &mut String,
+    number: &mut dyn FnMut(u64),
+    id: &mut dyn FnMut(&str),
+) {
+    let word = line.get(start..end).unwrap_or("");
+    if is_temp_id(word) {
+        out.push_str(line.get(*from..start).unwrap_or(""));
+        id(word);
+        out.push('#');
+        *from = end;
+        return;
+    }
+    let wb = word.as_bytes();
+    let mut j = 0;
+    while j < wb.len() {
+        if !wb[j].is_ascii_digit() {
+            j += 1;
+            continue;
+        }
+        out.push_str(line.get(*from..start + j).unwrap_or(""));
+        let mut n: u64 = 0;
+        while let Some(d) = wb.get(j).filter(|d| d.is_ascii_digit()) {
+            n = n.saturating_mul(10).saturating_add(u64::from(d - b'0'));
+            j += 1;
+        }
+        out.push('#');
+        number(n);
+        *from = start + j;
+    }
 }
 
 fn is_word(b: u8) -> bool {
@@ -980,12 +1018,23 @@ const READERS: &[&str] = &[
 /// `read_file`, `cat`), an editor `view` command, or a shell command whose first word is a
 /// reader (`cat build.log`, `tail -50 x.log`, `grep -n ERROR x.log`).
 pub fn reads_file(tool: &str, args: &Value) -> bool {
-    let t = tool.to_ascii_lowercase();
-    if READERS.iter().any(|r| t == *r)
-        || t.starts_with("read")
-        || t.ends_with("_read")
-        || t.starts_with("view")
-        || t == "open_file"
+    // The tool name compared without case (the patterns are lower-case ASCII).
+    let t = tool.as_bytes();
+    let starts = |p: &str| {
+        t.get(..p.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(p.as_bytes()))
+    };
+    let ends = |p: &str| {
+        t.len()
+            .checked_sub(p.len())
+            .and_then(|i| t.get(i..))
+            .is_some_and(|h| h.eq_ignore_ascii_case(p.as_bytes()))
+    };
+    if READERS.iter().any(|r| tool.eq_ignore_ascii_case(r))
+        || starts("read")
+        || ends("_read")
+        || starts("view")
+        || tool.eq_ignore_ascii_case("open_file")
     {
         return true;
     }
@@ -1337,6 +1386,19 @@ mod tests {
         #[test]
         fn prop_has_is_contains(h in "[ab\u{e9}: ]{0,24}", n in "[ab\u{e9}:]{0,4}") {
             prop_assert_eq!(has(&h, &n), h.contains(n.as_str()));
+        }
+
+        /// The tool name is compared without case, as if lower-cased first.
+        #[test]
+        fn prop_reads_file_ignores_the_case_of_the_tool(t in "(?i)(re|ad|_|vie|w|open_file|cat|é|x){0,4}") {
+            let args = json!({});
+            let lower = t.to_ascii_lowercase();
+            let want = READERS.contains(&lower.as_str())
+                || lower.starts_with("read")
+                || lower.ends_with("_read")
+                || lower.starts_with("view")
+                || lower == "open_file";
+            prop_assert_eq!(reads_file(&t, &args), want);
         }
 
         #[test]
