@@ -7,7 +7,7 @@ use crate::finding::Finding;
 use crate::fingerprint::{args_fingerprint, result_fingerprint, Fingerprint};
 use crate::normalize::{Normalizers, ResultInput, TextPass};
 use crate::shape::Echo;
-use crate::tools::{ToolKind, Tools};
+use crate::tools::Tools;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -22,38 +22,12 @@ const MAX_BATCHES: usize = 16;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Pending {
     id: String,
-    call: CallInfoState,
+    call: CallInfo,
     /// The call's arguments when the tool's normaliser reads them, else `null`.
     args: Value,
     /// The pieces of the arguments its result may echo, when a detector reads result shapes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     echo: Option<Echo>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct CallInfoState {
-    tool: String,
-    args_fp: Fingerprint,
-    call_fp: Fingerprint,
-    batch: u64,
-    batch_pos: u32,
-    seq: u64,
-    #[serde(default)]
-    kind: ToolKind,
-}
-
-impl CallInfoState {
-    fn into_info(self) -> CallInfo {
-        CallInfo {
-            tool: self.tool,
-            args_fp: self.args_fp,
-            call_fp: self.call_fp,
-            batch: self.batch,
-            batch_pos: self.batch_pos,
-            seq: self.seq,
-            kind: self.kind,
-        }
-    }
 }
 
 /// The bus's own bookkeeping (serialisable with the detectors' state).
@@ -283,7 +257,8 @@ impl Bus {
         let mut batch_of_call = None;
 
         let mut new_turn = false;
-        let mut call_info: Option<CallInfo> = None;
+        // For a call: its identity (its facts are the newest pending call's).
+        let mut call_fp: Option<Fingerprint> = None;
         let mut result_info: Option<ResultInfo> = None;
         let mut details: Option<&Value> = None;
         let mut char_offset = 0;
@@ -352,7 +327,7 @@ impl Bus {
                     return findings;
                 }
                 let args_fp = args_fingerprint(args);
-                let st = CallInfoState {
+                let call = CallInfo {
                     tool: (*tool).to_owned(),
                     args_fp,
                     call_fp: call_fingerprint(tool, &args_fp),
@@ -361,7 +336,7 @@ impl Bus {
                     seq,
                     kind: self.tools.kind(tool, Some(args)),
                 };
-                call_info = Some(st.clone().into_info());
+                call_fp = Some(call.call_fp);
                 if self.state.pending.len() >= MAX_PENDING_CALLS {
                     self.state.pending.pop_front();
                 }
@@ -375,7 +350,7 @@ impl Bus {
                 };
                 self.state.pending.push_back(Pending {
                     id: (*id).to_owned(),
-                    call: st,
+                    call,
                     args,
                     echo,
                 });
@@ -404,7 +379,7 @@ impl Bus {
                 }
                 let (call, args, orphan, echo) =
                     match found.and_then(|i| self.state.pending.remove(i)) {
-                        Some(p) => (p.call.into_info(), Some(p.args), false, p.echo),
+                        Some(p) => (p.call, Some(p.args), false, p.echo),
                         None => {
                             let args_fp = args_fingerprint(&Value::Null);
                             let batch = (1 << 63) | self.state.inferred_batch;
@@ -477,11 +452,11 @@ impl Bus {
             }
         }
 
-        let call_fp = call_info.as_ref().map(|c| c.call_fp);
         self.finish(seq, new_turn, new_run, batch_of_call, call_fp);
         if !dispatch {
             return findings;
         }
+        let call_info = call_fp.and_then(|_| self.state.pending.back().map(|p| &p.call));
         let mut cx = Cx {
             seq,
             turn: self.state.turn,
@@ -490,7 +465,7 @@ impl Bus {
             message: self.state.message,
             new_turn,
             char_offset,
-            call: call_info.as_ref(),
+            call: call_info,
             result: result_info.as_ref(),
             details,
             shape: shape.as_ref(),
@@ -609,6 +584,7 @@ mod tests {
     use super::*;
     use crate::event::Interest;
     use crate::finding::Level;
+    use crate::tools::ToolKind;
     use serde_json::json;
 
     /// Records the kinds it sees and reports one finding per tool result.

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::cell::OnceCell;
 
 /// Facts about a tool call that the bus computes once, for every detector.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CallInfo {
     /// Tool name as called.
     pub tool: String,
@@ -24,6 +24,7 @@ pub struct CallInfo {
     /// Sequence number of the `ToolCall` event.
     pub seq: u64,
     /// What the tools table says the call is (a poll, a send, …).
+    #[serde(default)]
     pub kind: ToolKind,
 }
 

@@ -66,17 +66,29 @@ impl History {
     }
 
     /// Records the call the bus just saw (`cx.call()`), outcome not known yet.
+    /// A full history reuses the strings of the record it forgets.
     pub fn record_call(&mut self, id: &str, call: &CallInfo, cap: usize) {
-        self.push_call(
-            Record {
+        let full = self.records.len() >= cap.max(1);
+        let rec = match full.then(|| self.records.pop_front()).flatten() {
+            Some(mut r) => {
+                r.tool.clear();
+                r.tool.push_str(&call.tool);
+                r.id.clear();
+                r.id.push_str(id);
+                r.call = call.call_fp;
+                r.seq = call.seq;
+                r.result = None;
+                r
+            }
+            None => Record {
                 tool: call.tool.clone(),
                 id: id.to_owned(),
                 call: call.call_fp,
                 seq: call.seq,
                 result: None,
             },
-            cap,
-        );
+        };
+        self.push_call(rec, cap);
     }
 
     /// Records the result the bus just saw (`cx.result()`), with its normalised fingerprint:

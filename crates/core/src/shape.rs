@@ -320,10 +320,39 @@ fn mask_into(line: &str, out: &mut String, number: &mut dyn FnMut(u64)) {
     mask_ids_into(line, out, number, &mut |_| {});
 }
 
+/// Byte classes of [`mask_ids_into`]: ASCII punctuation (kept as it is), letters and `_`,
+/// digits, ASCII whitespace, and the bytes of non-ASCII characters.
+const PUNCT: u8 = 0;
+const LETTER: u8 = 1;
+const DIGIT: u8 = 2;
+const SPACE: u8 = 3;
+const HIGH: u8 = 4;
+
+static CLASS: [u8; 256] = {
+    let mut t = [HIGH; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = match b as u8 {
+            b'0'..=b'9' => DIGIT,
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => LETTER,
+            b'\t'..=b'\r' | b' ' => SPACE,
+            _ => PUNCT,
+        };
+        b += 1;
+    }
+    t
+};
+
+fn class(b: u8) -> u8 {
+    CLASS[usize::from(b)]
+}
+
 /// [`mask_into`], passing each temp id to `id`.
 ///
-/// Reads the line byte by byte (runs of ASCII punctuation and of letters are copied as one
-/// slice); only non-ASCII characters are decoded.
+/// Reads the line byte by byte and copies what it keeps as whole slices: text between two
+/// rewrites (a digit run, a temp id, a whitespace run other than one space) is written with
+/// one copy. A word without a digit is neither a temp id nor masked: it is only stepped
+/// over. Only non-ASCII characters are decoded.
 fn mask_ids_into(
     line: &str,
     out: &mut String,
@@ -331,86 +360,105 @@ fn mask_ids_into(
     id: &mut dyn FnMut(&str),
 ) {
     let bytes = line.as_bytes();
-    let mut space = false;
+    // `line[from..i]` is kept as it is, and written when something else must be.
+    let mut from = 0;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
-        if b.is_ascii() {
-            if is_ascii_space(b) {
-                space = !out.is_empty();
-                i += 1;
-                continue;
-            }
-            if space {
-                out.push(' ');
-                space = false;
-            }
-            let rest = bytes.get(i..).unwrap_or_default();
-            if is_word(b) {
-                let len = rest.iter().take_while(|b| is_word(**b)).count();
-                let word = line.get(i..i + len).unwrap_or("");
-                if is_temp_id(word) {
-                    id(word);
-                    out.push('#');
-                } else {
-                    mask_digits(word, out, number);
+        match class(b) {
+            PUNCT => i += 1,
+            LETTER | DIGIT => {
+                let mut end = i;
+                let mut digits = false;
+                while let Some(c) = bytes.get(end).map(|&b| class(b)) {
+                    if c != LETTER && c != DIGIT {
+                        break;
+                    }
+                    digits |= c == DIGIT;
+                    end += 1;
                 }
-                i += len;
-            } else {
-                let len = rest
-                    .iter()
-                    .take_while(|b| b.is_ascii() && !is_word(**b) && !is_ascii_space(**b))
-                    .count();
-                out.push_str(line.get(i..i + len).unwrap_or(""));
-                i += len;
+                if digits {
+                    mask_word(line, i, end, &mut from, out, number, id);
+                }
+                i = end;
             }
-        } else {
-            let Some(c) = line.get(i..).and_then(|r| r.chars().next()) else {
-                break;
-            };
-            i += c.len_utf8();
-            if c.is_whitespace() {
-                space = !out.is_empty();
-                continue;
+            SPACE
+                if b == b' '
+                    && (i > from || !out.is_empty())
+                    && bytes
+                        .get(i + 1)
+                        .is_some_and(|&n| matches!(class(n), PUNCT | LETTER | DIGIT)) =>
+            {
+                // One space between text and more ASCII text is its own collapse.
+                i += 1;
             }
-            if space {
-                out.push(' ');
-                space = false;
+            _ => {
+                let Some(c) = line.get(i..).and_then(|r| r.chars().next()) else {
+                    break;
+                };
+                if !c.is_whitespace() {
+                    i += c.len_utf8();
+                    continue;
+                }
+                // A whitespace run: one space, when there is text before and after it.
+                out.push_str(line.get(from..i).unwrap_or(""));
+                let text_before = !out.is_empty();
+                while let Some(c) = line.get(i..).and_then(|r| r.chars().next()) {
+                    if !c.is_whitespace() {
+                        if text_before {
+                            out.push(' ');
+                        }
+                        break;
+                    }
+                    i += c.len_utf8();
+                }
+                from = i;
             }
-            out.push(c);
         }
     }
+    out.push_str(line.get(from..).unwrap_or(""));
 }
 
-/// The ASCII characters `char::is_whitespace` accepts.
-fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b'\t'..=b'\r' | b' ')
+/// The word `line[start..end]`, which holds a digit: a temp id becomes `#`, otherwise each
+/// digit run does. Writes the kept text before it first (`line[*from..]`), and moves `from`
+/// past what it rewrote.
+fn mask_word(
+    line: &str,
+    start: usize,
+    end: usize,
+    from: &mut usize,
+    out: &mut String,
+    number: &mut dyn FnMut(u64),
+    id: &mut dyn FnMut(&str),
+) {
+    let word = line.get(start..end).unwrap_or("");
+    if is_temp_id(word) {
+        out.push_str(line.get(*from..start).unwrap_or(""));
+        id(word);
+        out.push('#');
+        *from = end;
+        return;
+    }
+    let wb = word.as_bytes();
+    let mut j = 0;
+    while j < wb.len() {
+        if !wb[j].is_ascii_digit() {
+            j += 1;
+            continue;
+        }
+        out.push_str(line.get(*from..start + j).unwrap_or(""));
+        let mut n: u64 = 0;
+        while let Some(d) = wb.get(j).filter(|d| d.is_ascii_digit()) {
+            n = n.saturating_mul(10).saturating_add(u64::from(d - b'0'));
+            j += 1;
+        }
+        out.push('#');
+        number(n);
+        *from = start + j;
+    }
 }
 
 fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// Writes an ASCII word with each digit run replaced by `#` (each number passed to `number`).
-fn mask_digits(word: &str, out: &mut String, number: &mut dyn FnMut(u64)) {
-    let wb = word.as_bytes();
-    let mut j = 0;
-    while j < wb.len() {
-        let start = j;
-        if wb[j].is_ascii_digit() {
-            let mut n: u64 = 0;
-            while let Some(d) = wb.get(j).filter(|d| d.is_ascii_digit()) {
-                n = n.saturating_mul(10).saturating_add(u64::from(d - b'0'));
-                j += 1;
-            }
-            out.push('#');
-            number(n);
-        } else {
-            while wb.get(j).is_some_and(|d| !d.is_ascii_digit()) {
-                j += 1;
-            }
-            out.push_str(word.get(start..j).unwrap_or(""));
-        }
-    }
 }
 
 /// `text` with digit runs and temp ids replaced by `#` and whitespace runs collapsed.
@@ -825,7 +873,7 @@ fn program_diagnostic(line: &str, phrases: &[&str]) -> bool {
     let Some((prog, rest)) = line.split_once(": ") else {
         return false;
     };
-    !prog.is_empty() && !prog.contains(' ') && phrases.iter().any(|p| has(rest, p))
+    !prog.is_empty() && !prog.contains(' ') && has_any(rest, phrases)
 }
 
 /// Whether a result *is* an error message, from its content alone: its first non-empty line
@@ -857,10 +905,10 @@ pub fn looks_like_error(content: &str) -> bool {
     if program_diagnostic(first, DIAGNOSTICS) {
         return true;
     }
-    if REJECTIONS.iter().any(|p| has(head, p)) {
+    if has_any(head, REJECTIONS) {
         return true;
     }
-    short(content, first) && DIAGNOSTICS.iter().any(|p| has(first, p))
+    short(content, first) && has_any(first, DIAGNOSTICS)
 }
 
 /// `haystack.contains(needle)` for the short texts the classifiers read: no searcher to
@@ -888,6 +936,26 @@ fn has(haystack: &str, needle: &str) -> bool {
         i += 1;
     }
     false
+}
+
+/// Whether `haystack` contains one of `needles`, in one pass over it: a needle is compared
+/// only where the text has its first byte.
+fn has_any(haystack: &str, needles: &[&str]) -> bool {
+    // The needles' first bytes, one bit each.
+    let mut firsts = [0u64; 4];
+    for n in needles {
+        let Some(&b) = n.as_bytes().first() else {
+            return true;
+        };
+        firsts[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+    let h = haystack.as_bytes();
+    (0..h.len()).any(|i| {
+        let rest = h.get(i..).unwrap_or_default();
+        rest.first()
+            .is_some_and(|&b| firsts[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
+            && needles.iter().any(|n| rest.starts_with(n.as_bytes()))
+    })
 }
 
 /// Whether `content`, whose first non-empty line (within [`ERROR_SCAN_CHARS`]) is `first`,
@@ -950,12 +1018,23 @@ const READERS: &[&str] = &[
 /// `read_file`, `cat`), an editor `view` command, or a shell command whose first word is a
 /// reader (`cat build.log`, `tail -50 x.log`, `grep -n ERROR x.log`).
 pub fn reads_file(tool: &str, args: &Value) -> bool {
-    let t = tool.to_ascii_lowercase();
-    if READERS.iter().any(|r| t == *r)
-        || t.starts_with("read")
-        || t.ends_with("_read")
-        || t.starts_with("view")
-        || t == "open_file"
+    // The tool name compared without case (the patterns are lower-case ASCII).
+    let t = tool.as_bytes();
+    let starts = |p: &str| {
+        t.get(..p.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(p.as_bytes()))
+    };
+    let ends = |p: &str| {
+        t.len()
+            .checked_sub(p.len())
+            .and_then(|i| t.get(i..))
+            .is_some_and(|h| h.eq_ignore_ascii_case(p.as_bytes()))
+    };
+    if READERS.iter().any(|r| tool.eq_ignore_ascii_case(r))
+        || starts("read")
+        || ends("_read")
+        || starts("view")
+        || tool.eq_ignore_ascii_case("open_file")
     {
         return true;
     }
@@ -1058,7 +1137,7 @@ pub fn is_read_failure(content: &str) -> bool {
     let head = prefix_chars(content, ERROR_SCAN_CHARS);
     let first = first_line(head);
     program_diagnostic(first, READ_FAILURES)
-        || (short(content, first) && READ_FAILURES.iter().any(|p| has(first, p)))
+        || (short(content, first) && has_any(first, READ_FAILURES))
 }
 
 #[cfg(test)]
@@ -1307,6 +1386,28 @@ mod tests {
         #[test]
         fn prop_has_is_contains(h in "[ab\u{e9}: ]{0,24}", n in "[ab\u{e9}:]{0,4}") {
             prop_assert_eq!(has(&h, &n), h.contains(n.as_str()));
+        }
+
+        /// The tool name is compared without case, as if lower-cased first.
+        #[test]
+        fn prop_reads_file_ignores_the_case_of_the_tool(t in "(?i)(re|ad|_|vie|w|open_file|cat|é|x){0,4}") {
+            let args = json!({});
+            let lower = t.to_ascii_lowercase();
+            let want = READERS.contains(&lower.as_str())
+                || lower.starts_with("read")
+                || lower.ends_with("_read")
+                || lower.starts_with("view")
+                || lower == "open_file";
+            prop_assert_eq!(reads_file(&t, &args), want);
+        }
+
+        #[test]
+        fn prop_has_any_is_any_contains(
+            h in "[ab\u{e9}: ]{0,24}",
+            ns in proptest::collection::vec("[ab\u{e9}:]{0,4}", 0..4),
+        ) {
+            let ns: Vec<&str> = ns.iter().map(String::as_str).collect();
+            prop_assert_eq!(has_any(&h, &ns), ns.iter().any(|n| h.contains(n)));
         }
 
         #[test]

@@ -113,6 +113,9 @@ pub(crate) struct Cycles {
     /// The longest period.
     #[serde(skip)]
     max_period: usize,
+    /// [`Cycles::find`]'s distinct pairs, kept from call to call.
+    #[serde(skip)]
+    distinct: Vec<(u64, u64)>,
 }
 
 impl Cycles {
@@ -145,11 +148,12 @@ impl Cycles {
     }
 
     /// The first window of `repeats` that holds a cycle continued by `proposed`.
-    pub fn find(&self, repeats: u32, proposed: u64) -> Option<Window> {
+    pub fn find(&mut self, repeats: u32, proposed: u64) -> Option<Window> {
         let n = self.ring.len();
         // The newest `walked` calls all have results and hold the pairs `distinct`.
         let mut walked = 0usize;
-        let mut distinct: Vec<(u64, u64)> = Vec::new();
+        let distinct = &mut self.distinct;
+        distinct.clear();
         // The walk met a missing result, or one pair more than the longest period.
         let mut stopped = false;
         for &(period, reps) in &self.specs {

@@ -63,6 +63,35 @@ impl UnknownTool {
         }
     }
 
+    /// Records a call, outcome not known yet; a full history reuses the strings of the
+    /// record it forgets.
+    fn push_call(&mut self, tool: &str, id: &str, seq: u64, words: Vec<String>) {
+        let cap = (self.settings.history_size as usize).max(1);
+        let full = self.state.records.len() >= cap;
+        let rec = match full.then(|| self.state.records.pop_front()).flatten() {
+            Some(mut r) => {
+                r.tool.clear();
+                r.tool.push_str(tool);
+                r.id.clear();
+                r.id.push_str(id);
+                r.seq = seq;
+                r.words = words;
+                r.done = false;
+                r.name = None;
+                r
+            }
+            None => Record {
+                tool: tool.to_owned(),
+                id: id.to_owned(),
+                seq,
+                words,
+                done: false,
+                name: None,
+            },
+        };
+        self.push(rec);
+    }
+
     /// OpenClaw's unknown-tool streak for `tool`: newest to oldest, stop at the first record
     /// of another tool or without an unknown-tool name; the first fixes the name.
     fn streak(&self, tool: &str) -> Option<Streak> {
@@ -180,14 +209,7 @@ impl Detector for UnknownTool {
                     } else {
                         Vec::new()
                     };
-                    self.push(Record {
-                        tool: (*tool).to_owned(),
-                        id: (*id).to_owned(),
-                        seq: cx.seq(),
-                        words,
-                        done: false,
-                        name: None,
-                    });
+                    self.push_call(tool, id, cx.seq(), words);
                 }
             },
             Event::ToolResult {

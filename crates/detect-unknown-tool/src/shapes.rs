@@ -91,6 +91,10 @@ pub(crate) fn shell_name(tool: &str, words: &[String], content: &str) -> Option<
     // Lower-cased only once a line names a missing command (most results name none).
     let mut tool_base: Option<String> = None;
     let mut by_word = None;
+    // Neither word spans lines: a text without them has no line with them.
+    if !content.contains("found") && !content.contains("No such file") {
+        return None;
+    }
     for line in content.lines() {
         if !line.contains("found") && !line.contains("No such file") {
             continue;

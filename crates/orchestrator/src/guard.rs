@@ -239,6 +239,19 @@ struct BatchState {
     abort_code: Option<String>,
 }
 
+impl BatchState {
+    /// Begins batch `id`, keeping the buffer of call ids.
+    fn start(&mut self, id: u64) {
+        let mut calls = std::mem::take(&mut self.calls);
+        calls.clear();
+        *self = BatchState {
+            id: Some(id),
+            calls,
+            ..BatchState::default()
+        };
+    }
+}
+
 /// Warning de-duplication: the last bucket emitted per key, at most
 /// [`Policy::MAX_DEDUP_KEYS`] keys, the oldest evicted first.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -465,10 +478,7 @@ impl Guard {
             } => {
                 let b = self.bus.batch_for(*batch);
                 if self.state.batch.id != Some(b) {
-                    self.state.batch = BatchState {
-                        id: Some(b),
-                        ..BatchState::default()
-                    };
+                    self.state.batch.start(b);
                 }
                 if let Some(reason) = self.state.batch.blocked.clone() {
                     return self.refuse_with_batch(event, id, tool, args, reason);

@@ -33,6 +33,28 @@ pub(super) struct NearStreak {
     pub(super) start_call: u64,
 }
 
+impl NearStreak {
+    /// A new streak of one result of `pair`'s call, begun at call counter `start_call`. The
+    /// buffers of the old one (tool name, sketch text, sequence numbers) are kept for it.
+    fn restart(&mut self, pair: &Pair, start_call: u64) {
+        let mut tool = std::mem::take(&mut self.tool);
+        tool.clear();
+        tool.push_str(&pair.tool);
+        let mut seqs = std::mem::take(&mut self.seqs);
+        seqs.clear();
+        *self = NearStreak {
+            call: Some(pair.call),
+            tool,
+            args: pair.args,
+            sketch: std::mem::take(&mut self.sketch),
+            count: 1,
+            seqs,
+            start_call,
+            ..NearStreak::default()
+        };
+    }
+}
+
 impl GenericRepeat {
     /// Extends the streak when this result of the same call is a near-duplicate of the
     /// previous one; otherwise starts a new streak at this result.
@@ -54,14 +76,7 @@ impl GenericRepeat {
         if n.call == Some(pair.call) && (same_result || similar()) {
             n.count = n.count.saturating_add(1);
         } else {
-            *n = NearStreak {
-                call: Some(pair.call),
-                tool: pair.tool.clone(),
-                args: pair.args,
-                count: 1,
-                start_call: self.state.calls,
-                ..NearStreak::default()
-            };
+            n.restart(pair, self.state.calls);
         }
         n.sketch.set(content, sketch);
         n.result = Some(pair.result);
