@@ -453,6 +453,61 @@ impl Noisy {
     }
 }
 
+/// A message's content (from its first symbol that is not whitespace) while it may still be
+/// a short chant: one root repeated from the first character. The run tracker sees a chant
+/// once it holds [`engine_copies`] copies of a unit of `min-unit` characters or more (90
+/// characters for a short root, with three); this follows the content's smallest period
+/// `p` (a prefix function, amortized constant work per symbol) through its first
+/// [`Chant::REACH`] `· min-unit` symbols, so that a short chant fires where it did when the
+/// engine saw two copies: at `max(chant-copies · p, 2 · u)` symbols, `u` the smallest
+/// multiple of `p` of at least `min-unit`. Longer chants the run tracker sees in time (see
+/// [`crate::evidence::engine_copies`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+struct Chant {
+    syms: Vec<u32>,
+    /// The prefix function of `syms`.
+    pi: Vec<u32>,
+}
+
+impl Chant {
+    /// The longest content followed, in multiples of `min-unit`.
+    const REACH: usize = 6;
+
+    /// Appends one symbol of the content: `Some(Some((root, span)))` when the content is now
+    /// a chant that fires, `Some(None)` while it may still become one, `None` once it cannot
+    /// (the caller drops it).
+    fn push(&mut self, s: &Settings, sym: u32) -> Option<Option<(u64, u64)>> {
+        let min = s.min_unit.max(1);
+        let reach = Chant::REACH.saturating_mul(min);
+        let m = self.syms.len();
+        if m >= reach {
+            return None;
+        }
+        let mut k = 0usize;
+        if m > 0 {
+            k = self.pi.get(m - 1).copied().unwrap_or(0) as usize;
+            while k > 0 && self.syms.get(k) != Some(&sym) {
+                k = self.pi.get(k - 1).copied().unwrap_or(0) as usize;
+            }
+            if self.syms.get(k) == Some(&sym) {
+                k += 1;
+            }
+        }
+        self.syms.push(sym);
+        self.pi.push(u32::try_from(k).unwrap_or(0));
+        let len = m + 1;
+        let p = len - k;
+        let unit = min.div_ceil(p) * p;
+        // The smallest period only grows: past this the content can no longer hold two
+        // copies of its unit within the reach.
+        if 2 * unit > reach {
+            return None;
+        }
+        let need = s.chant_copies.saturating_mul(p).max(2 * unit);
+        Some((len >= need).then_some((p as u64, len as u64)))
+    }
+}
+
 /// The evidence rule's state: the run tracker and what the run at the tail needs.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 struct Evidence {
@@ -463,22 +518,28 @@ struct Evidence {
     first_content: Option<u64>,
     /// Runs whose copies differ in their numbers (prose only), when on.
     noisy: Option<Box<Noisy>>,
+    /// The content while it may still be a short chant that the run tracker would see late
+    /// (chant-copies on, the engine at three copies).
+    #[serde(default)]
+    chant: Option<Box<Chant>>,
 }
 
 impl Evidence {
     fn new(s: &Settings) -> Evidence {
         let cap = crate::evidence::back_cap(s.evidence_scale);
+        let k = engine_copies(s);
         Evidence {
-            tracker: RunTracker::new(s.min_unit, s.max_unit, cap),
+            tracker: RunTracker::with_copies(s.min_unit, s.max_unit, cap, k),
             need: (u64::MAX, u64::MAX),
             first_content: None,
             noisy: s.counter_noise.then(|| {
                 Box::new(Noisy {
-                    tracker: RunTracker::new(s.min_unit, s.max_unit, cap),
+                    tracker: RunTracker::with_copies(s.min_unit, s.max_unit, cap, k),
                     need: u64::MAX,
                     ..Noisy::default()
                 })
             }),
+            chant: (s.chant_copies > 0 && k > 2).then(Box::default),
         }
     }
 
@@ -488,6 +549,7 @@ impl Evidence {
     #[inline]
     fn quiet(&self, code: bool, sentence: u8) -> bool {
         self.first_content.is_some()
+            && self.chant.is_none()
             && !(self.noisy.is_some() && !code && sentence == 1)
             && self.tracker.quiet()
     }
@@ -532,6 +594,17 @@ impl Evidence {
             }
             None => None,
         };
+        let chant_hit = match self.chant.as_deref_mut() {
+            Some(chant) if self.first_content.is_some() => match chant.push(s, sym) {
+                Some(hit) => hit,
+                None => {
+                    self.chant = None;
+                    None
+                }
+            },
+            _ => None,
+        };
+        let noisy_hit = noisy_hit.or(chant_hit);
         let (root, start) = match self.tracker.current() {
             Some(r) => r,
             None => return noisy_hit,
@@ -551,6 +624,24 @@ impl Evidence {
         let need = if code { self.need.1 } else { self.need.0 };
         (span >= need).then_some((root, span)).or(noisy_hit)
     }
+}
+
+/// The copies of a unit at which the evidence rule's engines report a run under these
+/// settings (see [`crate::evidence::engine_copies`]): 3 with the default thresholds, 2 when
+/// `evidence-scale` lowers a threshold below three copies.
+///
+/// A chant (a message that is one root repeated) fires at `chant-copies` copies of its root;
+/// the short ones are followed apart ([`Chant`]), the longer ones need `chant-copies` of 3 or
+/// more (or 0, off) for the engine at three copies to see them in time.
+pub fn engine_copies(s: &Settings) -> u64 {
+    if s.chant_copies == 2 {
+        return 2;
+    }
+    crate::evidence::engine_copies(
+        &[PROSE_TABLE, CODE_TABLE, NOISY_TABLE],
+        s.evidence_scale,
+        s.min_unit as u64,
+    )
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -9,7 +9,7 @@
 //! symbol (`s[n] == s[n - p]`) until the run breaks. The run's span only grows by one per
 //! symbol, so a threshold is a single comparison.
 
-use crate::exact::{primitive_root, Finder};
+use crate::exact::{primitive_root, Finder, RUN_TWO_FROM};
 use serde::{Deserialize, Serialize};
 
 /// One row of a threshold table: runs whose primitive root is at most `max_root`
@@ -60,6 +60,60 @@ pub fn row_for(table: &[Row], root: u64) -> Row {
         })
 }
 
+/// How many copies of a unit the engine must see before a run can fire under `tables` at
+/// `scale_pct` percent, for units of at least `min_unit` characters: 3 when every row asks,
+/// for every root, at least three copies of the shortest unit the engine sees it as (the
+/// root, or its smallest multiple of at least `min_unit` characters), else 2.
+///
+/// The engine finds a run once its tail holds that many copies; the tracker then extends it
+/// backwards, so a run found at its third copy has the same start, span and firing point as
+/// one found at its second. Three copies let the engine check far less often (see
+/// [`Finder`]): its checkpoint step grows from `lo/2` to `lo`.
+pub fn engine_copies(tables: &[&[Row]], scale_pct: u32, min_unit: u64) -> u64 {
+    if tables
+        .iter()
+        .all(|t| fires_from(t, scale_pct, min_unit.max(1), 3))
+    {
+        3
+    } else {
+        2
+    }
+}
+
+/// Whether every root's span threshold in `table` is at least `k` copies of the unit the
+/// engine sees the root as.
+fn fires_from(table: &[Row], scale_pct: u32, min_unit: u64, k: u64) -> bool {
+    let scale = u64::from(scale_pct);
+    // Roots shorter than `min_unit`: the unit is the root's smallest multiple of at least
+    // `min_unit` characters.
+    let short = (1..min_unit.min(1 << 16)).all(|p| {
+        let unit = min_unit.div_ceil(p) * p;
+        row_for(table, p).need(p, scale_pct) >= k * unit
+    });
+    // Longer roots are their own unit: on a row's range, `need(p) ≥ k·p` holds for every
+    // `p` when the row asks `k` copies, else when its span covers `k` copies of its longest
+    // root (the last row has no longest root).
+    let mut lo = min_unit;
+    let long = table.iter().enumerate().all(|(i, r)| {
+        let hi = if i + 1 == table.len() {
+            u64::MAX
+        } else {
+            u64::from(r.max_root)
+        };
+        if hi < lo {
+            return true;
+        }
+        lo = hi.saturating_add(1);
+        u64::from(r.copies) * scale >= 100 * k
+            || u64::from(r.span).saturating_mul(scale) >= (100 * k).saturating_mul(hi)
+    });
+    short && long && !table.is_empty()
+}
+
+fn two() -> u64 {
+    2
+}
+
 /// A maximal periodic run that ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Run {
@@ -87,6 +141,9 @@ impl Run {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct RunTracker {
     finder: Finder,
+    /// Copies of a unit the engine reports a run at (2 or 3).
+    #[serde(default = "two")]
+    copies: u64,
     /// (root, start) of the run at the tail.
     run: Option<(u64, u64)>,
     /// How far back a new run is extended (enough for every threshold).
@@ -99,8 +156,16 @@ impl RunTracker {
     /// A tracker of runs holding two copies of a unit of `min..=max` symbols, extended
     /// backwards by at most `back_cap` symbols when found.
     pub fn new(min: usize, max: usize, back_cap: u64) -> RunTracker {
+        RunTracker::with_copies(min, max, back_cap, 2)
+    }
+
+    /// As [`RunTracker::new`], with runs found once the tail holds `copies` (2 or 3; clamped)
+    /// copies of a unit: see [`engine_copies`].
+    pub fn with_copies(min: usize, max: usize, back_cap: u64, copies: u64) -> RunTracker {
+        let copies = copies.clamp(2, 3);
         RunTracker {
-            finder: Finder::new(min, max, 2),
+            finder: Finder::for_runs(min, max, copies),
+            copies,
             run: None,
             back_cap,
             pi: Vec::new(),
@@ -138,7 +203,7 @@ impl RunTracker {
     /// returned through the second field.
     #[inline]
     pub fn push(&mut self, sym: u32) -> (Option<Run>, bool) {
-        let hit = self.finder.push(sym);
+        let hit = self.finder.push_run(sym);
         let n = self.finder.n;
         let mut ended = None;
         if let Some((root, start)) = self.run {
@@ -164,7 +229,7 @@ impl RunTracker {
     /// As [`RunTracker::push`], without the run that broke: whether a run started here.
     #[inline(always)]
     pub fn push_started(&mut self, sym: u32) -> bool {
-        let hit = self.finder.push(sym);
+        let hit = self.finder.push_run(sym);
         if let Some((root, _)) = self.run {
             let n = self.finder.n;
             if self.finder.ring.get(n - 1 - root) == sym {
@@ -206,7 +271,7 @@ impl RunTracker {
         self.finder.push_quiet(sym)
     }
 
-    /// The run ending now whose last `2q` symbols are two copies of a unit of `q`.
+    /// The run ending now whose last `copies·q` symbols are copies of a unit of `q`.
     #[cold]
     fn start_run(&mut self, q: u64) -> (u64, u64) {
         let n = self.finder.n;
@@ -214,12 +279,22 @@ impl RunTracker {
         let lowest = n
             .saturating_sub(self.finder.ring.capacity() as u64)
             .max(n.saturating_sub(self.back_cap));
-        let mut start = n - 2 * q;
+        let mut start = n.saturating_sub(self.copies_of(q) * q);
         let ring = &self.finder.ring;
         while start > lowest && ring.get(start - 1) == ring.get(start - 1 + p) {
             start -= 1;
         }
         (p, start)
+    }
+
+    /// The copies at which the engine reports a unit of `q` symbols: the tracker's copies,
+    /// but two for units of [`RUN_TWO_FROM`] symbols or more.
+    pub fn copies_of(&self, q: u64) -> u64 {
+        if q >= RUN_TWO_FROM {
+            2
+        } else {
+            self.copies.clamp(2, 3)
+        }
     }
 
     /// The symbols of the current run's root (the last `root` symbols), oldest first.

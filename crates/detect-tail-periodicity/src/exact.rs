@@ -7,9 +7,10 @@
 //! Unit lengths are split into levels `[lo, 2·lo)` (`lo = min, 2·min, 4·min, …`; `[lo, 4·lo)`
 //! for the sparse levels below; the last one cut at `max`, or stretched to it when less than
 //! `lo/2` would remain). Each level keeps a
-//! checkpoint every `h = lo/2` characters. A tail of `k` copies of a unit of length `q ≥ lo`
-//! ending at `n` spans the last `(k-1)·q` positions `j` with `s[j] = s[j-q]`; that span is
-//! longer than `h`, so it contains the level's latest checkpoint `c` (with `n - h ≤ c < n`).
+//! checkpoint every `h = (k-1)·lo/2` characters (`lo/2` for two copies, `lo` for three). A
+//! tail of `k` copies of a unit of length `q ≥ lo` ending at `n` spans the last `(k-1)·q`
+//! positions `j` with `s[j] = s[j-q]`; that span is longer than `h`, so it contains the
+//! level's latest checkpoint `c` (with `n - h ≤ c < n`).
 //! The condition splits at `c`:
 //!
 //! - backwards: the longest common suffix `A(q)` of `s[..c]` and `s[..c-q]` must be at least
@@ -29,10 +30,13 @@
 //! - the dense tier indexes every end position, for levels with units up to 1024: a
 //!   checkpoint walks the chain of the gram ending at `c`, visiting only its earlier ends
 //!   within distance `< hi`, nearest first;
-//! - the sparse tier indexes the end positions that are multiples of 8, for longer units
-//!   (where `A(q) ≥ (k-1)·lo - h ≥ g + 7`): the grams ending at `c, c-1, …, c-7` all
-//!   recurred `q` earlier, and exactly one of those earlier ends is a multiple of 8, so the
-//!   checkpoint walks the 8 chains of those grams (their hashes are kept).
+//! - the sparse tier indexes the end positions that are multiples of 8 (in batches of
+//!   four; a checkpoint compares the hashes of the ends of the batch not indexed yet), for
+//!   longer units, or for every level of a finder built without the dense tier (where
+//!   `A(q) ≥ (k-1)·lo - h ≥ g + 7`): the grams ending at `c, c-1, …, c-7` all recurred
+//!   `q` earlier, and exactly one of those earlier ends is a multiple of 8, so the
+//!   checkpoint walks the 8 chains of those grams (their hashes computed again from the
+//!   ring).
 //!
 //! Each unit length met is checked by direct comparison (`A(q)`). On ordinary text a walk
 //! meets nothing: the checkpoint is a table lookup. Levels too short for the gram
@@ -191,21 +195,21 @@ enum Stop {
 /// The hash's multiplier is a constant for the default gram ([`DEFAULT_SHIFT`]), so that
 /// it takes no register.
 #[inline(never)]
-fn quiet_loop<const SPARSE: bool>(
+fn quiet_loop<const SPARSE: bool, const DENSE: bool>(
     bytes: &[u8],
     st: &mut QuietState,
     t: &mut QuietTables<'_>,
     recent: &mut [u64; RECENT as usize],
 ) -> (usize, Stop) {
     match t.shift {
-        DEFAULT_SHIFT => quiet_loop_with::<SPARSE>(bytes, st, t, recent, DEFAULT_SHIFT),
-        shift => quiet_loop_with::<SPARSE>(bytes, st, t, recent, shift),
+        DEFAULT_SHIFT => quiet_loop_with::<SPARSE, DENSE>(bytes, st, t, recent, DEFAULT_SHIFT),
+        shift => quiet_loop_with::<SPARSE, DENSE>(bytes, st, t, recent, shift),
     }
 }
 
 /// [`quiet_loop`] with the hash multiplier `shift` (inlined twice: once with a constant).
 #[inline(always)]
-fn quiet_loop_with<const SPARSE: bool>(
+fn quiet_loop_with<const SPARSE: bool, const DENSE: bool>(
     bytes: &[u8],
     st: &mut QuietState,
     t: &mut QuietTables<'_>,
@@ -237,9 +241,11 @@ fn quiet_loop_with<const SPARSE: bool>(
         }
         n += 1;
         h = gear(h, shift, u32::from(b));
-        let b = bucket(h, HEADS - 1);
-        t.chains[HEADS + ((n as usize) & (DENSE_LINKS - 1))] = t.chains[b];
-        t.chains[b] = n as u32;
+        if DENSE {
+            let b = bucket(h, HEADS - 1);
+            t.chains[HEADS + ((n as usize) & (DENSE_LINKS - 1))] = t.chains[b];
+            t.chains[b] = n as u32;
+        }
         if SPARSE && n % STRIDE == 0 {
             recent[(n % RECENT) as usize] = h;
             if n % RECENT == 0 {
@@ -375,6 +381,9 @@ struct Index {
     sparse: Chains,
     /// Whether any level uses the sparse tier.
     use_sparse: bool,
+    /// Whether any level uses the dense tier (else its table is kept, at the size the
+    /// quiet loop's type asks, and not fed).
+    use_dense: bool,
     /// `buckets - 1` (buckets are a power of two, at most 2^[`HEAD_BITS_MAX`]).
     mask: usize,
     /// The hash's multiplier per symbol, `2^ceil(64 / gram)` (0 for a gram of one), so that
@@ -404,7 +413,13 @@ impl Index {
         let bits = f.head_bits.clamp(1, HEAD_BITS_MAX);
         self.synced = true;
         self.mask = (1usize << bits) - 1;
-        self.dense.reset(bits, f.dense_limit, 0, true);
+        self.use_dense = f.dense_limit > 0;
+        let dense_limit = if self.use_dense {
+            f.dense_limit
+        } else {
+            DENSE_LINKS
+        };
+        self.dense.reset(bits, dense_limit, 0, true);
         self.use_sparse = f.sparse_limit > 0;
         self.sparse.reset(
             if self.use_sparse { bits } else { 0 },
@@ -436,7 +451,9 @@ impl Index {
         self.hash = h;
         let end = p + 1;
         if end >= self.start + gram {
-            self.dense.insert(end, self.bucket(h));
+            if self.use_dense {
+                self.dense.insert(end, self.bucket(h));
+            }
             if self.use_sparse && end % STRIDE == 0 {
                 if let Some(r) = self.recent.get_mut((end % RECENT) as usize) {
                     *r = h;
@@ -527,9 +544,9 @@ fn gear(h: u64, shift: u64, sym: u32) -> u64 {
         .wrapping_add((u64::from(sym) + 1).wrapping_mul(HASH_BASE))
 }
 
-/// The multiplier [`gear`] uses for the default gram (15 symbols: `2^5`), with which
+/// The multiplier [`gear`] uses for the default gram (30 symbols: `2^3`), with which
 /// [`quiet_loop`] is compiled as a constant.
-const DEFAULT_SHIFT: u64 = 32;
+const DEFAULT_SHIFT: u64 = 8;
 
 /// The chain bucket of a gram hash `h`: the top [`HEAD_BITS_MAX`] bits of its mix, cut by
 /// `mask` (the buckets less one).
@@ -635,6 +652,34 @@ impl Finder {
         Finder::with_extra(min, max, copies, 0)
     }
 
+    /// A finder for the evidence rule's run tracker: units of `min..=max` reported at
+    /// `copies` copies (2 or 3, clamped); at 3, units of [`RUN_TWO_FROM`] characters or more
+    /// are still reported at two copies, so the ring holds two copies of the longest unit
+    /// (as at 2), not three. [`Finder::push_run`] answers.
+    pub(crate) fn for_runs(min: usize, max: usize, copies: u64) -> Finder {
+        let two_from = RUN_TWO_FROM as usize;
+        if copies < 3 {
+            Finder::new(min, max, 2)
+        } else if min < two_from && max >= two_from {
+            Finder::with_bands(
+                &[band(min, two_from - 1, 3, 0), band(two_from, max, 2, 0)],
+                HEAD_BITS_MAX,
+                DENSE_REACH,
+            )
+        } else {
+            Finder::new(min, max, 3)
+        }
+    }
+
+    /// Appends one symbol; answers as [`Finder::push`] for a finder of
+    /// [`Finder::for_runs`]: the smallest unit length with its copies at the tail, of the
+    /// first band that has one (the first band's units are the shorter).
+    #[inline(always)]
+    pub(crate) fn push_run(&mut self, sym: u32) -> Option<u64> {
+        let [(a, _), (b, _)] = self.push_bands(sym)?;
+        a.or(b)
+    }
+
     /// As [`Finder::new`], with a second copy count `extra` (`extra > copies`, else ignored)
     /// that widens what the levels keep.
     fn with_extra(min: usize, max: usize, copies: usize, extra: usize) -> Finder {
@@ -660,9 +705,13 @@ impl Finder {
     /// up to `dense_reach`.
     fn with_bands(bands: &[Band], head_bits: u32, dense_reach: u64) -> Finder {
         let bands = bands.get(..bands.len().min(2)).unwrap_or(&[]);
+        // No dense tier (`dense_reach` 0): every level that can is sparse, the others
+        // compare directly, and the gram leaves the sparse tier its `STRIDE - 1` positions.
+        let no_dense = dense_reach == 0;
+        let slack = if no_dense { STRIDE - 1 } else { 0 };
         let gram = bands
             .iter()
-            .map(|b| guaranteed(b.min, b.copies))
+            .map(|b| guaranteed(b.min, b.copies).saturating_sub(slack))
             .min()
             .unwrap_or(1)
             .clamp(1, GRAM_MAX);
@@ -681,7 +730,13 @@ impl Finder {
                 let sure = guaranteed(lo, k);
                 // The gram (ending at most `STRIDE - 1` positions before the checkpoint, for
                 // the sparse tier) must lie within what every qualifying repeat matched.
-                let mut mode = if sure < gram {
+                let mut mode = if no_dense {
+                    if sure >= gram + STRIDE - 1 {
+                        Mode::Sparse
+                    } else {
+                        Mode::Scan
+                    }
+                } else if sure < gram {
                     Mode::Scan
                 } else if lo.saturating_mul(2) <= dense_cut
                     || sure < gram + STRIDE - 1
@@ -715,7 +770,7 @@ impl Finder {
                     extra: b.extra,
                     band: bi,
                     mode,
-                    step: (lo / 2).max(1),
+                    step: step(lo, k),
                     checkpoint: 0,
                     next: 0,
                     cands: Vec::new(),
@@ -859,10 +914,10 @@ impl Finder {
             }
             let rest = bytes.get(used..).unwrap_or(&[]);
             let part = rest.get(..room.min(rest.len())).unwrap_or(&[]);
-            let took = if self.index.use_sparse {
-                self.quiet_ascii_in::<true>(part, filler, max_filler)
-            } else {
-                self.quiet_ascii_in::<false>(part, filler, max_filler)
+            let took = match (self.index.use_sparse, self.index.use_dense) {
+                (true, true) => self.quiet_ascii_in::<true, true>(part, filler, max_filler),
+                (true, false) => self.quiet_ascii_in::<true, false>(part, filler, max_filler),
+                (false, _) => self.quiet_ascii_in::<false, true>(part, filler, max_filler),
             };
             let Some((took, line_feed)) = took else {
                 break;
@@ -883,7 +938,7 @@ impl Finder {
     /// [`HEAD_BITS_MAX`] bits of heads and [`DENSE_REACH`] dense links). The sparse tier's
     /// batch runs between calls of the loop, so the loop over the bytes makes none.
     #[inline(always)]
-    fn quiet_ascii_in<const SPARSE: bool>(
+    fn quiet_ascii_in<const SPARSE: bool, const DENSE: bool>(
         &mut self,
         bytes: &[u8],
         filler: &mut u32,
@@ -920,7 +975,7 @@ impl Finder {
         let mut taken = 0usize;
         let stop = loop {
             let rest = bytes.get(taken..).unwrap_or(&[]);
-            let (took, stop) = quiet_loop::<SPARSE>(rest, &mut st, &mut tables, recent);
+            let (took, stop) = quiet_loop::<SPARSE, DENSE>(rest, &mut st, &mut tables, recent);
             taken += took;
             if stop != Stop::Batch {
                 break stop;
@@ -1114,8 +1169,20 @@ impl Finder {
 fn guaranteed(lo: u64, copies: u64) -> u64 {
     (copies - 1)
         .saturating_mul(lo)
-        .saturating_sub((lo / 2).max(1))
+        .saturating_sub(step(lo, copies))
 }
+
+/// The checkpoint step of a level of units from `lo` on that need `copies` copies: half of
+/// the `(copies-1)·lo` characters every such repeat matches (so a checkpoint lies within
+/// them, and the other half is the backward match every candidate has): `lo/2` for two
+/// copies, `lo` for three.
+fn step(lo: u64, copies: u64) -> u64 {
+    ((copies - 1).saturating_mul(lo) / 2).max(1)
+}
+
+/// From this unit length on, [`Finder::for_runs`] reports a unit at two copies whatever the
+/// copies asked for, so that its ring stays two copies of the longest unit.
+pub(crate) const RUN_TWO_FROM: u64 = 1 << 15;
 
 /// The longest unit a finder accepts (positions in the index are 32-bit).
 const MAX_UNIT: u64 = 1 << 28;
@@ -1261,6 +1328,35 @@ fn walk_sparse(
         }
         if !walk(ring, &index.sparse, c, j, e, lv, found, &mut spent) {
             return false;
+        }
+    }
+    // The ends indexed since the last batch (the multiples of `STRIDE` after the last
+    // multiple of `RECENT` up to `c`) are not in the chains yet: their hashes are kept.
+    // Only a level with units shorter than `RECENT` can reach them.
+    if lv.lo < RECENT {
+        let last = ring.get(c.wrapping_sub(1));
+        let mut e = c - c % RECENT + STRIDE;
+        while e + lv.lo <= c {
+            if e >= index.start + index.gram {
+                let he = index
+                    .recent
+                    .get((e % RECENT) as usize)
+                    .copied()
+                    .unwrap_or(0);
+                for j in 0..STRIDE.min(c - e) {
+                    let d = c - j - e;
+                    if hashes.get(j as usize) != Some(&he) || d < lv.lo || d >= lv.hi {
+                        continue;
+                    }
+                    if lv.k * d > c + lv.step {
+                        continue;
+                    }
+                    if d < c && ring.get(c - 1 - d) == last {
+                        consider(ring, c, d, lv, found);
+                    }
+                }
+            }
+            e += STRIDE;
         }
     }
     true

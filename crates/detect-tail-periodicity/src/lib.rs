@@ -7,7 +7,7 @@ mod exact;
 pub mod oracle;
 mod seed;
 
-pub use detector::{measure_runs, Lines, MeasuredRun, Prep, TailPeriodicity};
+pub use detector::{engine_copies, measure_runs, Lines, MeasuredRun, Prep, TailPeriodicity};
 pub use evidence::{Row, Run, RunTracker};
 pub use exact::{Finder, TailMatcher};
 pub use seed::SeedScanner;

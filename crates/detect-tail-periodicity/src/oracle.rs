@@ -62,7 +62,8 @@ pub fn first_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64
 
 /// Where the evidence rule must fire on a message made of `pieces`, brute force: the message
 /// character offset and the root length. The run at the tail starts when the sequence ends
-/// with two copies of a unit of `min-unit..=max-unit` symbols (its root is the primitive root
+/// with two copies (three with the default thresholds: see
+/// [`crate::evidence::engine_copies`]) of a unit of `min-unit..=max-unit` symbols (its root is the primitive root
 /// of that unit, its start found by extending the period backwards, at most as far as every
 /// threshold needs), lasts while each symbol equals the one a root earlier, and fires once it
 /// spans what the threshold row of its root asks for, in prose or in code as the text reads
@@ -90,6 +91,8 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
     let first_content = syms
         .iter()
         .position(|&s| !char::from_u32(s).is_some_and(char::is_whitespace));
+    let k = crate::detector::engine_copies(settings) as usize;
+    let mut chant_on = settings.chant_copies > 0 && k > 2;
     let mut run: Option<(usize, usize, u64, u64)> = None;
     for n in 1..=syms.len() {
         if let Some((p, ..)) = run {
@@ -98,9 +101,33 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
             }
         }
         if run.is_none() {
-            if let Some(q) = tail_unit(&syms, n, settings.min_unit, settings.max_unit, 2) {
+            // Units of `RUN_TWO_FROM` or more are always seen at two copies.
+            let two_from = crate::exact::RUN_TWO_FROM as usize;
+            let hit = if k > 2 {
+                tail_unit(
+                    &syms,
+                    n,
+                    settings.min_unit,
+                    settings.max_unit.min(two_from - 1),
+                    k,
+                )
+                .map(|q| (q, k))
+                .or_else(|| {
+                    tail_unit(
+                        &syms,
+                        n,
+                        settings.min_unit.max(two_from),
+                        settings.max_unit,
+                        2,
+                    )
+                    .map(|q| (q, 2))
+                })
+            } else {
+                tail_unit(&syms, n, settings.min_unit, settings.max_unit, 2).map(|q| (q, 2))
+            };
+            if let Some((q, k)) = hit {
                 let p = root(&syms[n - q..n]);
-                let mut start = n - 2 * q;
+                let mut start = n - k * q;
                 let lowest = n.saturating_sub(cap);
                 while start > lowest && syms[start - 1] == syms[start - 1 + p] {
                     start -= 1;
@@ -126,6 +153,29 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
                 return Some((off, p));
             }
         }
+        // A short chant: the content, from its first symbol that is not whitespace, is one
+        // root repeated; followed through its first 6 · min-unit symbols while two copies of
+        // its unit still fit there (with the engine at three copies only).
+        if let Some(f) = first_content.filter(|&f| chant_on && f < n) {
+            let content = &syms[f..n];
+            let min = settings.min_unit.max(1);
+            let p = period(content);
+            let unit = min.div_ceil(p) * p;
+            if content.len() <= 6 * min && 2 * unit <= 6 * min {
+                if content.len() >= (settings.chant_copies * p).max(2 * unit) {
+                    return Some((seq[n - 1].1, p));
+                }
+            } else {
+                chant_on = false;
+            }
+        }
     }
     None
+}
+
+/// The smallest period of `s`: the least `p ≥ 1` with `s[i] = s[i - p]` for every `i ≥ p`.
+fn period(s: &[u32]) -> usize {
+    (1..=s.len())
+        .find(|&p| (p..s.len()).all(|i| s[i] == s[i - p]))
+        .unwrap_or(s.len().max(1))
 }

@@ -217,3 +217,77 @@ fn noisy_runs_follow_numbers_of_any_width_and_stay_quiet_when_short() {
     let few: String = lines.lines().take(3).map(|l| format!("{l}\n")).collect();
     assert!(fire(&few).is_none());
 }
+
+#[test]
+fn the_engine_sees_runs_at_their_third_copy_with_the_default_thresholds() {
+    use loopguard_detect_tail_periodicity::engine_copies;
+    assert_eq!(engine_copies(&Settings::default()), 3);
+    // Lower thresholds (long units fire at 1.5 copies, scaled up to two) need the second.
+    let lower = Settings {
+        evidence_scale: 50,
+        ..Settings::default()
+    };
+    assert_eq!(engine_copies(&lower), 2);
+    // A chant of two copies needs them too; chants off do not.
+    let two = Settings {
+        chant_copies: 2,
+        ..Settings::default()
+    };
+    assert_eq!(engine_copies(&two), 2);
+    let off = Settings {
+        chant_copies: 0,
+        ..Settings::default()
+    };
+    assert_eq!(engine_copies(&off), 3);
+}
+
+#[test]
+fn at_three_copies_no_threshold_asks_for_fewer() {
+    use loopguard_detect_tail_periodicity::{engine_copies, evidence::row_for, NOISY_TABLE};
+    // Whenever the engine waits for a third copy, every row of every table asks, for every
+    // root, at least three copies of the unit the engine sees that root as (the root, or
+    // its smallest multiple of at least min-unit characters): waiting loses no firing point.
+    for min in [1usize, 7, 30, 64] {
+        for scale in [50u32, 70, 90, 100, 120, 200] {
+            let s = Settings {
+                min_unit: min,
+                evidence_scale: scale,
+                ..Settings::default()
+            };
+            let k = engine_copies(&s);
+            let mut all_hold = true;
+            for table in [PROSE_TABLE, CODE_TABLE, NOISY_TABLE] {
+                for p in 1u64..=70_000 {
+                    let unit = (min as u64).div_ceil(p) * p;
+                    if row_for(table, p).need(p, scale) < 3 * unit {
+                        all_hold = false;
+                    }
+                }
+            }
+            assert_eq!(
+                k == 3,
+                all_hold,
+                "min {min}, scale {scale}: engine copies {k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_run_is_found_at_its_third_copy_and_starts_where_it_began() {
+    use loopguard_detect_tail_periodicity::RunTracker;
+    // "ab" repeated: the engine's smallest unit of at least 30 is 30 ("ab" × 15).
+    for (copies, seen_at) in [(2u64, 60u64), (3, 90)] {
+        let mut t = RunTracker::with_copies(30, 1000, u64::MAX, copies);
+        let mut started = None;
+        for (i, c) in "xy".chars().chain("ab".repeat(60).chars()).enumerate() {
+            let (_, s) = t.push(u32::from(c));
+            if s && started.is_none() {
+                started = Some(i as u64 + 1);
+                // The run began after "xy": found by extending the period backwards.
+                assert_eq!(t.current(), Some((2, 2)));
+            }
+        }
+        assert_eq!(started, Some(2 + seen_at), "copies {copies}");
+    }
+}

@@ -171,12 +171,17 @@ proptest! {
         // The same search through the sparse tier for every level it can serve, with few
         // hash buckets (many collisions).
         let mut sparse = Finder::with_index(min, min + extra, copies, bits, 1);
+        // With no dense tier at all: every level sparse (units shorter than a batch too), or
+        // compared directly where the gram does not fit.
+        let mut no_dense = Finder::with_index(min, min + extra, copies, bits, 0);
         for n in 1..=seq.len() {
             let got = f.push(seq[n - 1]).map(|q| q as usize);
             let got_sparse = sparse.push(seq[n - 1]).map(|q| q as usize);
+            let got_no_dense = no_dense.push(seq[n - 1]).map(|q| q as usize);
             let want = oracle::tail_unit(&seq, n, min, min + extra, copies);
             prop_assert_eq!(got, want, "n = {}", n);
             prop_assert_eq!(got_sparse, want, "sparse, n = {}", n);
+            prop_assert_eq!(got_no_dense, want, "no dense tier, n = {}", n);
         }
     }
 
@@ -229,6 +234,48 @@ proptest! {
         };
         let body = if fence { format!("```\n{text}") } else { text };
         let pieces = thinking_then_text(&body, split);
+        let want = oracle::evidence_fire(&settings, &pieces);
+        agrees(detector_fire(&settings, &pieces, chunk), want)?;
+    }
+
+    #[test]
+    fn evidence_rule_at_three_copies_fires_where_its_oracle_does(
+        text in arb_long_text(),
+        min in 4usize..40,
+        scale in 60u32..200,
+        chant in prop_oneof![Just(0usize), Just(2usize), Just(3usize), Just(4usize), Just(16usize)],
+        fence in any::<bool>(),
+        split in 0usize..400,
+        chunk in 1usize..20,
+    ) {
+        // At these scales the engine mostly sees runs at their third copy (see
+        // `engine_copies`), the short chants apart.
+        let settings = Settings {
+            min_unit: min,
+            evidence_scale: scale,
+            chant_copies: chant,
+            counter_noise: false,
+            ..Settings::default()
+        };
+        let body = if fence { format!("```\n{text}") } else { text };
+        let pieces = thinking_then_text(&body, split);
+        let want = oracle::evidence_fire(&settings, &pieces);
+        agrees(detector_fire(&settings, &pieces, chunk), want)?;
+    }
+
+    #[test]
+    fn chants_fire_where_the_oracle_says(
+        root in "[a-c]{1,8}|[a-z ]{9,40}",
+        copies in 1usize..40,
+        lead in prop_oneof![Just(""), Just(" "), Just("\n  ")],
+        tail in "[a-z]{0,3}",
+        min in prop_oneof![Just(1usize), Just(5usize), Just(30usize)],
+        chant in prop_oneof![Just(0usize), Just(3usize), Just(4usize), Just(16usize)],
+        chunk in 1usize..20,
+    ) {
+        let settings = Settings { min_unit: min, chant_copies: chant, ..Settings::default() };
+        let text = format!("{lead}{}{tail}", root.repeat(copies));
+        let pieces = [(Stream::Text, text.as_str())];
         let want = oracle::evidence_fire(&settings, &pieces);
         agrees(detector_fire(&settings, &pieces, chunk), want)?;
     }
