@@ -246,6 +246,11 @@ impl Bus {
     }
 
     fn advance(&mut self, event: &Event<'_>, dispatch: bool) -> Vec<Finding> {
+        if let Event::TextDelta { delta, .. } = event {
+            // The most frequent event by far (a streamed answer is thousands of them): no
+            // fact to compute, no turn or run to start.
+            return self.advance_text(event, delta, dispatch);
+        }
         let mut decoded = None;
         let event = event.with_decoded_args(&mut decoded);
         let event = &*event;
@@ -261,7 +266,7 @@ impl Bus {
         let mut call_fp: Option<Fingerprint> = None;
         let mut result_info: Option<ResultInfo> = None;
         let mut details: Option<&Value> = None;
-        let mut char_offset = 0;
+        let char_offset = 0;
         let mut shape: Option<LazyShape<'_>> = None;
         // The text pass of a result's content, shared by its normaliser and its shape.
         let text_pass = TextPass::new();
@@ -298,16 +303,6 @@ impl Bus {
                 self.state.message = self.state.messages_started;
                 self.state.messages_started += 1;
                 self.state.char_offset = 0;
-            }
-            Event::TextDelta { delta, .. } => {
-                char_offset = self.state.char_offset;
-                // Most deltas are ASCII: their length is their character count.
-                let chars = if delta.is_ascii() {
-                    delta.len()
-                } else {
-                    delta.chars().count()
-                };
-                self.state.char_offset += chars as u64;
             }
             Event::ToolCall {
                 id,
@@ -498,6 +493,47 @@ impl Bus {
             _ => event,
         };
         for &i in &self.index[kind as usize] {
+            if let Some(d) = self.detectors.get_mut(i) {
+                d.observe(event, &mut cx);
+            }
+        }
+        findings
+    }
+
+    /// [`Bus::advance`] for a text delta: the message's character offset moves on, and the
+    /// interested detectors observe it.
+    #[inline]
+    fn advance_text(&mut self, event: &Event<'_>, delta: &str, dispatch: bool) -> Vec<Finding> {
+        let mut findings = Vec::new();
+        let seq = self.state.seq;
+        self.state.seq += 1;
+        let char_offset = self.state.char_offset;
+        // Most deltas are ASCII: their length is their character count.
+        let chars = if delta.is_ascii() {
+            delta.len()
+        } else {
+            delta.chars().count()
+        };
+        self.state.char_offset += chars as u64;
+        self.finish(seq, false, false, None, None);
+        if !dispatch {
+            return findings;
+        }
+        let mut cx = Cx {
+            seq,
+            turn: self.state.turn,
+            run: self.state.run,
+            run_id: self.state.run_id.as_deref(),
+            message: self.state.message,
+            new_turn: false,
+            char_offset,
+            call: None,
+            result: None,
+            details: None,
+            shape: None,
+            findings: &mut findings,
+        };
+        for &i in &self.index[event.kind() as usize] {
             if let Some(d) = self.detectors.get_mut(i) {
                 d.observe(event, &mut cx);
             }

@@ -31,7 +31,7 @@
 //!   checkpoint walks the chain of the gram ending at `c`, visiting only its earlier ends
 //!   within distance `< hi`, nearest first;
 //! - the sparse tier indexes the end positions that are multiples of 8 (in batches of
-//!   four; a checkpoint compares the hashes of the ends of the batch not indexed yet), for
+//!   sixteen; a checkpoint compares the hashes of the ends of the batch not indexed yet), for
 //!   longer units, or for every level of a finder built without the dense tier (where
 //!   `A(q) ≥ (k-1)·lo - h ≥ g + 7`): the grams ending at `c, c-1, …, c-7` all recurred
 //!   `q` earlier, and exactly one of those earlier ends is a multiple of 8, so the
@@ -199,7 +199,7 @@ fn quiet_loop<const SPARSE: bool, const DENSE: bool>(
     bytes: &[u8],
     st: &mut QuietState,
     t: &mut QuietTables<'_>,
-    recent: &mut [u64; RECENT as usize],
+    recent: &mut [u64; SLOTS],
 ) -> (usize, Stop) {
     match t.shift {
         DEFAULT_SHIFT => quiet_loop_with::<SPARSE, DENSE>(bytes, st, t, recent, DEFAULT_SHIFT),
@@ -213,7 +213,7 @@ fn quiet_loop_with<const SPARSE: bool, const DENSE: bool>(
     bytes: &[u8],
     st: &mut QuietState,
     t: &mut QuietTables<'_>,
-    recent: &mut [u64; RECENT as usize],
+    recent: &mut [u64; SLOTS],
     shift: u64,
 ) -> (usize, Stop) {
     let QuietState {
@@ -247,7 +247,7 @@ fn quiet_loop_with<const SPARSE: bool, const DENSE: bool>(
             t.chains[b] = n as u32;
         }
         if SPARSE && n % STRIDE == 0 {
-            recent[(n % RECENT) as usize] = h;
+            recent[slot(n)] = h;
             if n % RECENT == 0 {
                 stop = Stop::Batch;
                 break;
@@ -271,7 +271,16 @@ const LINE_FEED: u8 = 2;
 /// Sampling stride of the sparse tier.
 const STRIDE: u64 = 8;
 /// Hashes of recent grams kept for the sparse tier (a multiple of [`STRIDE`]).
-const RECENT: u64 = 32;
+const RECENT: u64 = 128;
+/// Slots of the hashes kept for the sparse tier: one per [`STRIDE`] positions of the last
+/// [`RECENT`].
+const SLOTS: usize = (RECENT / STRIDE) as usize;
+
+/// The slot of the hash of the gram ending at `e` (a multiple of [`STRIDE`]).
+#[inline(always)]
+fn slot(e: u64) -> usize {
+    ((e / STRIDE) as usize) % SLOTS
+}
 /// Levels whose units reach beyond this use the sparse tier.
 const DENSE_REACH: u64 = 1024;
 
@@ -392,8 +401,8 @@ struct Index {
     /// Hash of the last `gram` symbols fed (of all of them while fewer were fed).
     hash: u64,
     /// Hashes of the grams ending at the positions that are multiples of [`STRIDE`] among
-    /// the last [`RECENT`] (what the sparse tier indexes), by position modulo [`RECENT`].
-    recent: [u64; RECENT as usize],
+    /// the last [`RECENT`] (what the sparse tier indexes), by [`slot`].
+    recent: [u64; SLOTS],
     /// Position of the first symbol fed since the last reset.
     start: u64,
     /// The gram length.
@@ -431,7 +440,7 @@ impl Index {
             .checked_shl(64u64.div_ceil(f.gram.max(1)) as u32)
             .unwrap_or(0);
         self.hash = 0;
-        self.recent = [0; RECENT as usize];
+        self.recent = [0; SLOTS];
         self.start = start;
         self.gram = f.gram;
     }
@@ -455,7 +464,7 @@ impl Index {
                 self.dense.insert(end, self.bucket(h));
             }
             if self.use_sparse && end % STRIDE == 0 {
-                if let Some(r) = self.recent.get_mut((end % RECENT) as usize) {
+                if let Some(r) = self.recent.get_mut(slot(end)) {
                     *r = h;
                 }
                 if end % RECENT == 0 {
@@ -513,20 +522,14 @@ impl Index {
 /// [`Index::flush_sparse`] on the index's parts: indexes in the sparse tier the ends that are
 /// multiples of [`STRIDE`] among the last [`RECENT`] up to `end`, from `lowest` on.
 #[cold]
-fn flush_sparse(
-    sparse: &mut Chains,
-    recent: &[u64; RECENT as usize],
-    mask: usize,
-    lowest: u64,
-    end: u64,
-) {
+fn flush_sparse(sparse: &mut Chains, recent: &[u64; SLOTS], mask: usize, lowest: u64, end: u64) {
     // Oldest first, as the symbols arrived (a range stepped by `step_by` costs more than
     // the inserts).
     let first = (end + STRIDE).saturating_sub(RECENT);
     for k in 0..RECENT / STRIDE {
         let e = first + k * STRIDE;
         if e >= lowest {
-            let h = recent.get((e % RECENT) as usize).copied().unwrap_or(0);
+            let h = recent.get(slot(e)).copied().unwrap_or(0);
             sparse.insert(e, bucket(h, mask));
         }
     }
@@ -1338,11 +1341,7 @@ fn walk_sparse(
         let mut e = c - c % RECENT + STRIDE;
         while e + lv.lo <= c {
             if e >= index.start + index.gram {
-                let he = index
-                    .recent
-                    .get((e % RECENT) as usize)
-                    .copied()
-                    .unwrap_or(0);
+                let he = index.recent.get(slot(e)).copied().unwrap_or(0);
                 for j in 0..STRIDE.min(c - e) {
                     let d = c - j - e;
                     if hashes.get(j as usize) != Some(&he) || d < lv.lo || d >= lv.hi {
