@@ -522,6 +522,21 @@ struct Evidence {
     /// (chant-copies on, the engine at three copies).
     #[serde(default)]
     chant: Option<Box<Chant>>,
+    /// The last delta left the rule quiet on a settled line, with the noisy run's idle step
+    /// taken for the line's class: an ASCII delta of the same stream may go straight to the
+    /// quiet loop ([`evidence_resume`]). Cleared by anything else that feeds the rule.
+    #[serde(skip)]
+    ready: Ready,
+}
+
+/// [`Evidence::ready`]: a cache of what the state says, so equal whatever its value.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ready(bool);
+
+impl PartialEq for Ready {
+    fn eq(&self, _: &Ready) -> bool {
+        true
+    }
 }
 
 impl Evidence {
@@ -540,6 +555,7 @@ impl Evidence {
                 })
             }),
             chant: (s.chant_copies > 0 && k > 2).then(Box::default),
+            ready: Ready(false),
         }
     }
 
@@ -895,12 +911,13 @@ impl TailPeriodicity {
             }
             Engine::Evidence(e) => {
                 if let Some(sym) = sep {
+                    e.ready = Ready(false);
                     if let Some((q, span)) = e.push(s, sym, lines.code(), lines.sentence()) {
                         hit = Some((q, Some(span), base));
                     }
                 }
                 if hit.is_none() {
-                    hit = evidence_delta(e, s, prep, lines, delta, base);
+                    hit = evidence_next(e, s, prep, lines, delta, base);
                 }
             }
             Engine::Seed(sc) => {
@@ -942,8 +959,56 @@ fn evidence_delta(
     if delta.is_ascii() {
         evidence_ascii(e, s, prep, lines, delta, base)
     } else {
+        e.ready = Ready(false);
         evidence_chars(e, s, prep, lines, delta, delta.char_indices(), base)
     }
+}
+
+/// Feeds one delta to the evidence rule: [`evidence_resume`] where the last delta left the
+/// rule ready for it, else [`evidence_delta`].
+#[inline(always)]
+fn evidence_next(
+    e: &mut Evidence,
+    s: &Settings,
+    prep: &mut Prep,
+    lines: &mut Lines,
+    delta: &str,
+    base: u64,
+) -> Option<(u64, Option<u64>, u64)> {
+    if e.ready.0 && delta.is_ascii() {
+        evidence_resume(e, s, prep, lines, delta, base)
+    } else {
+        evidence_delta(e, s, prep, lines, delta, base)
+    }
+}
+
+/// [`evidence_ascii`] on an ASCII delta that continues a settled line of quiet text
+/// ([`Evidence::ready`]): the class is the one the last delta ended with and its idle step
+/// was taken, so the bytes up to the first line feed go straight to the quiet loop; what
+/// it leaves (a line feed, a checkpoint that made a candidate live) goes the usual way.
+#[inline(never)]
+fn evidence_resume(
+    e: &mut Evidence,
+    s: &Settings,
+    prep: &mut Prep,
+    lines: &mut Lines,
+    delta: &str,
+    base: u64,
+) -> Option<(u64, Option<u64>, u64)> {
+    let bytes = delta.as_bytes();
+    let max_filler = if prep.max_filler_run > 0 {
+        prep.max_filler_run
+    } else {
+        u32::MAX
+    };
+    let (used, _) = e.tracker.quiet_ascii(bytes, &mut prep.run, max_filler);
+    let (done, rest) = bytes.split_at(used.min(bytes.len()));
+    lines.note_last_ascii(done);
+    if rest.is_empty() {
+        return None;
+    }
+    e.ready = Ready(false);
+    evidence_ascii(e, s, prep, lines, delta.get(used..)?, base + used as u64)
 }
 
 /// What the line classifier says of the text being written, and what follows from it for
@@ -1078,6 +1143,7 @@ fn evidence_ascii(
         i += 1;
     }
     lines.note_last_ascii(bytes.get(from..).unwrap_or(&[]));
+    e.ready = Ready(cl.quiet && cl.settled && cl.idle_done);
     None
 }
 
@@ -1285,7 +1351,7 @@ mod tests {
                     let k = (1 + next(40)).min(rest.len());
                     let (delta, tail) = rest.split_at(k);
                     rest = tail;
-                    let a = evidence_ascii(&mut ea, settings, &mut pa, &mut la, delta, offset);
+                    let a = evidence_next(&mut ea, settings, &mut pa, &mut la, delta, offset);
                     let b = evidence_chars(
                         &mut eb,
                         settings,
