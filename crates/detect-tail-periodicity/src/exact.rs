@@ -147,8 +147,6 @@ const GRAM_MAX: u64 = 32;
 const HEAD_BITS_MAX: u32 = 10;
 /// Multiplier that spreads a symbol over 64 bits before it enters the rolling hash (odd).
 const HASH_BASE: u64 = 0x9E37_79B9_7F4A_7C15;
-/// Final mixer of a gram hash into a bucket.
-const HASH_MIX: u64 = 0xBF58_476D_1CE4_E5B9;
 
 /// Chain heads of the default index (2^[`HEAD_BITS_MAX`]).
 const HEADS: usize = 1 << HEAD_BITS_MAX;
@@ -551,11 +549,11 @@ fn gear(h: u64, shift: u64, sym: u32) -> u64 {
 /// [`quiet_loop`] is compiled as a constant.
 const DEFAULT_SHIFT: u64 = 8;
 
-/// The chain bucket of a gram hash `h`: the top [`HEAD_BITS_MAX`] bits of its mix, cut by
-/// `mask` (the buckets less one).
+/// The chain bucket of a gram hash `h`: its top [`HEAD_BITS_MAX`] bits (which every symbol
+/// the hash holds reaches: see [`gear`]), cut by `mask` (the buckets less one).
 #[inline(always)]
 fn bucket(h: u64, mask: usize) -> usize {
-    (h.wrapping_mul(HASH_MIX) >> (64 - HEAD_BITS_MAX)) as usize & mask
+    (h >> (64 - HEAD_BITS_MAX)) as usize & mask
 }
 
 /// What the index of a finder looks like (kept in the finder, so a restore can rebuild it).
