@@ -4,9 +4,11 @@
 //! in a message agrees with the brute-force oracles on small settings (copies rule and
 //! evidence rule).
 //!
-//! The input's length picks one of four settings (default, the seed's, small copies rule,
-//! evidence rule), so each runs on a quarter of the inputs; with the last two, the first
-//! message is also checked against that rule's oracle.
+//! The input's length picks one of five settings (default, the seed's, small copies rule,
+//! evidence rule with low thresholds, where the engine reports a run at its second copy,
+//! and with the default thresholds, where it waits for the third and follows short chants
+//! apart), so each runs on a fifth of the inputs; with the last three, the first message is
+//! also checked against that rule's oracle.
 
 use libfuzzer_sys::fuzz_target;
 use loopguard::tail_periodicity::{oracle, Rule, Settings, TailPeriodicity};
@@ -31,13 +33,20 @@ fuzz_target!(|data: &[u8]| {
         counter_noise: false,
         ..Settings::default()
     };
+    let evidence_three = Settings {
+        min_unit: 3,
+        chant_copies: 4,
+        counter_noise: false,
+        ..Settings::default()
+    };
     // The length, not a byte, picks: every byte stays the decoder's.
-    let pick = data.len() % 4;
+    let pick = data.len() % 5;
     let settings = match pick {
         0 => Settings::default(),
         1 => Settings::pi_repetition_guard(),
         2 => small.clone(),
-        _ => evidence.clone(),
+        3 => evidence.clone(),
+        _ => evidence_three.clone(),
     };
     let mut bus = Bus::new(vec![
         Box::new(TailPeriodicity::new(settings)) as Box<dyn Detector>
@@ -77,9 +86,9 @@ fuzz_target!(|data: &[u8]| {
             let want = oracle::first_fire(&small, &pieces);
             assert_eq!(got.first().and_then(|(_, f)| f.offset), want.map(|w| w.0));
         } else {
-            let got =
-                loopguard_testkit::run(Box::new(TailPeriodicity::new(evidence.clone())), &evs);
-            let want = oracle::evidence_fire(&evidence, &pieces);
+            let rule = if pick == 3 { &evidence } else { &evidence_three };
+            let got = loopguard_testkit::run(Box::new(TailPeriodicity::new(rule.clone())), &evs);
+            let want = oracle::evidence_fire(rule, &pieces);
             assert_eq!(got.first().and_then(|(_, f)| f.offset), want.map(|w| w.0));
         }
     }

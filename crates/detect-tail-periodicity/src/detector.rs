@@ -859,6 +859,25 @@ impl TailPeriodicity {
         if self.state.fired {
             return;
         }
+        // The common case first: an ASCII delta of the same stream continuing a settled line
+        // of quiet text (see `Evidence::ready`).
+        if let Some(Engine::Evidence(e)) = &mut self.state.engine {
+            if e.ready.0 && self.state.prep.last_stream == Some(stream) && delta.is_ascii() {
+                let base = cx.char_offset();
+                let hit = evidence_resume(
+                    e,
+                    &self.settings,
+                    &mut self.state.prep,
+                    &mut self.state.lines,
+                    delta,
+                    base,
+                );
+                if let Some((q, span, offset)) = hit {
+                    self.fire(q, span, offset, cx);
+                }
+                return;
+            }
+        }
         if !self.state.started {
             // A delta without a message start: treat it as the start of one.
             self.reset();

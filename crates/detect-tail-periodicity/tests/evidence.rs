@@ -239,6 +239,14 @@ fn the_engine_sees_runs_at_their_third_copy_with_the_default_thresholds() {
         ..Settings::default()
     };
     assert_eq!(engine_copies(&off), 3);
+    // The fuzz target's third-copy setting.
+    let small = Settings {
+        min_unit: 3,
+        chant_copies: 4,
+        counter_noise: false,
+        ..Settings::default()
+    };
+    assert_eq!(engine_copies(&small), 3);
 }
 
 #[test]
