@@ -199,13 +199,22 @@ fn quiet_loop<const SPARSE: bool, const DENSE: bool>(
     t: &mut QuietTables<'_>,
     recent: &mut [u64; SLOTS],
 ) -> (usize, Stop) {
-    match t.shift {
-        DEFAULT_SHIFT => quiet_loop_with::<SPARSE, DENSE>(bytes, st, t, recent, DEFAULT_SHIFT),
-        shift => quiet_loop_with::<SPARSE, DENSE>(bytes, st, t, recent, shift),
+    match (t.shift, t.max_filler) {
+        (DEFAULT_SHIFT, DEFAULT_FILLER) => {
+            quiet_loop_with::<SPARSE, DENSE>(bytes, st, t, recent, DEFAULT_SHIFT, DEFAULT_FILLER)
+        }
+        (shift, max_filler) => {
+            quiet_loop_with::<SPARSE, DENSE>(bytes, st, t, recent, shift, max_filler)
+        }
     }
 }
 
-/// [`quiet_loop`] with the hash multiplier `shift` (inlined twice: once with a constant).
+/// The filler run [`quiet_loop`] is compiled for as a constant (the default
+/// `max-filler-run`).
+const DEFAULT_FILLER: u64 = 16;
+
+/// [`quiet_loop`] with the hash multiplier `shift` and the filler cut `max_filler` (inlined
+/// twice: once with the defaults as constants, which leaves the loop's state in registers).
 #[inline(always)]
 fn quiet_loop_with<const SPARSE: bool, const DENSE: bool>(
     bytes: &[u8],
@@ -213,6 +222,7 @@ fn quiet_loop_with<const SPARSE: bool, const DENSE: bool>(
     t: &mut QuietTables<'_>,
     recent: &mut [u64; SLOTS],
     shift: u64,
+    max_filler: u64,
 ) -> (usize, Stop) {
     let QuietState {
         mut h,
@@ -220,17 +230,18 @@ fn quiet_loop_with<const SPARSE: bool, const DENSE: bool>(
         mut run,
     } = *st;
     let rmask = t.data.len().wrapping_sub(1);
-    let max_filler = t.max_filler;
     let mut stop = Stop::End;
-    let mut i = 0usize;
-    while let Some(&b) = bytes.get(i) {
-        let class = QUIET_BYTES[usize::from(b & 127)];
+    let mut it = bytes.iter();
+    while let Some(&b) = it.as_slice().first() {
+        // One load gives the byte's class and its term of the hash.
+        let entry = QUIET_BYTES[usize::from(b & 127)];
+        let class = entry & CLASS_MASK;
         if class == LINE_FEED {
             stop = Stop::LineFeed;
             break;
         }
-        i += 1;
-        run = (run + 1) & u64::from(class).wrapping_sub(1);
+        it.next();
+        run = (run + 1) & class.wrapping_sub(1);
         if run > max_filler {
             continue;
         }
@@ -238,7 +249,7 @@ fn quiet_loop_with<const SPARSE: bool, const DENSE: bool>(
             *slot = u32::from(b);
         }
         n += 1;
-        h = gear(h, shift, u32::from(b));
+        h = h.wrapping_mul(shift).wrapping_add(entry & !CLASS_MASK);
         if DENSE {
             let b = bucket(h, HEADS - 1);
             t.chains[HEADS + ((n as usize) & (DENSE_LINKS - 1))] = t.chains[b];
@@ -253,18 +264,48 @@ fn quiet_loop_with<const SPARSE: bool, const DENSE: bool>(
         }
     }
     *st = QuietState { h, n, run };
-    (i, stop)
+    (bytes.len() - it.as_slice().len(), stop)
 }
 
-/// [`Finder::quiet_ascii`]'s class of an ASCII byte: 1 for a letter or digit, 0 for filler,
-/// [`LINE_FEED`] for `\n`.
-const QUIET_BYTES: [u8; 128] = {
-    let mut t = crate::detector::ALNUM_BYTES;
-    t[b'\n' as usize] = LINE_FEED;
+/// [`Finder::quiet_ascii`]'s table of the ASCII bytes: the byte's term of the gear hash
+/// ([`term`]) in the bits above [`CLASS_MASK`], and its class in those: 1 for a letter or
+/// digit, 0 for filler, [`LINE_FEED`] for `\n`.
+const QUIET_BYTES: [u64; 128] = {
+    let mut t = [0u64; 128];
+    let mut c = 0usize;
+    while c < 128 {
+        let class = if c == b'\n' as usize {
+            LINE_FEED
+        } else {
+            crate::detector::ALNUM_BYTES[c] as u64
+        };
+        t[c] = ASCII_TERMS[c] | class;
+        c += 1;
+    }
     t
 };
+/// The bits of a [`QUIET_BYTES`] entry that hold the class.
+const CLASS_MASK: u64 = 3;
 /// The class of the line feed in [`QUIET_BYTES`].
-const LINE_FEED: u8 = 2;
+const LINE_FEED: u64 = 2;
+
+/// [`term`] of the ASCII symbols.
+const ASCII_TERMS: [u64; 128] = {
+    let mut t = [0u64; 128];
+    let mut c = 0usize;
+    while c < 128 {
+        t[c] = ((c as u64) + 1).wrapping_mul(HASH_BASE) & !CLASS_MASK;
+        c += 1;
+    }
+    t
+};
+
+/// A symbol's term of the gear hash: its value spread over 64 bits, the two low bits clear
+/// (so the quiet loop keeps the ASCII terms and classes in one table).
+#[inline(always)]
+fn term(sym: u32) -> u64 {
+    (u64::from(sym) + 1).wrapping_mul(HASH_BASE) & !CLASS_MASK
+}
 
 /// Sampling stride of the sparse tier.
 const STRIDE: u64 = 8;
@@ -533,7 +574,7 @@ fn flush_sparse(sparse: &mut Chains, recent: &[u64; SLOTS], mask: usize, lowest:
     }
 }
 
-/// The rolling hash after `sym`: a shift-and-add ("gear") hash, `h · 2^r + g(sym)` with
+/// The rolling hash after `sym`: a shift-and-add ("gear") hash, `h · 2^r + term(sym)` with
 /// `r = ceil(64 / gram)` bits (`shift` is `2^r`), so a symbol's contribution leaves the 64
 /// bits after `ceil(64 / r) <= gram` symbols, and the hash of an end depends only on the
 /// symbols of the gram ending there (its last `ceil(64 / r)` ones): equal grams hash
@@ -541,8 +582,7 @@ fn flush_sparse(sparse: &mut Chains, recent: &[u64; SLOTS], mask: usize, lowest:
 /// shift by a variable amount, which would tie up the shift register in the loops.
 #[inline(always)]
 fn gear(h: u64, shift: u64, sym: u32) -> u64 {
-    h.wrapping_mul(shift)
-        .wrapping_add((u64::from(sym) + 1).wrapping_mul(HASH_BASE))
+    h.wrapping_mul(shift).wrapping_add(term(sym))
 }
 
 /// The multiplier [`gear`] uses for the default gram (30 symbols: `2^3`), with which
