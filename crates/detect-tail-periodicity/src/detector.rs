@@ -1110,6 +1110,25 @@ fn evidence_ascii(
             // those the quiet loop takes).
             let rest = bytes.get(i..).unwrap_or(&[]);
             let leading = !cl.settled && lines.first.is_none();
+            if leading {
+                let k = rest.iter().take_while(|&&c| c == b' ').count();
+                if rest.get(k).is_some_and(|&b| settles_at_once(b)) {
+                    // The line's indent and its first visible character, which settles it:
+                    // classified ahead, so that both go to the quiet loop with the rest of
+                    // the line (each symbol keeps the class it had: see `line_start`).
+                    match line_start(e, s, prep, lines, &mut cl, rest, k, max_filler) {
+                        LineStart::Taken(used) => {
+                            from = i + k + 1;
+                            i += used;
+                            continue;
+                        }
+                        LineStart::Fired(j, q, span) => {
+                            lines.note_last_ascii(bytes.get(i + k + 1..=i + j).unwrap_or(&[]));
+                            return Some((q, Some(span), base + (i + j) as u64 + 1));
+                        }
+                    }
+                }
+            }
             let part = if cl.settled {
                 rest
             } else if leading {
@@ -1164,6 +1183,82 @@ fn evidence_ascii(
     lines.note_last_ascii(bytes.get(from..).unwrap_or(&[]));
     e.ready = Ready(cl.quiet && cl.settled && cl.idle_done);
     None
+}
+
+/// Whether an ASCII byte, as a line's first visible character, settles the line at once: not
+/// whitespace and not a fence character.
+#[inline(always)]
+fn settles_at_once(b: u8) -> bool {
+    !matches!(b, b'\t'..=b'\r' | b' ' | b'`' | b'~')
+}
+
+/// What [`line_start`] did.
+enum LineStart {
+    /// It took this many bytes (at least the indent and the first visible character).
+    Taken(usize),
+    /// The symbol of the byte at this index fired (root, span).
+    Fired(usize, u64, u64),
+}
+
+/// The start of a line in [`evidence_ascii`], with the rule quiet: `rest` opens with `k`
+/// spaces and a byte that settles the line. The classifier reads them first (the indent, then
+/// the byte); the symbols then go as the character loop would send them, each with the class
+/// it had there: the spaces with the class before the byte (quiet, as at every line start
+/// while the rule is), the byte and the rest of the line with the class after it. Where
+/// both are quiet, one quiet loop takes the indent, the byte and the rest of the line;
+/// otherwise, or where a checkpoint makes a candidate live on the way, the remaining
+/// symbols go one by one, each with its own class.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn line_start(
+    e: &mut Evidence,
+    s: &Settings,
+    prep: &mut Prep,
+    lines: &mut Lines,
+    cl: &mut Class,
+    rest: &[u8],
+    k: usize,
+    max_filler: u32,
+) -> LineStart {
+    let before = *cl;
+    lines.indent = lines
+        .indent
+        .saturating_add(u32::try_from(k).unwrap_or(u32::MAX));
+    let b = rest.get(k).copied().unwrap_or(b' ');
+    cl.feed(lines, e, char::from(b));
+    // The quiet loop takes the indent alone when the byte's class is not quiet.
+    let part = if cl.quiet {
+        rest
+    } else {
+        rest.get(..k).unwrap_or(&[])
+    };
+    let (used, pushed) = e.tracker.quiet_ascii(part, &mut prep.run, max_filler);
+    if pushed && used > 0 {
+        // The spaces' idle step, then the byte's (each idempotent).
+        e.noisy_idle(before.code, before.sentence);
+        if used > k {
+            cl.idle(e);
+        }
+    }
+    if used > k {
+        cl.quiet = e.quiet(cl.code, cl.sentence);
+        return LineStart::Taken(used);
+    }
+    // Stopped at or before the byte: the rest of the indent with its class, then the byte.
+    for j in used..=k {
+        let (ch, class) = if j < k {
+            (' ', before)
+        } else {
+            (char::from(b), *cl)
+        };
+        if let Some(sym) = prep.map(ch) {
+            if let Some((q, span)) = e.push(s, sym, class.code, class.sentence) {
+                return LineStart::Fired(j, q, span);
+            }
+        }
+    }
+    cl.quiet = e.quiet(cl.code, cl.sentence);
+    LineStart::Taken(k + 1)
 }
 
 /// The loop of [`evidence_delta`] over the characters of `delta` and their byte offsets.
