@@ -565,6 +565,25 @@ fn flush_sparse(sparse: &mut Chains, recent: &[u64; SLOTS], mask: usize, lowest:
     // Oldest first, as the symbols arrived (a range stepped by `step_by` costs more than
     // the inserts).
     let first = (end + STRIDE).saturating_sub(RECENT);
+    // The common case: every end of the batch indexed, the links grown for all of them
+    // (slots below `check_at`), the heads all there: no test per insert.
+    let last_slot = (end >> sparse.stride_log) as usize;
+    let links = sparse.links();
+    if first >= lowest && last_slot < sparse.check_at && links.is_power_of_two() {
+        let heads = sparse.heads;
+        if let Some((head, link)) = sparse.table.split_at_mut_checked(heads) {
+            if mask < head.len() && link.len() == links {
+                for k in 0..RECENT / STRIDE {
+                    let e = first + k * STRIDE;
+                    let b = bucket(recent[slot(e)], mask);
+                    let s = ((e >> STRIDE.trailing_zeros()) as usize) & (links - 1);
+                    link[s] = head[b];
+                    head[b] = e as u32;
+                }
+                return;
+            }
+        }
+    }
     for k in 0..RECENT / STRIDE {
         let e = first + k * STRIDE;
         if e >= lowest {
