@@ -950,16 +950,33 @@ impl Finder {
         filler: &mut u32,
         max_filler: u32,
     ) -> (usize, bool) {
+        match (self.index.use_sparse, self.index.use_dense) {
+            (true, true) => self.quiet_ascii_with::<true, true>(bytes, filler, max_filler),
+            (true, false) => self.quiet_ascii_with::<true, false>(bytes, filler, max_filler),
+            (false, _) => self.quiet_ascii_with::<false, true>(bytes, filler, max_filler),
+        }
+    }
+
+    /// [`Finder::quiet_ascii`] with or without the sparse and the dense tier.
+    #[inline(always)]
+    fn quiet_ascii_with<const SPARSE: bool, const DENSE: bool>(
+        &mut self,
+        bytes: &[u8],
+        filler: &mut u32,
+        max_filler: u32,
+    ) -> (usize, bool) {
         let mut used = 0usize;
-        let mut pushed = false;
+        let n_before = self.n;
+        // The first gram must be whole before the loop indexes (the start of a message).
+        let from = (self.index.start + self.index.gram).saturating_sub(1);
         while used < bytes.len() && self.live == 0 && self.index.synced {
-            if self.n >= self.next_due {
+            let n0 = self.n;
+            if n0 >= self.next_due {
                 // As `append` does before the symbol at a checkpoint.
-                self.due(self.n);
+                self.due(n0);
                 continue;
             }
-            let n0 = self.n;
-            if n0 + 1 < self.index.start + self.index.gram || self.index.dense.stride_log != 0 {
+            if n0 < from {
                 break;
             }
             // No checkpoint is due and nothing grows before position `limit`; as a byte gives
@@ -974,21 +991,17 @@ impl Finder {
             }
             let rest = bytes.get(used..).unwrap_or(&[]);
             let part = rest.get(..room.min(rest.len())).unwrap_or(&[]);
-            let took = match (self.index.use_sparse, self.index.use_dense) {
-                (true, true) => self.quiet_ascii_in::<true, true>(part, filler, max_filler),
-                (true, false) => self.quiet_ascii_in::<true, false>(part, filler, max_filler),
-                (false, _) => self.quiet_ascii_in::<false, true>(part, filler, max_filler),
-            };
-            let Some((took, line_feed)) = took else {
+            let Some((took, line_feed)) =
+                self.quiet_ascii_in::<SPARSE, DENSE>(part, filler, max_filler)
+            else {
                 break;
             };
             used += took;
-            pushed |= self.n > n0;
             if line_feed {
                 break;
             }
         }
-        (used, pushed)
+        (used, self.n > n_before)
     }
 
     /// [`Finder::quiet_ascii`] on `bytes` (at most one symbol per byte fits before the next
