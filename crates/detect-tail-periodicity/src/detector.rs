@@ -77,6 +77,16 @@ impl Prep {
         }
     }
 
+    /// The filler run the quiet loop cuts at (`max-filler-run`; 0, no cut, is the largest).
+    #[inline]
+    fn quiet_filler(&self) -> u32 {
+        if self.max_filler_run > 0 {
+            self.max_filler_run
+        } else {
+            u32::MAX
+        }
+    }
+
     /// The symbol for `ch`, or `None` when it is dropped (beyond the filler-run limit).
     #[inline]
     pub fn map(&mut self, ch: char) -> Option<u32> {
@@ -1015,11 +1025,7 @@ fn evidence_resume(
     base: u64,
 ) -> Option<(u64, Option<u64>, u64)> {
     let bytes = delta.as_bytes();
-    let max_filler = if prep.max_filler_run > 0 {
-        prep.max_filler_run
-    } else {
-        u32::MAX
-    };
+    let max_filler = prep.quiet_filler();
     let (used, _) = e.tracker.quiet_ascii(bytes, &mut prep.run, max_filler);
     let (done, rest) = bytes.split_at(used.min(bytes.len()));
     lines.note_last_ascii(done);
@@ -1094,11 +1100,7 @@ fn evidence_ascii(
     base: u64,
 ) -> Option<(u64, Option<u64>, u64)> {
     let bytes = delta.as_bytes();
-    let max_filler = if prep.max_filler_run > 0 {
-        prep.max_filler_run
-    } else {
-        u32::MAX
-    };
+    let max_filler = prep.quiet_filler();
     let mut cl = Class::of(lines, e);
     // Where the text not yet noted for the line's last visible character begins.
     let mut from = 0usize;
