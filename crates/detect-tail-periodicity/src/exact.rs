@@ -31,8 +31,7 @@
 //!   checkpoint walks the chain of the gram ending at `c`, visiting only its earlier ends
 //!   within distance `< hi`, nearest first;
 //! - the sparse tier indexes the end positions that are multiples of 8 (in batches of
-//!   sixteen; a checkpoint compares the hashes of the ends of the batch not indexed yet), for
-//!   longer units, or for every level of a finder built without the dense tier (where
+//!   sixteen, so a sparse level's units are at least a batch long), for longer units (where
 //!   `A(q) ≥ (k-1)·lo - h ≥ g + 7`): the grams ending at `c, c-1, …, c-7` all recurred
 //!   `q` earlier, and exactly one of those earlier ends is a multiple of 8, so the
 //!   checkpoint walks the 8 chains of those grams (their hashes computed again from the
@@ -193,7 +192,7 @@ enum Stop {
 /// The hash's multiplier is a constant for the default gram ([`DEFAULT_SHIFT`]), so that
 /// it takes no register.
 #[inline(never)]
-fn quiet_loop<const SPARSE: bool, const DENSE: bool>(
+fn quiet_loop<const SPARSE: bool>(
     bytes: &[u8],
     st: &mut QuietState,
     t: &mut QuietTables<'_>,
@@ -201,11 +200,9 @@ fn quiet_loop<const SPARSE: bool, const DENSE: bool>(
 ) -> (usize, Stop) {
     match (t.shift, t.max_filler) {
         (DEFAULT_SHIFT, DEFAULT_FILLER) => {
-            quiet_loop_with::<SPARSE, DENSE>(bytes, st, t, recent, DEFAULT_SHIFT, DEFAULT_FILLER)
+            quiet_loop_with::<SPARSE>(bytes, st, t, recent, DEFAULT_SHIFT, DEFAULT_FILLER)
         }
-        (shift, max_filler) => {
-            quiet_loop_with::<SPARSE, DENSE>(bytes, st, t, recent, shift, max_filler)
-        }
+        (shift, max_filler) => quiet_loop_with::<SPARSE>(bytes, st, t, recent, shift, max_filler),
     }
 }
 
@@ -216,7 +213,7 @@ const DEFAULT_FILLER: u64 = 16;
 /// [`quiet_loop`] with the hash multiplier `shift` and the filler cut `max_filler` (inlined
 /// twice: once with the defaults as constants, which leaves the loop's state in registers).
 #[inline(always)]
-fn quiet_loop_with<const SPARSE: bool, const DENSE: bool>(
+fn quiet_loop_with<const SPARSE: bool>(
     bytes: &[u8],
     st: &mut QuietState,
     t: &mut QuietTables<'_>,
@@ -250,11 +247,9 @@ fn quiet_loop_with<const SPARSE: bool, const DENSE: bool>(
         }
         n += 1;
         h = h.wrapping_mul(shift).wrapping_add(entry & !CLASS_MASK);
-        if DENSE {
-            let b = bucket(h, HEADS - 1);
-            t.chains[HEADS + ((n as usize) & (DENSE_LINKS - 1))] = t.chains[b];
-            t.chains[b] = n as u32;
-        }
+        let b = bucket(h, HEADS - 1);
+        t.chains[HEADS + ((n as usize) & (DENSE_LINKS - 1))] = t.chains[b];
+        t.chains[b] = n as u32;
         if SPARSE && n % STRIDE == 0 {
             recent[slot(n)] = h;
             if n % RECENT == 0 {
@@ -429,9 +424,6 @@ struct Index {
     sparse: Chains,
     /// Whether any level uses the sparse tier.
     use_sparse: bool,
-    /// Whether any level uses the dense tier (else its table is kept, at the size the
-    /// quiet loop's type asks, and not fed).
-    use_dense: bool,
     /// `buckets - 1` (buckets are a power of two, at most 2^[`HEAD_BITS_MAX`]).
     mask: usize,
     /// The hash's multiplier per symbol, `2^ceil(64 / gram)` (0 for a gram of one), so that
@@ -461,13 +453,7 @@ impl Index {
         let bits = f.head_bits.clamp(1, HEAD_BITS_MAX);
         self.synced = true;
         self.mask = (1usize << bits) - 1;
-        self.use_dense = f.dense_limit > 0;
-        let dense_limit = if self.use_dense {
-            f.dense_limit
-        } else {
-            DENSE_LINKS
-        };
-        self.dense.reset(bits, dense_limit, 0, true);
+        self.dense.reset(bits, f.dense_limit, 0, true);
         self.use_sparse = f.sparse_limit > 0;
         self.sparse.reset(
             if self.use_sparse { bits } else { 0 },
@@ -499,9 +485,7 @@ impl Index {
         self.hash = h;
         let end = p + 1;
         if end >= self.start + gram {
-            if self.use_dense {
-                self.dense.insert(end, self.bucket(h));
-            }
+            self.dense.insert(end, self.bucket(h));
             if self.use_sparse && end % STRIDE == 0 {
                 if let Some(r) = self.recent.get_mut(slot(end)) {
                     *r = h;
@@ -765,13 +749,9 @@ impl Finder {
     /// up to `dense_reach`.
     fn with_bands(bands: &[Band], head_bits: u32, dense_reach: u64) -> Finder {
         let bands = bands.get(..bands.len().min(2)).unwrap_or(&[]);
-        // No dense tier (`dense_reach` 0): every level that can is sparse, the others
-        // compare directly, and the gram leaves the sparse tier its `STRIDE - 1` positions.
-        let no_dense = dense_reach == 0;
-        let slack = if no_dense { STRIDE - 1 } else { 0 };
         let gram = bands
             .iter()
-            .map(|b| guaranteed(b.min, b.copies).saturating_sub(slack))
+            .map(|b| guaranteed(b.min, b.copies))
             .min()
             .unwrap_or(1)
             .clamp(1, GRAM_MAX);
@@ -790,13 +770,7 @@ impl Finder {
                 let sure = guaranteed(lo, k);
                 // The gram (ending at most `STRIDE - 1` positions before the checkpoint, for
                 // the sparse tier) must lie within what every qualifying repeat matched.
-                let mut mode = if no_dense {
-                    if sure >= gram + STRIDE - 1 {
-                        Mode::Sparse
-                    } else {
-                        Mode::Scan
-                    }
-                } else if sure < gram {
+                let mut mode = if sure < gram {
                     Mode::Scan
                 } else if lo.saturating_mul(2) <= dense_cut
                     || sure < gram + STRIDE - 1
@@ -950,16 +924,16 @@ impl Finder {
         filler: &mut u32,
         max_filler: u32,
     ) -> (usize, bool) {
-        match (self.index.use_sparse, self.index.use_dense) {
-            (true, true) => self.quiet_ascii_with::<true, true>(bytes, filler, max_filler),
-            (true, false) => self.quiet_ascii_with::<true, false>(bytes, filler, max_filler),
-            (false, _) => self.quiet_ascii_with::<false, true>(bytes, filler, max_filler),
+        if self.index.use_sparse {
+            self.quiet_ascii_with::<true>(bytes, filler, max_filler)
+        } else {
+            self.quiet_ascii_with::<false>(bytes, filler, max_filler)
         }
     }
 
-    /// [`Finder::quiet_ascii`] with or without the sparse and the dense tier.
+    /// [`Finder::quiet_ascii`] with or without the sparse tier.
     #[inline(always)]
-    fn quiet_ascii_with<const SPARSE: bool, const DENSE: bool>(
+    fn quiet_ascii_with<const SPARSE: bool>(
         &mut self,
         bytes: &[u8],
         filler: &mut u32,
@@ -991,8 +965,7 @@ impl Finder {
             }
             let rest = bytes.get(used..).unwrap_or(&[]);
             let part = rest.get(..room.min(rest.len())).unwrap_or(&[]);
-            let Some((took, line_feed)) =
-                self.quiet_ascii_in::<SPARSE, DENSE>(part, filler, max_filler)
+            let Some((took, line_feed)) = self.quiet_ascii_in::<SPARSE>(part, filler, max_filler)
             else {
                 break;
             };
@@ -1011,7 +984,7 @@ impl Finder {
     /// [`HEAD_BITS_MAX`] bits of heads and [`DENSE_REACH`] dense links). The sparse tier's
     /// batch runs between calls of the loop, so the loop over the bytes makes none.
     #[inline(always)]
-    fn quiet_ascii_in<const SPARSE: bool, const DENSE: bool>(
+    fn quiet_ascii_in<const SPARSE: bool>(
         &mut self,
         bytes: &[u8],
         filler: &mut u32,
@@ -1048,7 +1021,7 @@ impl Finder {
         let mut taken = 0usize;
         let stop = loop {
             let rest = bytes.get(taken..).unwrap_or(&[]);
-            let (took, stop) = quiet_loop::<SPARSE, DENSE>(rest, &mut st, &mut tables, recent);
+            let (took, stop) = quiet_loop::<SPARSE>(rest, &mut st, &mut tables, recent);
             taken += took;
             if stop != Stop::Batch {
                 break stop;
@@ -1401,31 +1374,6 @@ fn walk_sparse(
         }
         if !walk(ring, &index.sparse, c, j, e, lv, found, &mut spent) {
             return false;
-        }
-    }
-    // The ends indexed since the last batch (the multiples of `STRIDE` after the last
-    // multiple of `RECENT` up to `c`) are not in the chains yet: their hashes are kept.
-    // Only a level with units shorter than `RECENT` can reach them.
-    if lv.lo < RECENT {
-        let last = ring.get(c.wrapping_sub(1));
-        let mut e = c - c % RECENT + STRIDE;
-        while e + lv.lo <= c {
-            if e >= index.start + index.gram {
-                let he = index.recent.get(slot(e)).copied().unwrap_or(0);
-                for j in 0..STRIDE.min(c - e) {
-                    let d = c - j - e;
-                    if hashes.get(j as usize) != Some(&he) || d < lv.lo || d >= lv.hi {
-                        continue;
-                    }
-                    if lv.k * d > c + lv.step {
-                        continue;
-                    }
-                    if d < c && ring.get(c - 1 - d) == last {
-                        consider(ring, c, d, lv, found);
-                    }
-                }
-            }
-            e += STRIDE;
         }
     }
     true
