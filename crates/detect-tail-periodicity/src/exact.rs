@@ -208,7 +208,7 @@ fn quiet_loop<const SPARSE: bool>(
 
 /// The filler run [`quiet_loop`] is compiled for as a constant (the default
 /// `max-filler-run`).
-const DEFAULT_FILLER: u64 = 16;
+const DEFAULT_FILLER: u64 = crate::Settings::DEFAULT_MAX_FILLER_RUN as u64;
 
 /// [`quiet_loop`] with the hash multiplier `shift` and the filler cut `max_filler` (inlined
 /// twice: once with the defaults as constants, which leaves the loop's state in registers).
@@ -274,7 +274,7 @@ const QUIET_BYTES: [u64; 128] = {
         } else {
             crate::detector::ALNUM_BYTES[c] as u64
         };
-        t[c] = ASCII_TERMS[c] | class;
+        t[c] = term(c as u32) | class;
         c += 1;
     }
     t
@@ -284,22 +284,11 @@ const CLASS_MASK: u64 = 3;
 /// The class of the line feed in [`QUIET_BYTES`].
 const LINE_FEED: u64 = 2;
 
-/// [`term`] of the ASCII symbols.
-const ASCII_TERMS: [u64; 128] = {
-    let mut t = [0u64; 128];
-    let mut c = 0usize;
-    while c < 128 {
-        t[c] = ((c as u64) + 1).wrapping_mul(HASH_BASE) & !CLASS_MASK;
-        c += 1;
-    }
-    t
-};
-
 /// A symbol's term of the gear hash: its value spread over 64 bits, the two low bits clear
 /// (so the quiet loop keeps the ASCII terms and classes in one table).
 #[inline(always)]
-fn term(sym: u32) -> u64 {
-    (u64::from(sym) + 1).wrapping_mul(HASH_BASE) & !CLASS_MASK
+const fn term(sym: u32) -> u64 {
+    (sym as u64 + 1).wrapping_mul(HASH_BASE) & !CLASS_MASK
 }
 
 /// Sampling stride of the sparse tier.
@@ -461,9 +450,7 @@ impl Index {
             STRIDE.trailing_zeros(),
             false,
         );
-        self.shift = 1u64
-            .checked_shl(64u64.div_ceil(f.gram.max(1)) as u32)
-            .unwrap_or(0);
+        self.shift = shift_for(f.gram);
         self.hash = 0;
         self.recent = [0; SLOTS];
         self.start = start;
@@ -588,9 +575,32 @@ fn gear(h: u64, shift: u64, sym: u32) -> u64 {
     h.wrapping_mul(shift).wrapping_add(term(sym))
 }
 
-/// The multiplier [`gear`] uses for the default gram (30 symbols: `2^3`), with which
-/// [`quiet_loop`] is compiled as a constant.
-const DEFAULT_SHIFT: u64 = 8;
+/// The multiplier [`gear`] uses for the default gram (the evidence rule's engine at three
+/// copies of `min-unit`: 30 symbols, `2^3`), with which [`quiet_loop`] is compiled as a
+/// constant.
+const DEFAULT_SHIFT: u64 = shift_for(min_u64(
+    guaranteed(crate::Settings::DEFAULT_MIN_UNIT as u64, 3),
+    GRAM_MAX,
+));
+
+/// [`gear`]'s multiplier for a gram of `gram` symbols, `2^ceil(64 / gram)`, so that a symbol
+/// leaves the hash within the gram (0 for a gram of one or none).
+const fn shift_for(gram: u64) -> u64 {
+    let bits = if gram == 0 { 64 } else { 64u64.div_ceil(gram) };
+    match 1u64.checked_shl(bits as u32) {
+        Some(m) => m,
+        None => 0,
+    }
+}
+
+/// `a.min(b)` in a constant.
+const fn min_u64(a: u64, b: u64) -> u64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
 
 /// The chain bucket of a gram hash `h`: its top [`HEAD_BITS_MAX`] bits (which every symbol
 /// the hash holds reaches: see [`gear`]), cut by `mask` (the buckets less one).
@@ -1212,7 +1222,7 @@ impl Finder {
 /// How many characters just before a checkpoint every repeat of `copies` copies of a unit of
 /// at least `lo` characters, completed before the next checkpoint, has matched: `(copies-1)·lo`
 /// minus the checkpoint step.
-fn guaranteed(lo: u64, copies: u64) -> u64 {
+const fn guaranteed(lo: u64, copies: u64) -> u64 {
     (copies - 1)
         .saturating_mul(lo)
         .saturating_sub(step(lo, copies))
@@ -1222,8 +1232,13 @@ fn guaranteed(lo: u64, copies: u64) -> u64 {
 /// the `(copies-1)·lo` characters every such repeat matches (so a checkpoint lies within
 /// them, and the other half is the backward match every candidate has): `lo/2` for two
 /// copies, `lo` for three.
-fn step(lo: u64, copies: u64) -> u64 {
-    ((copies - 1).saturating_mul(lo) / 2).max(1)
+const fn step(lo: u64, copies: u64) -> u64 {
+    let half = (copies - 1).saturating_mul(lo) / 2;
+    if half > 1 {
+        half
+    } else {
+        1
+    }
 }
 
 /// From this unit length on, [`Finder::for_runs`] reports a unit at two copies whatever the
@@ -1583,6 +1598,21 @@ fn z_function(s: &[u32], upto: usize, z: &mut Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_run_finder_takes_the_loop_compiled_for_it() {
+        // The quiet loop is compiled with the default gram's multiplier as a constant: the
+        // finder of the default settings must hash with it.
+        let mut f = Finder::for_runs(
+            crate::Settings::DEFAULT_MIN_UNIT,
+            crate::Settings::DEFAULT_MAX_UNIT,
+            3,
+        );
+        f.push(u32::from('a'));
+        assert_eq!(f.index.shift, DEFAULT_SHIFT);
+        assert_eq!(shift_for(15), 32);
+        assert_eq!(shift_for(1), 0);
+    }
 
     fn brute(s: &[u32], min: u64, max: u64, k: u64) -> Vec<Option<u64>> {
         (1..=s.len() as u64)
