@@ -9,7 +9,7 @@
 //! symbol (`s[n] == s[n - p]`) until the run breaks. The run's span only grows by one per
 //! symbol, so a threshold is a single comparison.
 
-use crate::exact::{primitive_root, Finder, RUN_TWO_FROM};
+use crate::exact::{primitive_root, Finder};
 use serde::{Deserialize, Serialize};
 
 /// One row of a threshold table: runs whose primitive root is at most `max_root`
@@ -110,10 +110,6 @@ fn fires_from(table: &[Row], scale_pct: u32, min_unit: u64, k: u64) -> bool {
     short && long && !table.is_empty()
 }
 
-fn two() -> u64 {
-    2
-}
-
 /// A maximal periodic run that ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Run {
@@ -141,9 +137,6 @@ impl Run {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct RunTracker {
     finder: Finder,
-    /// Copies of a unit the engine reports a run at (2 or 3).
-    #[serde(default = "two")]
-    copies: u64,
     /// (root, start) of the run at the tail.
     run: Option<(u64, u64)>,
     /// How far back a new run is extended (enough for every threshold).
@@ -162,10 +155,8 @@ impl RunTracker {
     /// As [`RunTracker::new`], with runs found once the tail holds `copies` (2 or 3; clamped)
     /// copies of a unit: see [`engine_copies`].
     pub fn with_copies(min: usize, max: usize, back_cap: u64, copies: u64) -> RunTracker {
-        let copies = copies.clamp(2, 3);
         RunTracker {
             finder: Finder::for_runs(min, max, copies),
-            copies,
             run: None,
             back_cap,
             pi: Vec::new(),
@@ -279,22 +270,12 @@ impl RunTracker {
         let lowest = n
             .saturating_sub(self.finder.ring.capacity() as u64)
             .max(n.saturating_sub(self.back_cap));
-        let mut start = n.saturating_sub(self.copies_of(q) * q);
+        let mut start = n.saturating_sub(self.finder.copies_for(q) * q);
         let ring = &self.finder.ring;
         while start > lowest && ring.get(start - 1) == ring.get(start - 1 + p) {
             start -= 1;
         }
         (p, start)
-    }
-
-    /// The copies at which the engine reports a unit of `q` symbols: the tracker's copies,
-    /// but two for units of [`RUN_TWO_FROM`] symbols or more.
-    pub fn copies_of(&self, q: u64) -> u64 {
-        if q >= RUN_TWO_FROM {
-            2
-        } else {
-            self.copies.clamp(2, 3)
-        }
     }
 
     /// The symbols of the current run's root (the last `root` symbols), oldest first.

@@ -725,6 +725,15 @@ impl Finder {
         }
     }
 
+    /// The copies at which this finder reports a unit of `q` symbols (those of the level
+    /// that holds `q`; 2 outside every level).
+    pub(crate) fn copies_for(&self, q: u64) -> u64 {
+        self.levels
+            .iter()
+            .find(|l| l.lo <= q && q < l.hi)
+            .map_or(2, |l| l.k)
+    }
+
     /// Appends one symbol; answers as [`Finder::push`] for a finder of
     /// [`Finder::for_runs`]: the smallest unit length with its copies at the tail, of the
     /// first band that has one (the first band's units are the shorter).
@@ -1598,6 +1607,16 @@ fn z_function(s: &[u32], upto: usize, z: &mut Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_finder_reports_long_units_at_two_copies() {
+        let f = Finder::for_runs(30, 65_536, 3);
+        for (q, k) in [(30, 3), (1_000, 3), (32_767, 3), (32_768, 2), (65_536, 2)] {
+            assert_eq!(f.copies_for(q), k, "unit {q}");
+        }
+        assert_eq!(Finder::for_runs(30, 1_000, 2).copies_for(500), 2);
+        assert_eq!(Finder::for_runs(30, 1_000, 5).copies_for(500), 3);
+    }
 
     #[test]
     fn the_default_run_finder_takes_the_loop_compiled_for_it() {
