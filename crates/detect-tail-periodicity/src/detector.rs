@@ -869,12 +869,12 @@ impl TailPeriodicity {
         if self.state.fired {
             return;
         }
-        // The common case first: an ASCII delta of the same stream continuing a settled line
-        // of quiet text (see `Evidence::ready`).
+        // The common case first: a delta of the same stream to a running evidence rule (no
+        // separator, no engine to build); what it continues is `evidence_next`'s to judge.
         if let Some(Engine::Evidence(e)) = &mut self.state.engine {
-            if e.ready.0 && self.state.prep.last_stream == Some(stream) && delta.is_ascii() {
+            if self.state.prep.last_stream == Some(stream) {
                 let base = cx.char_offset();
-                let hit = evidence_resume(
+                let hit = evidence_next(
                     e,
                     &self.settings,
                     &mut self.state.prep,
@@ -946,7 +946,8 @@ impl TailPeriodicity {
                     }
                 }
                 if hit.is_none() {
-                    hit = evidence_next(e, s, prep, lines, delta, base);
+                    // A new engine or a new stream: nothing to resume.
+                    hit = evidence_delta(e, s, prep, lines, delta, base);
                 }
             }
             Engine::Seed(sc) => {
