@@ -266,7 +266,6 @@ impl Bus {
         let mut call_fp: Option<Fingerprint> = None;
         let mut result_info: Option<ResultInfo> = None;
         let mut details: Option<&Value> = None;
-        let char_offset = 0;
         let mut shape: Option<LazyShape<'_>> = None;
         // The text pass of a result's content, shared by its normaliser and its shape.
         let text_pass = TextPass::new();
@@ -459,7 +458,7 @@ impl Bus {
             run_id: self.state.run_id.as_deref(),
             message: self.state.message,
             new_turn,
-            char_offset,
+            char_offset: 0,
             call: call_info,
             result: result_info.as_ref(),
             details,
@@ -492,11 +491,7 @@ impl Bus {
             }
             _ => event,
         };
-        for &i in &self.index[kind as usize] {
-            if let Some(d) = self.detectors.get_mut(i) {
-                d.observe(event, &mut cx);
-            }
-        }
+        deliver(&mut self.detectors, &self.index[kind as usize], event, &mut cx);
         findings
     }
 
@@ -519,25 +514,17 @@ impl Bus {
         if !dispatch {
             return findings;
         }
+        // No call, result or shape: a text delta has none of those facts.
         let mut cx = Cx {
-            seq,
             turn: self.state.turn,
             run: self.state.run,
             run_id: self.state.run_id.as_deref(),
             message: self.state.message,
-            new_turn: false,
             char_offset,
-            call: None,
-            result: None,
-            details: None,
-            shape: None,
-            findings: &mut findings,
+            ..Cx::manual(seq, &mut findings)
         };
-        for &i in &self.index[event.kind() as usize] {
-            if let Some(d) = self.detectors.get_mut(i) {
-                d.observe(event, &mut cx);
-            }
-        }
+        let kind = event.kind() as usize;
+        deliver(&mut self.detectors, &self.index[kind], event, &mut cx);
         findings
     }
 
@@ -612,6 +599,20 @@ impl Bus {
         }
         self.state = bus_state;
         Ok(())
+    }
+}
+
+/// Hands `event` to the detectors `ids` (those interested in its kind), in order.
+fn deliver(
+    detectors: &mut [Box<dyn Detector>],
+    ids: &[usize],
+    event: &Event<'_>,
+    cx: &mut Cx<'_>,
+) {
+    for &i in ids {
+        if let Some(d) = detectors.get_mut(i) {
+            d.observe(event, cx);
+        }
     }
 }
 
