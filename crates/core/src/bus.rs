@@ -491,7 +491,12 @@ impl Bus {
             }
             _ => event,
         };
-        deliver(&mut self.detectors, &self.index[kind as usize], event, &mut cx);
+        deliver(
+            &mut self.detectors,
+            &self.index[kind as usize],
+            event,
+            &mut cx,
+        );
         findings
     }
 
@@ -603,12 +608,7 @@ impl Bus {
 }
 
 /// Hands `event` to the detectors `ids` (those interested in its kind), in order.
-fn deliver(
-    detectors: &mut [Box<dyn Detector>],
-    ids: &[usize],
-    event: &Event<'_>,
-    cx: &mut Cx<'_>,
-) {
+fn deliver(detectors: &mut [Box<dyn Detector>], ids: &[usize], event: &Event<'_>, cx: &mut Cx<'_>) {
     for &i in ids {
         if let Some(d) = detectors.get_mut(i) {
             d.observe(event, cx);
