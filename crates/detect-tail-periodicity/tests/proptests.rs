@@ -150,6 +150,35 @@ fn agrees(got: Option<(u64, String)>, want: Option<(u64, usize)>) -> Result<(), 
     Ok(())
 }
 
+/// The evidence rule on `text` (in a fence when `fence`, thinking up to `split`, in deltas
+/// of `chunk`) fires where its oracle says, with these settings.
+fn evidence_agrees(
+    text: &str,
+    min: usize,
+    scale: u32,
+    chant: usize,
+    fence: bool,
+    split: usize,
+    chunk: usize,
+) -> Result<(), TestCaseError> {
+    let settings = Settings {
+        min_unit: min,
+        evidence_scale: scale,
+        chant_copies: chant,
+        // The oracle models exact runs; runs with numbers masked are tested in evidence.rs.
+        counter_noise: false,
+        ..Settings::default()
+    };
+    let body = if fence {
+        format!("```\n{text}")
+    } else {
+        text.to_owned()
+    };
+    let pieces = thinking_then_text(&body, split);
+    let want = oracle::evidence_fire(&settings, &pieces);
+    agrees(detector_fire(&settings, &pieces, chunk), want)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
 
@@ -219,23 +248,14 @@ proptest! {
         split in 0usize..400,
         chunk in 1usize..20,
     ) {
-        let settings = Settings {
-            min_unit: min,
-            evidence_scale: scale,
-            chant_copies: chant,
-            // The oracle models exact runs; runs with numbers masked are tested in evidence.rs.
-            counter_noise: false,
-            ..Settings::default()
-        };
-        let body = if fence { format!("```\n{text}") } else { text };
-        let pieces = thinking_then_text(&body, split);
-        let want = oracle::evidence_fire(&settings, &pieces);
-        agrees(detector_fire(&settings, &pieces, chunk), want)?;
+        evidence_agrees(&text, min, scale, chant, fence, split, chunk)?;
     }
 
     #[test]
     fn evidence_rule_at_three_copies_fires_where_its_oracle_does(
         text in arb_long_text(),
+        unit in 0usize..150,
+        reps in 0usize..12,
         min in 4usize..40,
         scale in 60u32..200,
         chant in prop_oneof![Just(0usize), Just(2usize), Just(3usize), Just(4usize), Just(16usize)],
@@ -244,18 +264,12 @@ proptest! {
         chunk in 1usize..20,
     ) {
         // At these scales the engine mostly sees runs at their third copy (see
-        // `engine_copies`), the short chants apart.
-        let settings = Settings {
-            min_unit: min,
-            evidence_scale: scale,
-            chant_copies: chant,
-            counter_noise: false,
-            ..Settings::default()
-        };
-        let body = if fence { format!("```\n{text}") } else { text };
-        let pieces = thinking_then_text(&body, split);
-        let want = oracle::evidence_fire(&settings, &pieces);
-        agrees(detector_fire(&settings, &pieces, chunk), want)?;
+        // `engine_copies`), the short chants apart. The text's last `unit` characters
+        // repeated `reps` times more make runaways long enough to reach these thresholds.
+        let chars: Vec<char> = text.chars().collect();
+        let last: String = chars[chars.len().saturating_sub(unit)..].iter().collect();
+        let text = format!("{text}{}", last.repeat(reps));
+        evidence_agrees(&text, min, scale, chant, fence, split, chunk)?;
     }
 
     #[test]
