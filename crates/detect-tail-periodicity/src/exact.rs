@@ -386,6 +386,36 @@ impl Chains {
         self.table.get(b).copied().unwrap_or(0)
     }
 
+    /// [`Chains::insert`] of a sparse batch, the [`RECENT`]` / `[`STRIDE`] ends `first,
+    /// first + STRIDE, …`, the gram ending at `e` hashing to `hash(e)` and going to its
+    /// bucket under `mask`, with no test per insert: when the links are grown for all of them
+    /// and `mask` is within the heads. Returns false, doing nothing, otherwise.
+    #[inline(always)]
+    fn insert_batch(&mut self, first: u64, mask: usize, hash: impl Fn(u64) -> u64) -> bool {
+        let last = first + RECENT - STRIDE;
+        let links = self.links();
+        if self.stride_log != STRIDE.trailing_zeros()
+            || (last >> self.stride_log) as usize >= self.check_at
+            || !links.is_power_of_two()
+        {
+            return false;
+        }
+        let Some((head, link)) = self.table.split_at_mut_checked(self.heads) else {
+            return false;
+        };
+        if mask >= head.len() || link.len() != links {
+            return false;
+        }
+        for k in 0..RECENT / STRIDE {
+            let e = first + k * STRIDE;
+            let b = bucket(hash(e), mask);
+            let s = ((e / STRIDE) as usize) & (links - 1);
+            link[s] = head[b];
+            head[b] = e as u32;
+        }
+        true
+    }
+
     /// The indexed end linked before `e` in its bucket.
     #[inline]
     fn prev_of(&self, e: u32) -> u32 {
@@ -536,24 +566,9 @@ fn flush_sparse(sparse: &mut Chains, recent: &[u64; SLOTS], mask: usize, lowest:
     // Oldest first, as the symbols arrived (a range stepped by `step_by` costs more than
     // the inserts).
     let first = (end + STRIDE).saturating_sub(RECENT);
-    // The common case: every end of the batch indexed, the links grown for all of them
-    // (slots below `check_at`), the heads all there: no test per insert.
-    let last_slot = (end >> sparse.stride_log) as usize;
-    let links = sparse.links();
-    if first >= lowest && last_slot < sparse.check_at && links.is_power_of_two() {
-        let heads = sparse.heads;
-        if let Some((head, link)) = sparse.table.split_at_mut_checked(heads) {
-            if mask < head.len() && link.len() == links {
-                for k in 0..RECENT / STRIDE {
-                    let e = first + k * STRIDE;
-                    let b = bucket(recent[slot(e)], mask);
-                    let s = ((e >> STRIDE.trailing_zeros()) as usize) & (links - 1);
-                    link[s] = head[b];
-                    head[b] = e as u32;
-                }
-                return;
-            }
-        }
+    // The common case: every end of the batch indexed, in links grown for all of them.
+    if first >= lowest && sparse.insert_batch(first, mask, |e| recent[slot(e)]) {
+        return;
     }
     for k in 0..RECENT / STRIDE {
         let e = first + k * STRIDE;
