@@ -332,6 +332,44 @@ const UNITS: &[&str] = &[
     "m",
 ];
 
+/// The words [`keyword_at`] reads a value after, besides [`TIME_WORDS`] and
+/// [`DURATION_KEYS`].
+const ID_WORDS: &[&str] = &[
+    "pid",
+    "session",
+    "sessionid",
+    "session_id",
+    "session-id",
+    "requestid",
+    "request_id",
+    "request-id",
+    "x-request-id",
+    "request",
+];
+
+/// Per lower-case first letter, the lengths (bit `n`) of the keywords that start with it.
+const KEYWORD_LENGTHS: [u32; 26] = {
+    let mut t = [0u32; 26];
+    let lists: [&[&str]; 3] = [TIME_WORDS, DURATION_KEYS, ID_WORDS];
+    let mut l = 0;
+    while l < lists.len() {
+        let mut k = 0;
+        while k < lists[l].len() {
+            let w = lists[l][k].as_bytes();
+            t[(w[0] - b'a') as usize] |= 1 << w.len();
+            k += 1;
+        }
+        l += 1;
+    }
+    t
+};
+
+/// Whether a word opening with `first` and `len` bytes long can be a keyword.
+fn maybe_keyword(first: u8, len: usize) -> bool {
+    let c = first.to_ascii_lowercase();
+    c.is_ascii_lowercase() && len < 32 && KEYWORD_LENGTHS[usize::from(c - b'a')] & (1 << len) != 0
+}
+
 /// Keyword-led patterns: a keyword, separators, then the masked value.
 fn keyword_at(line: &str, i: usize) -> Hit {
     let bytes = line.as_bytes();
@@ -350,6 +388,21 @@ fn keyword_at(line: &str, i: usize) -> Hit {
     if word_len > 16 {
         return None;
     }
+    // Most words have no keyword of their first letter and length (without trailing `-`).
+    let trimmed = bytes[i..i + word_len]
+        .iter()
+        .rposition(|&b| b != b'-')
+        .map_or(0, |p| p + 1);
+    if !maybe_keyword(bytes[i], trimmed) {
+        return None;
+    }
+    keyword_value_at(line, i, word_len)
+}
+
+/// [`keyword_at`] for the word of `word_len` bytes at `i` (letters, digits, `_`, `-`; at
+/// most 16), whatever its first letter and length.
+fn keyword_value_at(line: &str, i: usize, word_len: usize) -> Hit {
+    let bytes = line.as_bytes();
     let mut buf = [0u8; 16];
     for (d, s) in buf.iter_mut().zip(&bytes[i..i + word_len]) {
         *d = s.to_ascii_lowercase();
@@ -647,10 +700,51 @@ mod tests {
 
 #[cfg(test)]
 mod props {
-    use super::normalize_text;
+    use super::*;
     use proptest::prelude::*;
 
+    #[test]
+    fn every_keyword_passes_the_length_filter() {
+        for w in TIME_WORDS.iter().chain(DURATION_KEYS).chain(ID_WORDS) {
+            assert!(maybe_keyword(w.as_bytes()[0], w.len()), "{w}");
+            assert!(
+                maybe_keyword(w.as_bytes()[0].to_ascii_uppercase(), w.len()),
+                "{w}"
+            );
+        }
+        // The words `keyword_value_at` reads a value after are all listed.
+        for w in [
+            "pid",
+            "session",
+            "session_id",
+            "request-id",
+            "x-request-id",
+            "request",
+        ] {
+            assert!(ID_WORDS.contains(&w), "{w}");
+        }
+        assert!(!maybe_keyword(b'd', "done".len()));
+        assert!(!maybe_keyword(b'_', 3));
+    }
+
     proptest! {
+        #[test]
+        fn prop_the_length_filter_changes_no_keyword_match(
+            line in "(in|IN|took|Elapsed|time|duration|after|wall|duration_ms|elapsedms|tookms|time_ms|pid|Session|sessionid|session_id|session-id|requestid|request_id|request-id|x-request-id|request|ins|tim|pids|sessions|[a-z_-]{1,12})(-{0,2})([ :=\"'#]{0,3})(id[: ]{1,2})?([0-9]{1,5}(\\.[0-9]{1,2})? ?(ms|s|sec|min)?|[a-z0-9-]{4,12})"
+        ) {
+            let bytes = line.as_bytes();
+            let word_len = bytes
+                .iter()
+                .take_while(|b| is_word_byte(**b) || **b == b'-')
+                .count();
+            let unfiltered = if word_len <= 16 && bytes[0].is_ascii_alphabetic() {
+                keyword_value_at(&line, 0, word_len)
+            } else {
+                None
+            };
+            prop_assert_eq!(keyword_at(&line, 0), unfiltered, "{}", line);
+        }
+
         #[test]
         fn prop_never_panics_and_is_deterministic(s in "(?s).{0,80}") {
             prop_assert_eq!(normalize_text(&s), normalize_text(&s));
