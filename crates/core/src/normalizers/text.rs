@@ -134,23 +134,67 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// Scans one line left to right; at each word start tries the inline patterns.
+/// What a byte is to [`scan_inline`]: nothing starts at it, a word byte ([`is_word_byte`]),
+/// or `<` (a wrapper marker may start there).
+const BORING: u8 = 0;
+const WORD: u8 = 1;
+const ANGLE: u8 = 2;
+
+static KIND: [u8; 256] = {
+    let mut t = [BORING; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() || c == b'_' {
+            t[b] = WORD;
+        } else if c == b'<' {
+            t[b] = ANGLE;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// Scans one line left to right; at each word start tries the inline patterns. A word
+/// whose start matched none is stepped over whole: no byte inside it is a word start or `<`.
 fn scan_inline(line: &str, out: &mut String) {
     let bytes = line.as_bytes();
     let mut i = 0;
     let mut copied = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let at_word_start = i == 0 || !is_word_byte(bytes[i - 1]);
-        let hit = if b == b'<' {
-            wrapper_marker(line, i)
-        } else if at_word_start && b.is_ascii_alphanumeric() {
-            uuid_at(bytes, i)
-                .or_else(|| iso_datetime_at(bytes, i))
-                .or_else(|| keyword_at(line, i))
-                .or_else(|| req_token_at(bytes, i))
-        } else {
-            None
+    while let Some(&b) = bytes.get(i) {
+        let hit = match KIND[usize::from(b)] {
+            BORING => {
+                i += 1;
+                while bytes
+                    .get(i)
+                    .is_some_and(|&c| KIND[usize::from(c)] == BORING)
+                {
+                    i += 1;
+                }
+                continue;
+            }
+            ANGLE => wrapper_marker(line, i),
+            _ => {
+                let mut end = i + 1;
+                while bytes
+                    .get(end)
+                    .is_some_and(|&c| KIND[usize::from(c)] == WORD)
+                {
+                    end += 1;
+                }
+                let run = end - i;
+                let at_word_start = i == 0 || !bytes.get(i - 1).is_some_and(|&p| is_word_byte(p));
+                let hit = if at_word_start && b.is_ascii_alphanumeric() {
+                    word_hit(line, i, run)
+                } else {
+                    None
+                };
+                if hit.is_none() {
+                    i += run;
+                    continue;
+                }
+                hit
+            }
         };
         match hit {
             Some((keep_end, mask_end)) => {
@@ -163,6 +207,31 @@ fn scan_inline(line: &str, out: &mut String) {
         }
     }
     out.push_str(&line[copied..]);
+}
+
+/// The inline patterns that start at the word start `i`, whose word bytes run `run` long: a
+/// uuid's first group is 8 of them (a `-` follows), a date's year 4, a `req_` token at least
+/// 14; only a keyword needs reading to tell.
+fn word_hit(line: &str, i: usize, run: usize) -> Hit {
+    let bytes = line.as_bytes();
+    let uuid = if run == 8 { uuid_at(bytes, i) } else { None };
+    // A keyword is a word of its own, or with `-` parts (`x-request-id`).
+    let keyword = bytes.get(i + run) == Some(&b'-') || maybe_keyword(bytes[i], run);
+    uuid.or_else(|| {
+        if run == 4 {
+            iso_datetime_at(bytes, i)
+        } else {
+            None
+        }
+    })
+    .or_else(|| if keyword { keyword_at(line, i) } else { None })
+    .or_else(|| {
+        if run >= 14 {
+            req_token_at(bytes, i)
+        } else {
+            None
+        }
+    })
 }
 
 /// A match: bytes `[start, keep_end)` are kept, `[keep_end, mask_end)` are replaced.
@@ -703,6 +772,59 @@ mod props {
     use super::*;
     use proptest::prelude::*;
 
+    /// [`scan_inline`] trying every pattern at every byte.
+    fn scan_inline_every_byte(line: &str, out: &mut String) {
+        let bytes = line.as_bytes();
+        let (mut i, mut copied) = (0, 0);
+        while i < bytes.len() {
+            let b = bytes[i];
+            let at_word_start = i == 0 || !is_word_byte(bytes[i - 1]);
+            let hit = if b == b'<' {
+                wrapper_marker(line, i)
+            } else if at_word_start && b.is_ascii_alphanumeric() {
+                uuid_at(bytes, i)
+                    .or_else(|| iso_datetime_at(bytes, i))
+                    .or_else(|| keyword_at(line, i))
+                    .or_else(|| req_token_at(bytes, i))
+            } else {
+                None
+            };
+            match hit {
+                Some((keep_end, mask_end)) => {
+                    out.push_str(&line[copied..keep_end]);
+                    out.push_str(MASK);
+                    copied = mask_end;
+                    i = mask_end.max(i + 1);
+                }
+                None => i += 1,
+            }
+        }
+        out.push_str(&line[copied..]);
+    }
+
+    fn agrees_with_every_byte(line: &str) -> Result<(), TestCaseError> {
+        let (mut fast, mut slow) = (String::new(), String::new());
+        scan_inline(line, &mut fast);
+        scan_inline_every_byte(line, &mut slow);
+        prop_assert_eq!(fast, slow, "{:?}", line);
+        Ok(())
+    }
+
+    #[test]
+    fn stepping_over_words_changes_nothing_on_real_shapes() {
+        for line in [
+            "took 12ms, pid=4242 session: ab12cd34 request id: r-99x1",
+            "123e4567-e89b-12d3-a456-426614174000 at 2024-05-01T10:20:30Z req_0123456789abcdef",
+            "req_0123456789 x-request-id: 9f8e7d6c elapsed 3.5 s <<<WRAP id=\"n1\">>> done",
+            "a-in 5 ms, b_in 5 ms, 12345678-1234-1234-1234-123456789abc_x",
+            "élapsed in 4s; Duration_ms=17 time_ms:3 café-in 2 min",
+        ] {
+            agrees_with_every_byte(line)
+                .map_err(|e| e.to_string())
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
     #[test]
     fn every_keyword_passes_the_length_filter() {
         for w in TIME_WORDS.iter().chain(DURATION_KEYS).chain(ID_WORDS) {
@@ -728,6 +850,16 @@ mod props {
     }
 
     proptest! {
+        #[test]
+        fn prop_stepping_over_words_changes_nothing(
+            parts in proptest::collection::vec(
+                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t)",
+                0..24,
+            )
+        ) {
+            agrees_with_every_byte(&parts.concat())?;
+        }
+
         #[test]
         fn prop_the_length_filter_changes_no_keyword_match(
             line in "(in|IN|took|Elapsed|time|duration|after|wall|duration_ms|elapsedms|tookms|time_ms|pid|Session|sessionid|session_id|session-id|requestid|request_id|request-id|x-request-id|request|ins|tim|pids|sessions|[a-z_-]{1,12})(-{0,2})([ :=\"'#]{0,3})(id[: ]{1,2})?([0-9]{1,5}(\\.[0-9]{1,2})? ?(ms|s|sec|min)?|[a-z0-9-]{4,12})"
