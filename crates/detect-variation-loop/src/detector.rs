@@ -225,6 +225,15 @@ impl Window {
         });
     }
 
+    /// Removes the newest segment (and its column of the earlier segments' overlaps).
+    fn pop_back(&mut self) {
+        if self.segs.pop_back().is_some() {
+            for seg in &mut self.segs {
+                seg.ov.pop_back();
+            }
+        }
+    }
+
     /// The share of the text since the window's first segment that the window's segments
     /// cover.
     fn coverage(&self, now: u64) -> f64 {
@@ -305,6 +314,14 @@ struct Splitter {
     /// as no test reads it.
     #[serde(default)]
     reject: bool,
+    /// The line that ended last is the window's newest segment and ends without closing a
+    /// sentence (see [`ends_sentence`]): a next line that opens in lower case continues it.
+    #[serde(default)]
+    open: bool,
+    /// The window's newest segment is a line of a hard-wrapped paragraph (the next line
+    /// continued it): [`VariationLoop::complete`] drops it before the next segment joins.
+    #[serde(default)]
+    wrapped: bool,
 }
 
 /// A completed (or tentative) segment: its trimmed text (borrowed from the splitter) and
@@ -319,6 +336,7 @@ impl Splitter {
         }
         if self.chars == 0 {
             self.start = at;
+            self.begin(ch.is_lowercase());
         }
         self.chars += 1;
         if !ch.is_whitespace() {
@@ -406,6 +424,7 @@ impl Splitter {
             }
             // As `push_kept`: the segment starts at `j`, its text is not kept; its first
             // character is counted here, the rest of it on the next round.
+            self.begin(c.is_ascii_lowercase());
             self.start = at + j as u64;
             self.reject = true;
             self.chars = 1;
@@ -428,6 +447,7 @@ impl Splitter {
             self.start = at + skipped as u64;
             n -= skipped;
             text = rest;
+            self.begin(text.chars().next().is_some_and(char::is_lowercase));
             self.reject = s.prose_only && opens_non_prose(text);
         }
         if self.reject {
@@ -477,6 +497,18 @@ impl Splitter {
         }
     }
 
+    /// A segment begins; its first character is a lower-case letter when `lower`. Such a line
+    /// continues the previous one when that one is open: the previous line is then a line of
+    /// a hard-wrapped paragraph (a license, a man page, a mail quoted whole), not a sentence
+    /// of its own.
+    #[inline]
+    fn begin(&mut self, lower: bool) {
+        if self.open && lower {
+            self.wrapped = true;
+        }
+        self.open = false;
+    }
+
     /// Whether a segment has begun whose text is not kept: more of it only counts its
     /// characters.
     #[inline]
@@ -495,6 +527,7 @@ impl Splitter {
     /// [`Splitter::finish`] of a segment for which [`Splitter::ends_unjudged`] holds.
     #[inline]
     fn finish_unjudged(&mut self) {
+        self.open = false;
         self.chars = 0;
         self.content = 0;
         self.overflow = false;
@@ -533,6 +566,7 @@ impl Splitter {
 
     /// Ends the current segment.
     fn finish(&mut self) {
+        self.open = false;
         if self.chars == 0 {
             return;
         }
@@ -650,6 +684,17 @@ impl Ends {
             }
         }
     }
+}
+
+/// Whether a trimmed prose line ends a sentence: its last character, after closing quotes,
+/// brackets and emphasis, is a full stop, a question or exclamation mark, a colon or an
+/// ellipsis. A line that does not, followed by a line that opens in lower case, is a line
+/// of a hard-wrapped paragraph.
+fn ends_sentence(text: &str) -> bool {
+    let body = text.trim_end_matches([')', ']', '"', '\'', '*', '_', '`', '\u{201d}', '\u{2019}']);
+    body.ends_with([
+        '.', '!', '?', ':', '\u{2026}', '\u{3002}', '\u{ff01}', '\u{ff1f}', '\u{ff1a}',
+    ])
 }
 
 /// Lines that are layout rather than prose: table rows, fences, and lines with fewer than 8
@@ -972,18 +1017,30 @@ impl VariationLoop {
     fn complete(&mut self) -> bool {
         let s = &self.settings;
         let st = &mut self.state;
+        let mut open = false;
+        let wrapped = st.split.wrapped;
         let added = match st.split.completed(s) {
             Some((text, len)) => {
                 if s.window == 0 {
                     st.whole.add(s, text, len);
                 } else {
+                    if wrapped {
+                        // The newest segment was a line of a wrapped paragraph: it goes
+                        // before another joins (so that every feed judges the same window).
+                        st.window.pop_back();
+                    }
                     st.window.add(s, text, len, st.split.start);
+                    open = s.prose_only && !ends_sentence(text);
                 }
                 true
             }
             None => false,
         };
+        if added {
+            st.split.wrapped = false;
+        }
         st.split.finish();
+        st.split.open = open;
         added
     }
 
@@ -1126,7 +1183,10 @@ impl VariationLoop {
         if switched {
             // The seed joins blocks with "\n": a segment boundary that counts in the length.
             self.state.len += 1;
-            if self.complete() && !seed_cadence {
+            let added = self.complete();
+            // A block of the other stream opens a new paragraph: it continues no line.
+            self.state.split.open = false;
+            if added && !seed_cadence {
                 if let Some(v) = self.judge(false) {
                     self.fire(v, base, cx);
                     return;
@@ -1348,6 +1408,10 @@ mod tests {
         "  \t  mixed indentation",
         "\x0b\x0c\r",
         "élan",
+        // A prose line that closes no sentence, and lines that continue it (hard wrap).
+        "Let me read the signature end to see the",
+        "return type of the solver.",
+        "über den Rückgabetyp des Lösers.",
     ];
 
     fn arb_text() -> impl Strategy<Value = String> {
@@ -1633,5 +1697,53 @@ mod tests {
             Some(("Let me read the signature end again.", 36))
         );
         assert_eq!(sp.start, 2);
+    }
+
+    /// A prose line that closes no sentence leaves the window when the next line opens in
+    /// lower case (it continues it); a line that closes a sentence, or one followed by a
+    /// capital, a blank line or the other stream, stays. Every feed keeps the same window.
+    #[test]
+    fn a_line_that_the_next_continues_leaves_the_window() {
+        let held = |text: &str, feed: Feed, settings: Settings| {
+            let mut d = VariationLoop::new(settings);
+            d.feed = feed;
+            let mut bus = loopguard_core::Bus::new(vec![Box::new(d)]);
+            bus.observe(&Event::MessageStart);
+            let chars: Vec<char> = text.chars().collect();
+            for piece in chars.chunks(16) {
+                let delta: String = piece.iter().collect();
+                bus.observe(&Event::TextDelta {
+                    stream: loopguard_core::Stream::Text,
+                    delta: &delta,
+                });
+            }
+            let snap = bus.snapshot().ok().unwrap_or_default();
+            snap.to_string().matches("\"novel\"").count()
+        };
+        let open = "Permission is granted to copy and change this component\n";
+        let closed = "Permission is granted to copy and change this component.\n";
+        let next = "Debian systems keep the complete text of the License here.\n";
+        for feed in [Feed::Lines, Feed::General, Feed::PerChar] {
+            let d = Settings::default;
+            // Continued: the open line goes when the line after its continuation joins.
+            let t = format!("{open}  under the terms of the License as published\n{next}");
+            assert_eq!(held(&t, feed, d()), 1, "{feed:?}: {t}");
+            for t in [
+                format!("{closed}under the terms of the License as published\n{next}"),
+                format!("{open}\nunder the terms of the License as published\n{next}"),
+                format!("{open}{next}"),
+            ] {
+                assert_eq!(held(&t, feed, d()), 2, "{feed:?}: {t}");
+            }
+            let t = format!("{open}Under the terms of the License as published\n{next}");
+            assert_eq!(held(&t, feed, d()), 3, "{feed:?}: {t}");
+            // The seed's rule keeps every line.
+            let t = format!("{open}under the terms of the License as published\n{next}");
+            let seedlike = Settings {
+                prose_only: false,
+                ..d()
+            };
+            assert_eq!(held(&t, feed, seedlike), 3, "{feed:?}: {t}");
+        }
     }
 }

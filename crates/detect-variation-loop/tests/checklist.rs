@@ -232,6 +232,63 @@ fn fp_let_me_reconsider_deliberation_with_new_content() {
     quiet_default(&t);
 }
 
+/// A notices file quoted whole: one stanza per license, hard-wrapped, each stanza the same
+/// sentences with another license name and version. Its lines that a lower-case line
+/// continues are pieces of one sentence, not rewordings (a Debian `copyright` file of this
+/// shape was the default's one finding on 29,636 real files).
+fn license_stanzas(wrapped: bool) -> String {
+    let licenses = [
+        ("GPL-2+", "General Public License", "2", "GPL-2"),
+        ("GPL-3+", "General Public License", "3", "GPL-3"),
+        ("LGPL-2+", "Library General Public License", "2", "LGPL-2"),
+        (
+            "LGPL-2.1+",
+            "Lesser General Public License",
+            "2.1",
+            "LGPL-2.1",
+        ),
+        ("LGPL-3", "Lesser General Public License", "3", "LGPL-3"),
+        ("LGPL-3+", "Lesser General Public License", "3", "LGPL-3"),
+        ("AGPL-3+", "Affero General Public License", "3", "AGPL-3"),
+    ];
+    let mut t = String::from("Third-party notices for the bundled sources follow.\n\n");
+    for (name, family, version, file) in licenses {
+        t.push_str(&format!("License: {name}\n"));
+        t.push_str(" Permission is granted to copy, share and change this component\n");
+        if wrapped {
+            t.push_str(&format!(
+                " under the terms of the GNU {family} as published by the\n"
+            ));
+        }
+        t.push_str(&format!(
+            " Free Software Foundation; version {version} of the License, or (at\n"
+        ));
+        if wrapped {
+            t.push_str(" your option) any later version.\n");
+        }
+        t.push_str(&format!(
+            " Debian systems keep the complete text of version {version} of this\n"
+        ));
+        t.push_str(&format!(
+            " License in the file '/usr/share/common-licenses/{file}'.\n\n"
+        ));
+    }
+    t
+}
+
+#[test]
+fn fp_hard_wrapped_license_stanzas_are_not_rewordings() {
+    let t = license_stanzas(true);
+    quiet_default(&t);
+    // The seed's rule (every line, whole message) keeps its false positive.
+    assert!(fire(&seed(), &t).is_some(), "the seed flags the stanzas");
+    // The same sentences, each a line of its own (nothing continues them), are still judged.
+    assert!(
+        fire(&Settings::default(), &license_stanzas(false)).is_some(),
+        "lines that nothing continues still count"
+    );
+}
+
 // ---- configuration -------------------------------------------------------------------------
 
 #[test]
