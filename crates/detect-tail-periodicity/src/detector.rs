@@ -380,7 +380,7 @@ impl Noisy {
     ///
     /// Only sentences are followed: a line stops being one (the rest of it is skipped and
     /// the run is cut) at a mark of code or data — a tab, `_`, `=`, `{`, `}`, `|`, `\`, a
-    /// backtick, or a `;` with no space after it — and a line that ends with fewer than
+    /// backtick, or a `;` with no space after it — and a line that ends on a `;` or with fewer than
     /// [`NOISY_MIN_SPACES`] + 1 words (a log line, a path, a name and a value) or with names
     /// for more than a quarter of its words (`syn keyword baanConstant USER.0`) cuts the
     /// run at its end. C declarations that differ in a number (`_Placeholder<1> _1;`),
@@ -442,7 +442,10 @@ impl Noisy {
     #[inline]
     fn end_line(&mut self) {
         if self.in_line || self.tainted {
+            // A line that ends on a `;` is a statement (a C declaration, a line of a table
+            // of calls), not a sentence.
             let sentence = !self.tainted
+                && !self.semicolon
                 && self.words.words() >= NOISY_MIN_SPACES
                 && !self.words.names_dominate();
             let gap = self.gap;

@@ -121,10 +121,13 @@ pub const CODE_TABLE: &[Row] = &[
         span: 12023,
         copies: 120,
     },
+    // Raised from 1,047 / 6 (698 / 4 measured on the registry and the standard library)
+    // by C and C++ headers: a generated table of LLVM intrinsics repeats a 139-character
+    // line ten times (1,475 characters).
     Row {
         max_root: 256,
-        span: 1047,
-        copies: 6,
+        span: 2213,
+        copies: 15,
     },
     Row {
         max_root: 512,

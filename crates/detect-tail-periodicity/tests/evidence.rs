@@ -299,3 +299,15 @@ fn a_run_is_found_at_its_third_copy_and_starts_where_it_began() {
         assert_eq!(started, Some(2 + seen_at), "copies {copies}");
     }
 }
+
+#[test]
+fn a_table_row_repeated_without_end_still_fires() {
+    // The generated table's row, ten times, is legitimate; the same row forty times is a
+    // runaway inside code, caught by the raised row before the thirtieth copy.
+    let row = "  (1U<<31) | 4581, (1U<<31) | 4651, (1U<<31) | 4731, (1U<<31) | 4651, (1U<<31) | 4651, (1U<<31) | 4581, (1U<<31) | 4731, (1U<<31) | 4651,\n";
+    let text = format!("static const unsigned Table[] = {{\n{}", row.repeat(40));
+    let f = fire(&text).expect("forty copies of a table row fire");
+    assert_eq!(root_of(&f), row.chars().count());
+    let offset = f.offset.expect("an offset");
+    assert!(offset < 30 * row.len() as u64, "fired at {offset}");
+}

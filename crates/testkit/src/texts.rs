@@ -599,7 +599,73 @@ pub fn repetitive_legitimate() -> Vec<(&'static str, String)> {
         ("font_hex_trailer", font_hex_trailer()),
         ("delivery_status_report", delivery_status_report()),
         ("one_line_api_page", one_line_api_page()),
+        ("numbered_declarations", numbered_declarations()),
+        ("generated_signature_table", generated_signature_table()),
     ]
+}
+
+/// A graphics API header: mostly `#define` lines (which do not read as code by their ends),
+/// then function declarations whose names differ in their numbers only. With numbers masked
+/// the declarations are copies of one line, but each is a statement ending on `;`, not a
+/// sentence of a counter loop.
+pub fn numbered_declarations() -> String {
+    let mut s = String::from("#ifndef LG_VERSION_4_1\n#define LG_VERSION_4_1 1\n");
+    for (i, name) in [
+        "LG_SHADER_BINARY_FORMATS",
+        "LG_NUM_SHADER_BINARY_FORMATS",
+        "LG_MAX_VERTEX_UNIFORM_VECTORS",
+        "LG_MAX_VARYING_VECTORS",
+        "LG_MAX_FRAGMENT_UNIFORM_VECTORS",
+        "LG_PROGRAM_BINARY_RETRIEVABLE_HINT",
+        "LG_PROGRAM_BINARY_LENGTH",
+        "LG_NUM_PROGRAM_BINARY_FORMATS",
+        "LG_PROGRAM_BINARY_FORMATS",
+        "LG_VERTEX_SHADER_BIT",
+        "LG_FRAGMENT_SHADER_BIT",
+        "LG_GEOMETRY_SHADER_BIT",
+        "LG_PROGRAM_SEPARABLE",
+        "LG_ACTIVE_PROGRAM",
+        "LG_PROGRAM_PIPELINE_BINDING",
+    ]
+    .iter()
+    .enumerate()
+    {
+        s.push_str(&format!("#define {name} 0x{:04X}\n", 0x8DF8 + 3 * i));
+    }
+    for (kind, ty) in [("fv", "LGfloat"), ("dv", "LGdouble")] {
+        for (r, c) in [(2, 3), (3, 2), (2, 4), (4, 2), (3, 4), (4, 3)] {
+            s.push_str(&format!(
+                "LGAPI void LGAPIENTRY lgProgramUniformMatrix{r}x{c}{kind} (LGuint program, LGint location, LGsizei count, LGboolean transpose, const {ty} *value);\n"
+            ));
+        }
+    }
+    s.push_str("#endif /* LG_VERSION_4_1 */\n");
+    s
+}
+
+/// A generated C table of intrinsic signatures: rows of encoded type ids, one row repeated
+/// ten times where ten intrinsics share a signature (1,440 characters of exact repetition
+/// with a 144-character root, as table generators write).
+pub fn generated_signature_table() -> String {
+    let row = |a: u32, b: u32, c: u32| {
+        format!(
+            "  (1U<<31) | {a}, (1U<<31) | {b}, (1U<<31) | {c}, (1U<<31) | {b}, (1U<<31) | {b}, (1U<<31) | {a}, (1U<<31) | {c}, (1U<<31) | {b},\n"
+        )
+    };
+    let mut s = String::from(
+        "// Global intrinsic function declaration type table.\n#ifdef GET_INTRINSIC_GENERATOR_GLOBAL\nstatic const unsigned IIT_Table[] = {\n",
+    );
+    for (a, b, c) in [(4522, 4594, 4666), (4511, 4581, 4651), (4748, 4666, 4594)] {
+        s.push_str(&row(a, b, c));
+    }
+    for _ in 0..10 {
+        s.push_str(&row(4581, 4651, 4731));
+    }
+    for (a, b, c) in [(4833, 4902, 4977), (4511, 4522, 4594)] {
+        s.push_str(&row(a, b, c));
+    }
+    s.push_str("  0\n};\n#endif\n");
+    s
 }
 
 /// A mail server's delivery status report: one block of `Key: value` fields per recipient,
