@@ -1051,10 +1051,62 @@ const READERS: &[&str] = &[
     "read", "type",
 ];
 
-/// Whether a call reads a file's text: a tool named like a reader (`read`, `view`, `open`,
-/// `read_file`, `cat`), an editor `view` command, or a shell command whose first word is a
-/// reader (`cat build.log`, `tail -50 x.log`, `grep -n ERROR x.log`).
-pub fn reads_file(tool: &str, args: &Value) -> bool {
+/// What [`reads_file`], [`is_search`] and [`program`] say of one call, read from one pass
+/// over its command (for a detector that needs all three of every call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommandFacts<'a> {
+    /// [`reads_file`].
+    pub reads: bool,
+    /// [`is_search`].
+    pub search: bool,
+    /// [`program`].
+    pub program: Option<&'a str>,
+}
+
+/// [`reads_file`], [`is_search`] and [`program`] of one call: the command is looked up, and
+/// its first line cut and split into pipeline segments, once for all three.
+///
+/// ```
+/// use loopguard_core::shape::command_facts;
+/// let args = serde_json::json!({"command": "cd /repo && grep -rn x src"});
+/// let f = command_facts("bash", &args);
+/// assert!(f.reads && f.search);
+/// assert_eq!(f.program, Some("grep"));
+/// ```
+pub fn command_facts<'a>(tool: &str, args: &'a Value) -> CommandFacts<'a> {
+    let named = field(args, "command").and_then(Value::as_str);
+    let Some(cmd) = named.or_else(|| field(args, "cmd").and_then(Value::as_str)) else {
+        // No command: only the tool's name can make the call a reader.
+        return CommandFacts {
+            reads: reader_tool(tool),
+            search: false,
+            program: None,
+        };
+    };
+    let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
+    let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
+    let mut words = last.split_whitespace();
+    let first = words.next();
+    let base = first.map(|w| w.rsplit('/').next().unwrap_or(w));
+    let reads = reader_tool(tool)
+        || named == Some("view")
+        || (first != Some("cd") && base.is_some_and(|b| READERS.contains(&b)));
+    let search = match first {
+        Some("git") => words.next() == Some("grep"),
+        Some(_) => base.is_some_and(|b| SEARCHERS.contains(&b)),
+        None => false,
+    };
+    // One word is an editor's sub-command (`view`, `insert`), or a bare program.
+    let program = line.split_whitespace().nth(1).and(base);
+    CommandFacts {
+        reads,
+        search,
+        program,
+    }
+}
+
+/// [`reads_file`]'s rule on the tool's name alone.
+fn reader_tool(tool: &str) -> bool {
     // The tool name compared without case (the patterns are lower-case ASCII).
     let t = tool.as_bytes();
     let starts = |p: &str| {
@@ -1067,12 +1119,18 @@ pub fn reads_file(tool: &str, args: &Value) -> bool {
             .and_then(|i| t.get(i..))
             .is_some_and(|h| h.eq_ignore_ascii_case(p.as_bytes()))
     };
-    if READERS.iter().any(|r| tool.eq_ignore_ascii_case(r))
+    READERS.iter().any(|r| tool.eq_ignore_ascii_case(r))
         || starts("read")
         || ends("_read")
         || starts("view")
         || tool.eq_ignore_ascii_case("open_file")
-    {
+}
+
+/// Whether a call reads a file's text: a tool named like a reader (`read`, `view`, `open`,
+/// `read_file`, `cat`), an editor `view` command, or a shell command whose first word is a
+/// reader (`cat build.log`, `tail -50 x.log`, `grep -n ERROR x.log`).
+pub fn reads_file(tool: &str, args: &Value) -> bool {
+    if reader_tool(tool) {
         return true;
     }
     if field(args, "command").and_then(Value::as_str) == Some("view") {
@@ -1525,6 +1583,36 @@ mod tests {
             for ns in [DIAGNOSTICS, READ_FAILURES, REJECTIONS, ERROR_PREFIXES] {
                 prop_assert_eq!(has_any(&t, ns), ns.iter().any(|n| t.contains(n)));
             }
+        }
+
+        /// One pass over the command says what the three separate readings say.
+        #[test]
+        fn prop_command_facts_are_the_three_rules(
+            tool in "(bash|read|Cat|x_read|edit|view_file|open_file|é)",
+            key in "(command|cmd|other)",
+            other in proptest::option::of("(view|ls)"),
+            words in proptest::collection::vec(
+                "(cat|/bin/cat|grep|git|git grep|rg|cd|view|mvn|\\||;|&&|-n|x\\.log|\\n|é|  )",
+                0..7,
+            ),
+            long in any::<bool>(),
+        ) {
+            let mut cmd = words.join(" ");
+            if long {
+                // The 500-byte cut, inside a character or between words.
+                cmd = format!("{}é {cmd}", "a".repeat(498));
+            }
+            let mut args = serde_json::Map::new();
+            args.insert(key, json!(cmd));
+            if let Some(o) = other {
+                // A second, competing key: `command` wins over `cmd`; a non-string is skipped.
+                args.insert("command".to_owned(), if o == "ls" { json!(["ls"]) } else { json!(o) });
+            }
+            let args = Value::Object(args);
+            let f = command_facts(&tool, &args);
+            prop_assert_eq!(f.reads, reads_file(&tool, &args));
+            prop_assert_eq!(f.search, is_search(&args));
+            prop_assert_eq!(f.program, program(&args));
         }
 
         #[test]

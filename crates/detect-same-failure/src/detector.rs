@@ -260,10 +260,11 @@ impl FpTable {
         fp
     }
 
-    /// The tool and, for a shell call, the program it runs: a success of the same family
-    /// stops the recurring rule counting the family's earlier failures.
-    fn family(&mut self, tool: &str, args: &serde_json::Value) -> u64 {
-        let Some(program) = shape::program(args) else {
+    /// The tool and, for a shell call, the program it runs (`program`, as
+    /// [`shape::program`] reads it): a success of the same family stops the recurring rule
+    /// counting the family's earlier failures.
+    fn family(&mut self, tool: &str, program: Option<&str>) -> u64 {
+        let Some(program) = program else {
             return self.tool(tool).short();
         };
         self.key.clear();
@@ -500,11 +501,12 @@ impl SameFailure {
         let mut owned = self.spare_ids.pop().unwrap_or_default();
         owned.clear();
         owned.push_str(id);
+        let facts = shape::command_facts(tool, args);
         self.state.pending.push_back(Pending {
             id: owned,
-            reads: shape::reads_file(tool, args),
-            search: shape::is_search(args),
-            family: self.fps.family(tool, args),
+            reads: facts.reads,
+            search: facts.search,
+            family: self.fps.family(tool, facts.program),
             seq,
         });
     }
@@ -604,7 +606,7 @@ mod tests {
                     json!({"path": program})
                 };
                 prop_assert_eq!(t.tool(tool), tool_fp(tool));
-                prop_assert_eq!(t.family(tool, &args), family(tool, &args));
+                prop_assert_eq!(t.family(tool, shape::program(&args)), family(tool, &args));
                 prop_assert!(t.tools.len() <= FP_TABLE_CAP && t.families.len() <= FP_TABLE_CAP);
             }
         }
@@ -614,8 +616,8 @@ mod tests {
     fn the_table_tells_split_names_apart() {
         let mut t = FpTable::default();
         let (a, b) = (json!({"command": "c x"}), json!({"command": "bc x"}));
-        assert_eq!(t.family("ab", &a), family("ab", &a));
-        assert_eq!(t.family("a", &b), family("a", &b));
+        assert_eq!(t.family("ab", shape::program(&a)), family("ab", &a));
+        assert_eq!(t.family("a", shape::program(&b)), family("a", &b));
         assert_ne!(family("ab", &a), family("a", &b));
     }
 
@@ -626,7 +628,7 @@ mod tests {
             let tool = format!("tool{i}");
             assert_eq!(t.tool(&tool), tool_fp(&tool));
             let args = json!({"command": format!("prog{i} -x")});
-            assert_eq!(t.family(&tool, &args), family(&tool, &args));
+            assert_eq!(t.family(&tool, shape::program(&args)), family(&tool, &args));
         }
         assert!(t.tools.len() <= FP_TABLE_CAP);
         assert!(t.families.len() <= FP_TABLE_CAP);
