@@ -902,13 +902,17 @@ pub fn looks_like_error(content: &str) -> bool {
     if ERROR_PREFIXES.iter().any(|p| first.starts_with(p)) || starts_with_exception(first) {
         return true;
     }
-    if program_diagnostic(first, DIAGNOSTICS) {
+    // Both diagnostic rules need a diagnostic phrase in the first line (a program's
+    // diagnostic has it after the line's first `: `): one scan of the line rules both out
+    // for most results, before the line is split or the content's lines counted.
+    let diagnostic = has_any(first, DIAGNOSTICS);
+    if diagnostic && program_diagnostic(first, DIAGNOSTICS) {
         return true;
     }
     if has_any(head, REJECTIONS) {
         return true;
     }
-    short(content, first) && has_any(first, DIAGNOSTICS)
+    diagnostic && short(content, first)
 }
 
 /// `haystack.contains(needle)` for the short texts the classifiers read: no searcher to
@@ -939,23 +943,56 @@ fn has(haystack: &str, needle: &str) -> bool {
 }
 
 /// Whether `haystack` contains one of `needles`, in one pass over it: a needle is compared
-/// only where the text has its first byte.
+/// only where the text has its first byte and, when every needle has two bytes or more,
+/// where the text's two bytes there hash like a needle's first two ([`pair_bit`]).
 fn has_any(haystack: &str, needles: &[&str]) -> bool {
-    // The needles' first bytes, one bit each.
+    // The needles' first bytes, one bit each; their first two bytes, one of 256 bits each
+    // (bits shared by other pairs only let more places through to the comparison).
     let mut firsts = [0u64; 4];
+    let mut pairs = [0u64; 4];
+    let mut short_needle = false;
     for n in needles {
-        let Some(&b) = n.as_bytes().first() else {
-            return true;
-        };
-        firsts[usize::from(b >> 6)] |= 1 << (b & 63);
+        match n.as_bytes() {
+            [] => return true,
+            [b] => {
+                set_bit(&mut firsts, usize::from(*b));
+                short_needle = true;
+            }
+            [b, c, ..] => {
+                set_bit(&mut firsts, usize::from(*b));
+                set_bit(&mut pairs, pair_bit(*b, *c));
+            }
+        }
     }
     let h = haystack.as_bytes();
     (0..h.len()).any(|i| {
         let rest = h.get(i..).unwrap_or_default();
-        rest.first()
-            .is_some_and(|&b| firsts[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
-            && needles.iter().any(|n| rest.starts_with(n.as_bytes()))
+        let candidate = match rest {
+            [b, c, ..] => {
+                has_bit(&firsts, usize::from(*b))
+                    && (short_needle || has_bit(&pairs, pair_bit(*b, *c)))
+            }
+            // One byte left: only a one-byte needle can start here.
+            [b] => short_needle && has_bit(&firsts, usize::from(*b)),
+            [] => false,
+        };
+        candidate && needles.iter().any(|n| rest.starts_with(n.as_bytes()))
     })
+}
+
+/// The bit of [`has_any`]'s pair table for the two bytes `b`, `c`.
+fn pair_bit(b: u8, c: u8) -> usize {
+    (usize::from(b).wrapping_mul(31) ^ usize::from(c)) & 255
+}
+
+fn set_bit(bits: &mut [u64; 4], i: usize) {
+    if let Some(w) = bits.get_mut(i >> 6) {
+        *w |= 1 << (i & 63);
+    }
+}
+
+fn has_bit(bits: &[u64; 4], i: usize) -> bool {
+    bits.get(i >> 6).is_some_and(|w| w & (1 << (i & 63)) != 0)
 }
 
 /// Whether `content`, whose first non-empty line (within [`ERROR_SCAN_CHARS`]) is `first`,
@@ -1014,10 +1051,62 @@ const READERS: &[&str] = &[
     "read", "type",
 ];
 
-/// Whether a call reads a file's text: a tool named like a reader (`read`, `view`, `open`,
-/// `read_file`, `cat`), an editor `view` command, or a shell command whose first word is a
-/// reader (`cat build.log`, `tail -50 x.log`, `grep -n ERROR x.log`).
-pub fn reads_file(tool: &str, args: &Value) -> bool {
+/// What [`reads_file`], [`is_search`] and [`program`] say of one call, read from one pass
+/// over its command (for a detector that needs all three of every call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommandFacts<'a> {
+    /// [`reads_file`].
+    pub reads: bool,
+    /// [`is_search`].
+    pub search: bool,
+    /// [`program`].
+    pub program: Option<&'a str>,
+}
+
+/// [`reads_file`], [`is_search`] and [`program`] of one call: the command is looked up, and
+/// its first line cut and split into pipeline segments, once for all three.
+///
+/// ```
+/// use loopguard_core::shape::command_facts;
+/// let args = serde_json::json!({"command": "cd /repo && grep -rn x src"});
+/// let f = command_facts("bash", &args);
+/// assert!(f.reads && f.search);
+/// assert_eq!(f.program, Some("grep"));
+/// ```
+pub fn command_facts<'a>(tool: &str, args: &'a Value) -> CommandFacts<'a> {
+    let named = field(args, "command").and_then(Value::as_str);
+    let Some(cmd) = named.or_else(|| field(args, "cmd").and_then(Value::as_str)) else {
+        // No command: only the tool's name can make the call a reader.
+        return CommandFacts {
+            reads: reader_tool(tool),
+            search: false,
+            program: None,
+        };
+    };
+    let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
+    let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
+    let mut words = last.split_whitespace();
+    let first = words.next();
+    let base = first.map(|w| w.rsplit('/').next().unwrap_or(w));
+    let reads = reader_tool(tool)
+        || named == Some("view")
+        || (first != Some("cd") && base.is_some_and(|b| READERS.contains(&b)));
+    let search = match first {
+        Some("git") => words.next() == Some("grep"),
+        Some(_) => base.is_some_and(|b| SEARCHERS.contains(&b)),
+        None => false,
+    };
+    // One word is an editor's sub-command (`view`, `insert`), or a bare program.
+    let program = line.split_whitespace().nth(1).and(base);
+    CommandFacts {
+        reads,
+        search,
+        program,
+    }
+}
+
+/// [`reads_file`]'s rule on the tool's name alone.
+fn reader_tool(tool: &str) -> bool {
     // The tool name compared without case (the patterns are lower-case ASCII).
     let t = tool.as_bytes();
     let starts = |p: &str| {
@@ -1030,12 +1119,18 @@ pub fn reads_file(tool: &str, args: &Value) -> bool {
             .and_then(|i| t.get(i..))
             .is_some_and(|h| h.eq_ignore_ascii_case(p.as_bytes()))
     };
-    if READERS.iter().any(|r| tool.eq_ignore_ascii_case(r))
+    READERS.iter().any(|r| tool.eq_ignore_ascii_case(r))
         || starts("read")
         || ends("_read")
         || starts("view")
         || tool.eq_ignore_ascii_case("open_file")
-    {
+}
+
+/// Whether a call reads a file's text: a tool named like a reader (`read`, `view`, `open`,
+/// `read_file`, `cat`), an editor `view` command, or a shell command whose first word is a
+/// reader (`cat build.log`, `tail -50 x.log`, `grep -n ERROR x.log`).
+pub fn reads_file(tool: &str, args: &Value) -> bool {
+    if reader_tool(tool) {
         return true;
     }
     if field(args, "command").and_then(Value::as_str) == Some("view") {
@@ -1136,8 +1231,10 @@ pub fn is_failure(tool: &str, args: Option<&Value>, content: &str, is_error: boo
 pub fn is_read_failure(content: &str) -> bool {
     let head = prefix_chars(content, ERROR_SCAN_CHARS);
     let first = first_line(head);
-    program_diagnostic(first, READ_FAILURES)
-        || (short(content, first) && has_any(first, READ_FAILURES))
+    // Both rules need a read failure's phrase in the first line (a program's diagnostic has
+    // it after the line's first `: `): one scan of the line rules both out for most results.
+    has_any(first, READ_FAILURES)
+        && (program_diagnostic(first, READ_FAILURES) || short(content, first))
 }
 
 #[cfg(test)]
@@ -1382,6 +1479,78 @@ mod tests {
         }
     }
 
+    /// [`looks_like_error`] as its rules read, without the shared first-line scan.
+    fn looks_like_error_by_the_rules(content: &str) -> bool {
+        let head = prefix_chars(content, ERROR_SCAN_CHARS);
+        let first = first_line(head);
+        if first.is_empty() {
+            return false;
+        }
+        let contains_any = |h: &str, ns: &[&str]| ns.iter().any(|n| h.contains(n));
+        let program = |line: &str, ns: &[&str]| {
+            line.split_once(": ").is_some_and(|(p, rest)| {
+                !p.is_empty() && !p.contains(' ') && contains_any(rest, ns)
+            })
+        };
+        ERROR_PREFIXES.iter().any(|p| first.starts_with(p))
+            || starts_with_exception(first)
+            || program(first, DIAGNOSTICS)
+            || contains_any(head, REJECTIONS)
+            || (short(content, first) && contains_any(first, DIAGNOSTICS))
+    }
+
+    /// [`is_read_failure`] as its rules read.
+    fn is_read_failure_by_the_rules(content: &str) -> bool {
+        let head = prefix_chars(content, ERROR_SCAN_CHARS);
+        let first = first_line(head);
+        let contains_any = |h: &str| READ_FAILURES.iter().any(|n| h.contains(n));
+        let program = first
+            .split_once(": ")
+            .is_some_and(|(p, rest)| !p.is_empty() && !p.contains(' ') && contains_any(rest));
+        program || (short(content, first) && contains_any(first))
+    }
+
+    /// Results made of the pieces the classifiers look for: diagnostics and rejections
+    /// (whole or cut), program prefixes, error prefixes, words, line breaks, padding that
+    /// pushes a phrase across the scanned prefix, and a multi-byte character.
+    fn classified_text() -> impl Strategy<Value = String> {
+        let mut pieces: Vec<String> = DIAGNOSTICS
+            .iter()
+            .chain(READ_FAILURES)
+            .chain(REJECTIONS)
+            .chain(ERROR_PREFIXES)
+            .flat_map(|p| {
+                [
+                    p.to_string(),
+                    p.chars().skip(1).collect(),
+                    p.chars().take(4).collect(),
+                ]
+            })
+            .collect();
+        for p in [
+            "bash: ",
+            "ls: cannot access 'x': ",
+            "my prog: ",
+            ": ",
+            "ValueError: ",
+            "x.Error",
+            "ok",
+            "line 3 of 9",
+            " ",
+            "  ",
+            "\n",
+            "\n\n",
+            "\r\n",
+            "é",
+            "\u{3000}",
+        ] {
+            pieces.push(p.to_owned());
+        }
+        pieces.push("a".repeat(280));
+        pieces.push("word ".repeat(70));
+        proptest::collection::vec(proptest::sample::select(pieces), 0..8).prop_map(|v| v.concat())
+    }
+
     proptest! {
         #[test]
         fn prop_has_is_contains(h in "[ab\u{e9}: ]{0,24}", n in "[ab\u{e9}:]{0,4}") {
@@ -1399,6 +1568,51 @@ mod tests {
                 || lower.starts_with("view")
                 || lower == "open_file";
             prop_assert_eq!(reads_file(&t, &args), want);
+        }
+
+        /// The classifiers' shared first-line scan changes no answer.
+        #[test]
+        fn prop_classifiers_answer_as_their_rules(t in classified_text()) {
+            prop_assert_eq!(looks_like_error(&t), looks_like_error_by_the_rules(&t), "{:?}", t);
+            prop_assert_eq!(is_read_failure(&t), is_read_failure_by_the_rules(&t), "{:?}", t);
+        }
+
+        /// The phrase lists themselves, anywhere in a text.
+        #[test]
+        fn prop_has_any_finds_the_phrases(t in classified_text()) {
+            for ns in [DIAGNOSTICS, READ_FAILURES, REJECTIONS, ERROR_PREFIXES] {
+                prop_assert_eq!(has_any(&t, ns), ns.iter().any(|n| t.contains(n)));
+            }
+        }
+
+        /// One pass over the command says what the three separate readings say.
+        #[test]
+        fn prop_command_facts_are_the_three_rules(
+            tool in "(bash|read|Cat|x_read|edit|view_file|open_file|é)",
+            key in "(command|cmd|other)",
+            other in proptest::option::of("(view|ls)"),
+            words in proptest::collection::vec(
+                "(cat|/bin/cat|grep|git|git grep|rg|cd|view|mvn|\\||;|&&|-n|x\\.log|\\n|é|  )",
+                0..7,
+            ),
+            long in any::<bool>(),
+        ) {
+            let mut cmd = words.join(" ");
+            if long {
+                // The 500-byte cut, inside a character or between words.
+                cmd = format!("{}é {cmd}", "a".repeat(498));
+            }
+            let mut args = serde_json::Map::new();
+            args.insert(key, json!(cmd));
+            if let Some(o) = other {
+                // A second, competing key: `command` wins over `cmd`; a non-string is skipped.
+                args.insert("command".to_owned(), if o == "ls" { json!(["ls"]) } else { json!(o) });
+            }
+            let args = Value::Object(args);
+            let f = command_facts(&tool, &args);
+            prop_assert_eq!(f.reads, reads_file(&tool, &args));
+            prop_assert_eq!(f.search, is_search(&args));
+            prop_assert_eq!(f.program, program(&args));
         }
 
         #[test]

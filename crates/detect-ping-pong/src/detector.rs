@@ -87,6 +87,40 @@ struct State {
 pub struct PingPong {
     settings: Settings,
     state: State,
+    /// Buffers of forgotten records and trends, reused for new ones (not state).
+    spare: Spare,
+}
+
+/// Buffers freed by the history's evictions and the trends' clearing, reused instead of
+/// allocating new ones for every call.
+#[derive(Debug, Default)]
+struct Spare {
+    /// Tool-name buffers of evicted records.
+    tools: Vec<String>,
+    /// Trends of forgotten call shapes, restarted ([`Trend::new`]'s state, buffers kept).
+    trends: Vec<Trend>,
+}
+
+impl Spare {
+    /// `tool` in a reused buffer.
+    fn tool(&mut self, tool: &str) -> String {
+        let mut s = self.tools.pop().unwrap_or_default();
+        s.clear();
+        s.push_str(tool);
+        s
+    }
+
+    /// Keeps an evicted record's tool buffer (at most a history's worth).
+    fn keep_tool(&mut self, s: String, cap: usize) {
+        if self.tools.len() < cap {
+            self.tools.push(s);
+        }
+    }
+
+    /// A trend with no result yet, in reused buffers.
+    fn trend(&mut self) -> Trend {
+        self.trends.pop().unwrap_or_default()
+    }
 }
 
 impl PingPong {
@@ -95,6 +129,7 @@ impl PingPong {
         let mut d = PingPong {
             settings,
             state: State::default(),
+            spare: Spare::default(),
         };
         d.rebuild();
         d
@@ -148,7 +183,9 @@ impl PingPong {
                 }
                 self.fold();
             }
-            self.state.history.pop_front();
+            if let Some(old) = self.state.history.pop_front() {
+                self.spare.keep_tool(old.tool, cap);
+            }
             self.state.base += 1;
             self.state.frontier = self.state.frontier.max(self.state.base);
         }
@@ -286,8 +323,16 @@ impl PingPong {
             let proposed = shape_rec
                 .as_ref()
                 .map_or_else(|| call.call_fp.short(), |sh| sh.call);
-            let crit = self.state.cycles.find(s.cycle_critical_repeats, proposed);
-            let warn = self.state.cycles.find(s.cycle_warning_repeats, proposed);
+            // A cycle the proposed call continues holds that call: most calls are not in
+            // the recent ones, and the search is skipped.
+            let (crit, warn) = if self.state.cycles.has_call(proposed) {
+                (
+                    self.state.cycles.find(s.cycle_critical_repeats, proposed),
+                    self.state.cycles.find(s.cycle_warning_repeats, proposed),
+                )
+            } else {
+                (None, None)
+            };
             match (crit, warn) {
                 (Some(w), _) => {
                     let key = cycle_key(&w.calls());
@@ -330,9 +375,10 @@ impl PingPong {
             // result, so no detector sees it).
             return;
         }
+        let tool = self.spare.tool(&call.tool);
         self.append(Record {
             call: call.call_fp,
-            tool: call.tool.clone(),
+            tool,
             batch: call.batch,
             seq: call.seq,
             result: None,
@@ -343,15 +389,20 @@ impl PingPong {
     /// The result shape of record `sh` for `content`: a unique value when the numbers of the
     /// call shape's results moved steadily since its previous result (progress).
     fn result_shape(&mut self, sh: &mut ShapeRec, rs: &ResultShape, seq: u64) {
-        if self.state.trends.len() >= MAX_TRENDS && !self.state.trends.contains_key(&sh.call) {
-            self.state.trends.clear();
+        let trends = &mut self.state.trends;
+        if !trends.contains_key(&sh.call) {
+            if trends.len() >= MAX_TRENDS {
+                // All are forgotten; their buffers serve the next call shapes.
+                for (_, mut t) in trends.drain() {
+                    t.restart();
+                    self.spare.trends.push(t);
+                }
+            }
+            trends.insert(sh.call, self.spare.trend());
         }
-        let progress = self
-            .state
-            .trends
-            .entry(sh.call)
-            .or_default()
-            .step(&rs.numbers);
+        let progress = trends
+            .get_mut(&sh.call)
+            .is_some_and(|t| t.step(&rs.numbers));
         let fp = if progress {
             Fingerprint::combine(&[rs.fp.as_bytes(), &seq.to_le_bytes()])
         } else {
@@ -400,9 +451,10 @@ impl PingPong {
                     let rs = cx.result_shape_or_plain(r.orphan, content);
                     self.result_shape(sh, &rs, cx.seq());
                 }
+                let tool = self.spare.tool(&r.call.tool);
                 self.append(Record {
                     call: r.call.call_fp,
-                    tool: r.call.tool.clone(),
+                    tool,
                     batch: r.call.batch,
                     seq: cx.seq(),
                     result: Some(Some(r.norm_fp)),
@@ -504,5 +556,66 @@ impl Detector for PingPong {
         })?;
         self.rebuild();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The result shape rule without reused buffers: a map of trends, emptied when a new
+    /// call shape finds it full, each new trend a fresh one.
+    fn reference(trends: &mut FixedMap<u64, Trend>, call: u64, rs: &ResultShape, seq: u64) -> u64 {
+        if trends.len() >= MAX_TRENDS && !trends.contains_key(&call) {
+            trends.clear();
+        }
+        let progress = trends.entry(call).or_default().step(&rs.numbers);
+        let fp = if progress {
+            Fingerprint::combine(&[rs.fp.as_bytes(), &seq.to_le_bytes()])
+        } else {
+            rs.fp
+        };
+        fp.short()
+    }
+
+    proptest! {
+        /// Trends in reused buffers give the results the fresh ones give, across the
+        /// clearing of a full table.
+        #[test]
+        fn reused_trends_are_fresh_ones(
+            steps in prop::collection::vec(
+                (0u64..(MAX_TRENDS as u64 + 24), prop::collection::vec(0u64..4, 0..3)),
+                1..400,
+            ),
+        ) {
+            let mut d = PingPong::new(Settings::default());
+            let mut want = FixedMap::default();
+            for (seq, (call, numbers)) in steps.into_iter().enumerate() {
+                let rs = ResultShape {
+                    fp: Fingerprint::of_bytes(b"shape"),
+                    numbers,
+                    empty: false,
+                    ids: None,
+                };
+                let mut sh = ShapeRec { call, result: None };
+                d.result_shape(&mut sh, &rs, seq as u64);
+                let w = reference(&mut want, call, &rs, seq as u64);
+                prop_assert_eq!(sh.result, Some(w));
+                prop_assert_eq!(&d.state.trends, &want);
+            }
+        }
+    }
+
+    #[test]
+    fn evicted_records_lend_their_tool_buffers() {
+        let mut spare = Spare::default();
+        spare.keep_tool("a_longer_tool_name".to_owned(), 4);
+        assert_eq!(spare.tool("ls"), "ls");
+        assert_eq!(spare.tool("grep"), "grep");
+        for _ in 0..10 {
+            spare.keep_tool(String::from("x"), 4);
+        }
+        assert_eq!(spare.tools.len(), 4);
     }
 }

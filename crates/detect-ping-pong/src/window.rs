@@ -147,6 +147,13 @@ impl Cycles {
         }
     }
 
+    /// Whether `proposed` is among the ring's calls. Every window is a suffix of the ring
+    /// and holds a cycle only when `proposed` is among its calls, so when this is false no
+    /// [`Cycles::find`] can find one and the search can be skipped.
+    pub fn has_call(&self, proposed: u64) -> bool {
+        self.ring.iter().any(|r| r.call == proposed)
+    }
+
     /// The first window of `repeats` that holds a cycle continued by `proposed`.
     pub fn find(&mut self, repeats: u32, proposed: u64) -> Option<Window> {
         let n = self.ring.len();
@@ -204,5 +211,79 @@ impl Cycles {
     pub fn seqs(&self, n: usize) -> Vec<u64> {
         let skip = self.ring.len().saturating_sub(n);
         self.ring.iter().skip(skip).map(|r| r.seq).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A ring of `noise` arbitrary resolved calls followed by `rounds` rounds of a cycle
+    /// (calls and results from small alphabets, so that cycles, wobbles and near-cycles
+    /// come often).
+    fn ring() -> impl Strategy<Value = Vec<Resolved>> {
+        let pair = (0u64..6, prop::option::weighted(0.95, 0u64..3));
+        (
+            prop::collection::vec(pair.clone(), 0..12),
+            prop::collection::vec(pair, 2..9),
+            0usize..7,
+        )
+            .prop_map(|(noise, cycle, rounds)| {
+                let mut v: Vec<(u64, Option<u64>)> = noise;
+                for _ in 0..rounds {
+                    v.extend_from_slice(&cycle);
+                }
+                v.into_iter()
+                    .enumerate()
+                    .map(|(i, (call, result))| Resolved {
+                        call,
+                        result,
+                        seq: i as u64,
+                    })
+                    .collect()
+            })
+    }
+
+    proptest! {
+        /// When the proposed call is not in the ring no window holds a cycle it continues:
+        /// skipping the search then changes nothing.
+        #[test]
+        fn the_skip_never_hides_a_cycle(
+            rs in ring(),
+            proposed in 0u64..7,
+            max_period in 2u32..=8,
+            warn in 2u32..4,
+        ) {
+            let mut c = Cycles::default();
+            c.rebuild(max_period, warn, warn + 2);
+            for r in rs {
+                c.push(r);
+            }
+            for repeats in [warn, warn + 2] {
+                let found = c.find(repeats, proposed).map(|w| (w.size, w.calls()));
+                let skipped = !c.has_call(proposed);
+                prop_assert!(!skipped || found.is_none(), "the skip hides {:?}", found);
+            }
+        }
+    }
+
+    #[test]
+    fn a_cycle_is_found_through_its_oldest_call() {
+        // Call 9 comes once, first: a window of 2 rounds of period 3 (each pair at least
+        // once) holds it, and only that call can show it.
+        let mut c = Cycles::default();
+        c.rebuild(3, 2, 3);
+        for (i, call) in [9, 1, 2, 1, 2, 1].into_iter().enumerate() {
+            c.push(Resolved {
+                call,
+                result: Some(0),
+                seq: i as u64,
+            });
+        }
+        assert!(c.has_call(9));
+        assert!(c.find(2, 9).is_some());
+        assert!(!c.has_call(5));
+        assert!(c.find(2, 5).is_none());
     }
 }

@@ -208,17 +208,79 @@ struct State {
 pub struct SameFailure {
     settings: Settings,
     state: State,
+    /// Fingerprints already computed (not state: a pure cache, rebuilt on demand).
+    fps: FpTable,
+    /// Id buffers of resolved calls, reused for the next calls' ids.
+    spare_ids: Vec<String>,
 }
 
 fn tool_fp(tool: &str) -> Fingerprint {
     Fingerprint::of_bytes(tool.as_bytes())
 }
 
-/// The tool and, for a shell call, the program it runs.
+/// The tool and, for a shell call, the program it runs (the rule [`FpTable::family`]
+/// caches).
+#[cfg(test)]
 fn family(tool: &str, args: &serde_json::Value) -> u64 {
     match shape::program(args) {
         Some(p) => Fingerprint::combine(&[tool.as_bytes(), p.as_bytes()]).short(),
         None => tool_fp(tool).short(),
+    }
+}
+
+/// How many entries each table of [`FpTable`] holds before it is emptied. A session uses a
+/// few dozen tools and programs, so the tables stay warm; one that uses more only pays
+/// the hashing again.
+const FP_TABLE_CAP: usize = 256;
+
+/// Fingerprints of tool names and of (tool, program) families, computed once each: every
+/// event needs them and a SHA-256 costs far more than a table lookup. The values are
+/// exactly [`tool_fp`]'s and the family rule's; only the cost changes.
+#[derive(Debug, Default)]
+struct FpTable {
+    tools: FixedMap<String, Fingerprint>,
+    /// Keyed by the tool's length (8 bytes, little-endian), the tool and the program: the
+    /// length makes the split between tool and program unambiguous (`ab`+`c` ≠ `a`+`bc`).
+    families: FixedMap<Vec<u8>, u64>,
+    /// The key being looked up, reused from call to call.
+    key: Vec<u8>,
+}
+
+impl FpTable {
+    /// [`tool_fp`] of `tool`.
+    fn tool(&mut self, tool: &str) -> Fingerprint {
+        if let Some(fp) = self.tools.get(tool) {
+            return *fp;
+        }
+        let fp = tool_fp(tool);
+        if self.tools.len() >= FP_TABLE_CAP {
+            self.tools.clear();
+        }
+        self.tools.insert(tool.to_owned(), fp);
+        fp
+    }
+
+    /// The tool and, for a shell call, the program it runs (`program`, as
+    /// [`shape::program`] reads it): a success of the same family stops the recurring rule
+    /// counting the family's earlier failures.
+    fn family(&mut self, tool: &str, program: Option<&str>) -> u64 {
+        let Some(program) = program else {
+            return self.tool(tool).short();
+        };
+        self.key.clear();
+        self.key
+            .extend_from_slice(&(tool.len() as u64).to_le_bytes());
+        self.key.extend_from_slice(tool.as_bytes());
+        self.key.extend_from_slice(program.as_bytes());
+        if let Some(f) = self.families.get(self.key.as_slice()) {
+            return *f;
+        }
+        let f = Fingerprint::combine(&[tool.as_bytes(), program.as_bytes()]).short();
+        if self.families.len() >= FP_TABLE_CAP {
+            self.families.clear();
+        }
+        self.families.insert(self.key.clone(), f);
+        f
     }
 }
 
@@ -228,6 +290,8 @@ impl SameFailure {
         SameFailure {
             settings,
             state: State::default(),
+            fps: FpTable::default(),
+            spare_ids: Vec::new(),
         }
     }
 
@@ -291,14 +355,21 @@ impl SameFailure {
         is_error: bool,
         cx: &mut Cx<'_>,
     ) {
-        let pending = match self.state.pending.iter().position(|p| p.id == id) {
+        let mut pending = match self.state.pending.iter().position(|p| p.id == id) {
             Some(i) => self.state.pending.remove(i),
             None => None,
         };
+        if let Some(p) = pending.as_mut() {
+            // Only the id's buffer is kept, for the next call's id; the id is not read again.
+            if self.spare_ids.len() < MAX_PENDING {
+                self.spare_ids.push(std::mem::take(&mut p.id));
+            }
+        }
         let reads = pending.as_ref().is_some_and(|p| p.reads);
-        let fam = pending
-            .as_ref()
-            .map_or_else(|| tool_fp(&info.call.tool).short(), |p| p.family);
+        let fam = match pending.as_ref() {
+            Some(p) => p.family,
+            None => self.fps.tool(&info.call.tool).short(),
+        };
         let no_match = pending.as_ref().is_some_and(|p| p.search) && shape::is_no_match(content);
         let seq = cx.seq();
         let cap = self.settings.recurring_window as usize;
@@ -313,8 +384,7 @@ impl SameFailure {
             }
             return;
         }
-        // Hashed only for a failure: most results succeed.
-        let tfp = tool_fp(tool);
+        let tfp = self.fps.tool(tool);
         let (error_fp, numbers) = match self.settings.failure_identity {
             FailureIdentity::Exact => (info.norm_fp, Vec::new()),
             FailureIdentity::Shape => {
@@ -424,22 +494,32 @@ impl SameFailure {
 
     fn remember_call(&mut self, id: &str, tool: &str, args: &serde_json::Value, seq: Option<u64>) {
         if self.state.pending.len() >= MAX_PENDING {
-            self.state.pending.pop_front();
+            if let Some(old) = self.state.pending.pop_front() {
+                self.spare_ids.push(old.id);
+            }
         }
+        let mut owned = self.spare_ids.pop().unwrap_or_default();
+        owned.clear();
+        owned.push_str(id);
+        let facts = shape::command_facts(tool, args);
         self.state.pending.push_back(Pending {
-            id: id.to_owned(),
-            reads: shape::reads_file(tool, args),
-            search: shape::is_search(args),
-            family: family(tool, args),
+            id: owned,
+            reads: facts.reads,
+            search: facts.search,
+            family: self.fps.family(tool, facts.program),
             seq,
         });
     }
 
     fn on_call(&mut self, tool: &str, cx: &mut Cx<'_>) {
+        if self.state.run.is_none() {
+            return;
+        }
+        let tfp = self.fps.tool(tool);
         let Some(run) = self.state.run.as_ref() else {
             return;
         };
-        if run.tool_fp != tool_fp(tool) {
+        if run.tool_fp != tfp {
             // Another tool in between: the model did something else.
             self.state.run = None;
             return;
@@ -497,4 +577,60 @@ impl Detector for SameFailure {
     }
 
     loopguard_core::snapshot_via_serde!(state);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// Tools and programs from a small alphabet, so that the tables see the same names
+    /// again, names whose concatenations collide (`ab`+`c`, `a`+`bc`), and more distinct
+    /// names than they hold.
+    fn name() -> impl Strategy<Value = String> {
+        "[abc/]{0,3}"
+    }
+
+    proptest! {
+        /// The tables answer exactly what the straightforward rules compute.
+        #[test]
+        fn the_table_answers_the_rules(
+            calls in proptest::collection::vec((name(), name(), any::<bool>()), 1..600),
+        ) {
+            let mut t = FpTable::default();
+            for (tool, program, shell) in &calls {
+                let args = if *shell {
+                    json!({"command": format!("{program} x")})
+                } else {
+                    json!({"path": program})
+                };
+                prop_assert_eq!(t.tool(tool), tool_fp(tool));
+                prop_assert_eq!(t.family(tool, shape::program(&args)), family(tool, &args));
+                prop_assert!(t.tools.len() <= FP_TABLE_CAP && t.families.len() <= FP_TABLE_CAP);
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_tells_split_names_apart() {
+        let mut t = FpTable::default();
+        let (a, b) = (json!({"command": "c x"}), json!({"command": "bc x"}));
+        assert_eq!(t.family("ab", shape::program(&a)), family("ab", &a));
+        assert_eq!(t.family("a", shape::program(&b)), family("a", &b));
+        assert_ne!(family("ab", &a), family("a", &b));
+    }
+
+    #[test]
+    fn the_table_is_emptied_when_full() {
+        let mut t = FpTable::default();
+        for i in 0..FP_TABLE_CAP * 2 + 3 {
+            let tool = format!("tool{i}");
+            assert_eq!(t.tool(&tool), tool_fp(&tool));
+            let args = json!({"command": format!("prog{i} -x")});
+            assert_eq!(t.family(&tool, shape::program(&args)), family(&tool, &args));
+        }
+        assert!(t.tools.len() <= FP_TABLE_CAP);
+        assert!(t.families.len() <= FP_TABLE_CAP);
+    }
 }

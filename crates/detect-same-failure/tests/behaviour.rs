@@ -4,7 +4,7 @@
 
 use loopguard_core::{Bus, Detector, Finding, Level, Origin, OwnedEvent, MAX_EVIDENCE};
 use loopguard_detect_same_failure::{
-    looks_like_failure, Options, SameFailure, Settings, NAME, REGISTRATION,
+    looks_like_failure, FailureIdentity, Options, SameFailure, Settings, NAME, REGISTRATION,
 };
 use loopguard_testkit::registration::OptionChecks;
 use loopguard_testkit::{run, Script};
@@ -256,6 +256,36 @@ fn a_long_test_log_mentioning_error_in_the_middle_is_a_success() {
         s.call("edit", json!({"command": "edit 1:2"}), &log);
     }
     assert!(run(det(), s.events()).is_empty());
+}
+
+#[test]
+fn every_result_is_paired_with_its_own_call() {
+    // A log read over and over (its text is no failure of the read) stays silent only if
+    // each result finds its call, the id of which is kept until the result arrives.
+    let mut s = Script::new();
+    s.call_args(
+        20,
+        "bash",
+        |i| json!({"command": format!("cat build-{i}.log")}),
+        "ERROR: Could not find artifact com.example:lib",
+    );
+    assert!(run(det(), s.events()).is_empty());
+    // The recurring rule counts failures whatever lies between: one misread would count.
+    let recurring = Settings {
+        recurring_threshold: 4,
+        failure_identity: FailureIdentity::Shape,
+        ..Settings::default()
+    };
+    assert!(run(Box::new(SameFailure::new(recurring)), s.events()).is_empty());
+    // The same text from calls that do not read a file is the calls' own failure.
+    let mut s = Script::new();
+    s.call_args(
+        8,
+        "bash",
+        |i| json!({"command": format!("mvn -q test -Dn={i}")}),
+        "ERROR: Could not find artifact com.example:lib",
+    );
+    assert_eq!(levels(&run(det(), s.events())), vec![(Level::Warning, 8)]);
 }
 
 #[test]

@@ -19,14 +19,60 @@ pub(super) const SIMILAR_MEMORY: usize = 3;
 pub(super) struct PendingCall {
     pub(super) seq: u64,
     pub(super) tokens: TokenSet,
-    pub(super) skeleton: Option<Fingerprint>,
+    pub(super) skeleton: Option<Skeleton>,
 }
 
 /// One call of the similar-calls streak.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct SimilarCall {
     pub(super) tokens: TokenSet,
-    pub(super) skeleton: Option<Fingerprint>,
+    pub(super) skeleton: Option<Skeleton>,
+}
+
+/// A shell command's skeleton ([`skeleton`]). It is identified by a fingerprint, the SHA-256
+/// of its text, which is what a snapshot holds; while the text is at hand it is kept
+/// instead, so that no call pays for the hash: two texts are equal exactly when their
+/// fingerprints are (barring a SHA-256 collision), and a fingerprint is computed only to
+/// serialise a skeleton or to compare one with a skeleton restored from a snapshot.
+#[derive(Clone, Debug)]
+pub(super) enum Skeleton {
+    /// The skeleton's text (words joined by single spaces).
+    Text(String),
+    /// The fingerprint of a skeleton whose text is gone (read from a snapshot).
+    Hashed(Fingerprint),
+}
+
+impl Skeleton {
+    /// The skeleton's identity: `combine(["skeleton", text])`.
+    pub(super) fn fingerprint(&self) -> Fingerprint {
+        match self {
+            Skeleton::Text(t) => Fingerprint::combine(&[b"skeleton", t.as_bytes()]),
+            Skeleton::Hashed(fp) => *fp,
+        }
+    }
+}
+
+impl PartialEq for Skeleton {
+    fn eq(&self, other: &Skeleton) -> bool {
+        match (self, other) {
+            (Skeleton::Text(a), Skeleton::Text(b)) => a == b,
+            _ => self.fingerprint() == other.fingerprint(),
+        }
+    }
+}
+
+impl Eq for Skeleton {}
+
+impl Serialize for Skeleton {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.fingerprint().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Skeleton {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Skeleton, D::Error> {
+        Fingerprint::deserialize(d).map(Skeleton::Hashed)
+    }
 }
 
 /// The similar-calls streak: consecutive calls of one tool, each like one of the last few
@@ -173,24 +219,28 @@ impl GenericRepeat {
     }
 }
 
-/// A shell command's skeleton: its words with path arguments (`/usr/lib`, `./src`, `~/x`,
-/// `../y`) left out; `find /usr/lib -name X` and `find /opt -name X` share it. `None` when
-/// the call has no `command` / `cmd` string.
-pub(super) fn skeleton(args: &Value) -> Option<Fingerprint> {
+/// A shell command's skeleton: its words (of its first 2000 bytes, or of all of it when that
+/// cut falls inside a character) with path arguments (`/usr/lib`, `./src`, `~/x`, `../y`)
+/// left out, joined by single spaces; `find /usr/lib -name X` and `find /opt -name X` share
+/// it. `None` when the call has no `command` / `cmd` string.
+pub(super) fn skeleton(args: &Value) -> Option<Skeleton> {
     let cmd = loopguard_core::shape::command(args)?;
     let cmd = cmd.get(..cmd.len().min(2000)).unwrap_or(cmd);
-    let words: Vec<&str> = cmd
-        .split_whitespace()
-        .filter(|w| {
-            let w = w.trim_start_matches(['"', '\'']);
-            !(w.starts_with('/')
-                || w.starts_with("./")
-                || w.starts_with("../")
-                || w.starts_with("~/"))
-        })
-        .collect();
-    Some(Fingerprint::combine(&[
-        b"skeleton",
-        words.join(" ").as_bytes(),
-    ]))
+    let mut text = String::with_capacity(cmd.len());
+    for w in cmd.split_whitespace().filter(|w| !is_path(w)) {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(w);
+    }
+    Some(Skeleton::Text(text))
 }
+
+/// Whether a command word is a path argument (quotes before it ignored).
+fn is_path(word: &str) -> bool {
+    let w = word.trim_start_matches(['"', '\'']);
+    w.starts_with('/') || w.starts_with("./") || w.starts_with("../") || w.starts_with("~/")
+}
+
+#[cfg(test)]
+mod tests;
