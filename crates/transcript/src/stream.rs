@@ -48,8 +48,15 @@ pub enum Item {
 #[derive(Debug)]
 pub struct Records<R> {
     reader: R,
-    file: String,
+    /// The line being read when it is not wholly in the reader's buffer.
     buf: Vec<u8>,
+    st: Lines,
+}
+
+/// What a read keeps between lines, apart from the input.
+#[derive(Debug)]
+struct Lines {
+    file: String,
     max_line: usize,
     lines: usize,
     format: Option<Format>,
@@ -59,6 +66,14 @@ pub struct Records<R> {
     bad: Option<TranscriptError>,
     records: usize,
     ended: bool,
+}
+
+/// What [`Lines::line`] left to its caller.
+enum Left {
+    Nothing,
+    /// A long loopguard line of this many bytes: the caller gives its buffer up to the record
+    /// ([`formats::loopguard::parse_line_owned`]).
+    Owned(usize),
 }
 
 impl std::fmt::Debug for LineState {
@@ -73,69 +88,72 @@ impl<R: BufRead> Records<R> {
     pub fn new(reader: R, file: &str) -> Records<R> {
         Records {
             reader,
-            file: file.to_owned(),
             buf: Vec::new(),
-            max_line: MAX_LINE_BYTES,
-            lines: 0,
-            format: None,
-            native: None,
-            out: VecDeque::new(),
-            issues: VecDeque::new(),
-            bad: None,
-            records: 0,
-            ended: false,
+            st: Lines {
+                file: file.to_owned(),
+                max_line: MAX_LINE_BYTES,
+                lines: 0,
+                format: None,
+                native: None,
+                out: VecDeque::new(),
+                issues: VecDeque::new(),
+                bad: None,
+                records: 0,
+                ended: false,
+            },
         }
     }
 
     /// A reader that takes the input as loopguard JSONL whatever its first line says.
     pub fn loopguard(reader: R, file: &str) -> Records<R> {
         let mut r = Records::new(reader, file);
-        r.format = Some(Format::Loopguard);
+        r.st.format = Some(Format::Loopguard);
         r
     }
 
     /// Lines longer than `max` bytes are reported as [`LineError::TooLong`] and skipped
     /// (default [`MAX_LINE_BYTES`]).
     pub fn max_line(mut self, max: usize) -> Records<R> {
-        self.max_line = max;
+        self.st.max_line = max;
         self
     }
 
     /// The format: recognised from the first non-blank line; loopguard until then.
     pub fn format(&self) -> Format {
-        self.format.unwrap_or(Format::Loopguard)
+        self.st.format.unwrap_or(Format::Loopguard)
     }
 
     /// The lines read so far, blank lines included (all of them once the read ended).
     pub fn lines(&self) -> usize {
-        self.lines
+        self.st.lines
     }
 
     /// The file name used in errors.
     pub fn file(&self) -> &str {
-        &self.file
+        &self.st.file
     }
 
     /// Issues of a native read counted beyond [`MAX_ISSUES`](crate::formats::native::MAX_ISSUES)
     /// and not yielded.
     pub fn issues_dropped(&mut self) -> usize {
-        self.native.as_mut().map_or(0, LineState::issues_dropped)
+        self.st.native.as_mut().map_or(0, LineState::issues_dropped)
     }
 
     /// The next item; `Ok(None)` at the end of the input. An error is an I/O error: the
     /// input cannot be read further.
     pub fn next_item(&mut self) -> Result<Option<Item>, TranscriptError> {
         loop {
-            if let Some(b) = self.bad.take() {
+            let st = &mut self.st;
+            if let Some(b) = st.bad.take() {
                 return Ok(Some(Item::Bad(b)));
             }
-            if let Some(i) = self.issues.pop_front() {
+            if let Some(i) = st.issues.pop_front() {
                 return Ok(Some(Item::Issue(i)));
             }
-            if let Some(e) = self.out.pop_front() {
+            if let Some(e) = st.out.pop_front() {
                 return Ok(Some(Item::Entry(e)));
             }
-            if self.ended {
+            if st.ended {
                 return Ok(None);
             }
             self.read_one()?;
@@ -143,41 +161,87 @@ impl<R: BufRead> Records<R> {
     }
 
     fn read_one(&mut self) -> Result<(), TranscriptError> {
+        // A line wholly inside the reader's buffer is read where it lies.
+        let available = loop {
+            match self.reader.fill_buf() {
+                Ok(b) => break b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(self.st.io_error(&e)),
+            }
+        };
+        if let Some(end) = memchr::memchr(b'\n', available) {
+            if end < self.st.max_line {
+                let index = self.st.lines;
+                self.st.lines += 1;
+                let raw = available.get(..end).unwrap_or_default();
+                self.st.line(index, raw, false);
+                self.reader.consume(end + 1);
+                return Ok(());
+            }
+        }
+        self.read_copied()
+    }
+
+    /// [`Records::read_one`] of a line copied into the line buffer: one that straddles the
+    /// reader's buffer, the last without a newline, or one too long.
+    fn read_copied(&mut self) -> Result<(), TranscriptError> {
         self.buf.clear();
         if self.buf.capacity() > KEEP_BUFFER_BYTES {
             self.buf = Vec::new();
         }
-        let index = self.lines;
-        let n = read_line_bounded(&mut self.reader, &mut self.buf, self.max_line).map_err(|e| {
-            TranscriptError::Io {
-                file: self.file.clone(),
-                message: e.to_string(),
-            }
-        })?;
+        let st = &mut self.st;
+        let index = st.lines;
+        let n = read_line_bounded(&mut self.reader, &mut self.buf, st.max_line)
+            .map_err(|e| st.io_error(&e))?;
         if n == 0 {
-            self.ended = true;
-            if let Some(st) = &mut self.native {
-                st.drain(true, &mut self.out, &mut self.issues);
+            st.ended = true;
+            if let Some(native) = &mut st.native {
+                native.drain(true, &mut st.out, &mut st.issues);
             }
             return Ok(());
         }
-        self.lines += 1;
-        if n > self.max_line {
-            self.line_problem(index, LineError::TooLong(self.max_line));
+        st.lines += 1;
+        if n > st.max_line {
+            st.line_problem(index, LineError::TooLong(st.max_line));
             return Ok(());
         }
         let raw = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+        // A long line gives its buffer up to the record: its longest text is held once.
+        if let Left::Owned(len) = st.line(index, raw, true) {
+            let mut line = std::mem::take(&mut self.buf);
+            line.truncate(len);
+            let parsed = match String::from_utf8(line) {
+                Ok(line) => formats::loopguard::parse_line_owned(line, st.records == 0),
+                Err(e) => Err(LineError::Utf8(e.utf8_error().valid_up_to())),
+            };
+            st.push_record(index, parsed);
+        }
+        Ok(())
+    }
+}
+
+impl Lines {
+    fn io_error(&self, e: &std::io::Error) -> TranscriptError {
+        TranscriptError::Io {
+            file: self.file.clone(),
+            message: e.to_string(),
+        }
+    }
+
+    /// Reads line `index` (without its newline). With `can_own`, a long loopguard line is
+    /// left to the caller, who owns its buffer.
+    fn line(&mut self, index: usize, raw: &[u8], can_own: bool) -> Left {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let text = match std::str::from_utf8(raw) {
             Ok(t) => t,
             Err(e) => {
                 let problem = LineError::Utf8(e.valid_up_to());
                 self.line_problem(index, problem);
-                return Ok(());
+                return Left::Nothing;
             }
         };
         if text.trim().is_empty() {
-            return Ok(());
+            return Left::Nothing;
         }
         if self.format.is_none() {
             let mut format = Format::Loopguard;
@@ -189,30 +253,22 @@ impl<R: BufRead> Records<R> {
             self.format = Some(format);
         }
         if self.native.is_none() && self.format != Some(Format::Loopguard) {
-            self.native = LineState::new(self.format());
+            self.native = LineState::new(self.format.unwrap_or(Format::Loopguard));
         }
         match &mut self.native {
             Some(st) => {
                 st.line(index, text);
                 st.drain(false, &mut self.out, &mut self.issues);
             }
-            // A long line gives its buffer up to the record: its longest text is held once.
-            None if text.len() >= formats::loopguard::IN_PLACE_BYTES => {
-                let len = text.len();
-                let mut line = std::mem::take(&mut self.buf);
-                line.truncate(len);
-                let parsed = match String::from_utf8(line) {
-                    Ok(line) => formats::loopguard::parse_line_owned(line, self.records == 0),
-                    Err(e) => Err(LineError::Utf8(e.utf8_error().valid_up_to())),
-                };
-                self.push_record(index, parsed);
+            None if can_own && text.len() >= formats::loopguard::IN_PLACE_BYTES => {
+                return Left::Owned(text.len());
             }
             None => {
                 let parsed = formats::loopguard::parse_line(text, self.records == 0);
                 self.push_record(index, parsed);
             }
         }
-        Ok(())
+        Left::Nothing
     }
 
     /// Queues the record of line `index`, or keeps its error.
@@ -246,6 +302,58 @@ impl<R: BufRead> Records<R> {
                 st.drain(false, &mut self.out, &mut self.issues);
             }
             None => self.bad = Some(self.line_error(index, problem)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn items<R: BufRead>(mut r: Records<R>) -> (Vec<String>, usize) {
+        let mut got = Vec::new();
+        while let Some(item) = r.next_item().unwrap() {
+            got.push(format!("{item:?}"));
+        }
+        (got, r.lines())
+    }
+
+    /// Lines read where they lie in the reader's buffer and lines copied out of it (cut by
+    /// the buffer's end, the last one without a newline, too long) read the same.
+    #[test]
+    fn lines_read_in_the_buffer_or_copied_read_the_same() {
+        let text: &[u8] = b"{\"type\":\"session\",\"id\":\"s\"}\r\n\n  \r\n{\"type\":\"user\",\"text\":\"a\\u00e9\"}\n\xff\xfe\n{\"type\":\"tool_call\",\"id\":\"c\",\"tool\":\"t\",\"args\":{\"p\":[1,2.5,\"x\"]}}\r\nnot json\n{\"type\":\"user\",\"text\":\"a long line, longer than the limit of the reads below\"}\n{\"type\":\"compaction\"}";
+        // Limits at, just below and just above each line's length.
+        let mut maxes: Vec<usize> = text
+            .split_inclusive(|&b| b == b'\n')
+            .flat_map(|l| [l.len() - 1, l.len(), l.len() + 1])
+            .collect();
+        maxes.push(MAX_LINE_BYTES);
+        let blank_first = [b"\n", text].concat();
+        for text in [text, &blank_first[..]] {
+            for &max in &maxes {
+                let whole = items(Records::new(text, "t.jsonl").max_line(max));
+                assert!(whole.0.len() >= 5, "{whole:?}");
+                if max == MAX_LINE_BYTES {
+                    assert!(whole.0[0].contains("record: Session"), "{whole:?}");
+                    assert!(whole.0[1].contains("record: User"), "{whole:?}");
+                }
+                for cap in 1..=text.len() + 1 {
+                    let r = std::io::BufReader::with_capacity(cap, text);
+                    assert_eq!(
+                        items(Records::new(r, "t.jsonl").max_line(max)),
+                        whole,
+                        "capacity {cap}, max {max}"
+                    );
+                }
+            }
+        }
+        let native = b"{\"type\":\"session\",\"id\":\"x\",\"timestamp\":\"2025-11-20T23:33:50.805Z\",\"cwd\":\"/w\"}\n\xff\n{\"type\":\"mystery\"}\n";
+        let whole = items(Records::new(&native[..], "p.jsonl"));
+        for cap in 1..=native.len() + 1 {
+            let r = std::io::BufReader::with_capacity(cap, &native[..]);
+            assert_eq!(items(Records::new(r, "p.jsonl")), whole, "capacity {cap}");
         }
     }
 }
