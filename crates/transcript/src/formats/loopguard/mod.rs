@@ -24,7 +24,7 @@ pub const TYPES: &[&str] = &[
 /// Parses one non-blank line. `first` says whether it is the first record of the file (the
 /// only place a `session` header may be).
 ///
-/// A line of the common shapes is read in one hand-written pass ([`quick`]); one it declines
+/// A line of the common shapes is read in one hand-written pass (`quick.rs`); one it declines
 /// is read by serde into borrowed fields (no JSON tree but the call's `args`); a line that
 /// fails that too is read again field by field, to say exactly what is wrong.
 pub fn parse_line(text: &str, first: bool) -> Result<Record, LineError> {
