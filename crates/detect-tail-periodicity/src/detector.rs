@@ -154,6 +154,11 @@ pub struct Lines {
     /// The last of those characters (a `:` there makes the line a `Key: value` field).
     #[serde(default)]
     solid_last: Option<char>,
+    /// The last non-empty line opened with `/` (a comment's first line, as `/*` or `/**`),
+    /// or with `*` after such a line: a line that opens with `*` next continues the comment
+    /// (` * <p>…`), a line of the file being written rather than a bullet of prose.
+    #[serde(default)]
+    in_comment: bool,
 }
 
 /// A line that opens with a letter or digit and runs this many visible characters without a
@@ -256,9 +261,10 @@ impl Lines {
         }
     }
 
-    /// Whether the current line opens like code: a fence, an indent of four, or a first
-    /// character that opens markup or code. Settled from the line's first visible character
-    /// on, so it holds for a line still being written.
+    /// Whether the current line opens like code: a fence, an indent of four, a first
+    /// character that opens markup or code, or a `*` that continues a block comment. Settled
+    /// from the line's first visible character on, so it holds for a line still being
+    /// written.
     #[inline]
     fn opens_code(&self) -> bool {
         let Some(first) = self.first else {
@@ -271,6 +277,7 @@ impl Lines {
                 first,
                 '{' | '}' | '[' | ']' | '(' | ')' | '<' | '/' | '@' | ';' | '=' | '"' | '\''
             )
+            || (first == '*' && self.in_comment)
     }
 
     /// Whether the current line, ended here, looks like code: it opens like code, or its
@@ -295,7 +302,7 @@ impl Lines {
 
     #[inline]
     fn end_line(&mut self) {
-        if self.first.is_some() {
+        if let Some(first) = self.first {
             self.lines = self.lines.saturating_add(1);
             if self.line_is_code() {
                 self.code_lines = self.code_lines.saturating_add(1);
@@ -303,6 +310,7 @@ impl Lines {
             if self.fence >= 3 {
                 self.in_fence = !self.in_fence;
             }
+            self.in_comment = first == '/' || (first == '*' && self.in_comment);
         }
         self.indent = 0;
         self.fence = 0;

@@ -601,7 +601,35 @@ pub fn repetitive_legitimate() -> Vec<(&'static str, String)> {
         ("one_line_api_page", one_line_api_page()),
         ("numbered_declarations", numbered_declarations()),
         ("generated_signature_table", generated_signature_table()),
+        ("javadoc_flag_table", javadoc_flag_table()),
     ]
+}
+
+/// A Java source file that opens with its documentation: a javadoc comment holding an HTML
+/// table whose cells repeat (`<td …> y` for every flag a conversion accepts). The comment's
+/// ` * ` lines are lines of the file being written, not prose.
+pub fn javadoc_flag_table() -> String {
+    let mut s = String::from(
+        "/*\n * Copyright (c) 2024, the report-writer authors.\n * Licensed under the Apache License, Version 2.0.\n */\n\n/**\n * Formats the values of a report row.\n *\n * <p> The flags each conversion accepts:\n *\n * <table class=\"striped\">\n * <caption style=\"display:none\">Flags</caption>\n * <thead>\n * <tr><th scope=\"col\"> Flag <th scope=\"col\"> Text <th scope=\"col\"> Integral\n *     <th scope=\"col\"> Decimal <th scope=\"col\"> Date <th scope=\"col\"> Description\n * </thead>\n * <tbody>\n",
+    );
+    for (flag, what) in [
+        ("'-'", "The result is left-justified."),
+        ("'#'", "The result uses an alternate form."),
+        ("'+'", "The result always includes a sign."),
+        ("'0'", "The result is zero-padded."),
+    ] {
+        s.push_str(&format!(
+            " * <tr><th scope=\"row\"> {flag} <td style=\"text-align:center; vertical-align:top\"> y\n"
+        ));
+        for _ in 0..4 {
+            s.push_str(" *     <td style=\"text-align:center; vertical-align:top\"> y\n");
+        }
+        s.push_str(&format!(
+            " *     <td style=\"text-align:left; vertical-align:top\"> {what}\n"
+        ));
+    }
+    s.push_str(" * </tbody>\n * </table>\n */\npublic final class RowFormatter {\n    private RowFormatter() {}\n}\n");
+    s
 }
 
 /// A graphics API header: mostly `#define` lines (which do not read as code by their ends),
