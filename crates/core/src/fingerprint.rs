@@ -310,48 +310,16 @@ fn write_number<W: std::fmt::Write>(w: &mut W, n: &serde_json::Number) -> std::f
     }
 }
 
-/// Whether any of the 8 bytes of `w` needs an escape in a JSON string: `"`, `\` or a
-/// control character (below 0x20). The classic zero-byte tests, made exact for every byte:
-/// each byte is tested with its high bit cleared, so no carry crosses into the next one.
-#[inline(always)]
-fn needs_escape(w: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    // A byte with its high bit clear whose low seven bits are below 0x20.
-    let below = !((w & LOW7) + (ONES * 0x60)) & !w & HIGH;
-    // A byte equal to zero.
-    let zero = |x: u64| !(((x & LOW7) + LOW7) | x) & HIGH;
-    below | zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\'))) != 0
-}
-
 fn push_json_string<S: Sink>(out: &mut S, s: &str) {
     out.put("\"");
     let bytes = s.as_bytes();
-    // `s[run..]` is not written yet; bytes before `i` need no escape.
+    // `s[run..]` is not written yet.
     let mut run = 0;
-    let mut i = 0;
     loop {
-        // Eight bytes at a time over words with nothing to escape.
-        while let Some(chunk) = bytes.get(i..i + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(chunk);
-            if needs_escape(u64::from_le_bytes(w)) {
-                break;
-            }
-            i += 8;
-        }
-        let Some(at) = bytes
-            .get(i..)
-            .and_then(|rest| {
-                rest.iter()
-                    .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            })
-            .map(|k| i + k)
-        else {
+        let at = crate::json::special_from(bytes, run);
+        let Some(&b) = bytes.get(at) else {
             break;
         };
-        let b = bytes[at];
         // Escapes are ASCII: `run..at` is on char boundaries.
         out.put(s.get(run..at).unwrap_or_default());
         let esc = match b {
@@ -377,7 +345,6 @@ fn push_json_string<S: Sink>(out: &mut S, s: &str) {
             out.put(esc);
         }
         run = at + 1;
-        i = at + 1;
     }
     out.put(s.get(run..).unwrap_or_default());
     out.put("\"");
@@ -748,24 +715,6 @@ mod tests {
         assert_eq!(args_fingerprint(&back), args_fingerprint(&v));
     }
 
-    #[test]
-    fn the_word_test_sees_every_byte_in_every_place() {
-        for b in 0..=255u8 {
-            for pos in 0..8 {
-                for fill in [b'a', 0x80, 0xff, b'!'] {
-                    let mut w = [fill; 8];
-                    w[pos] = b;
-                    let expected = b == b'"' || b == b'\\' || b < 0x20;
-                    assert_eq!(
-                        needs_escape(u64::from_le_bytes(w)),
-                        expected,
-                        "{b:#x} at {pos}"
-                    );
-                }
-            }
-        }
-    }
-
     proptest! {
         #[test]
         fn prop_strings_escape_like_the_char_by_char_rule(s in "\\PC*|[\\x00-\\x20\"\\\\a\u{e9}]*") {
@@ -779,12 +728,6 @@ mod tests {
             let mut out = String::new();
             push_json_string(&mut out, &s);
             prop_assert_eq!(out, escape_reference(&s));
-        }
-
-        #[test]
-        fn prop_the_word_test_finds_exactly_the_bytes_to_escape(w in any::<[u8; 8]>()) {
-            let any = w.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20);
-            prop_assert_eq!(needs_escape(u64::from_le_bytes(w)), any);
         }
 
         #[test]

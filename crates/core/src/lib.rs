@@ -22,6 +22,7 @@ mod event;
 mod finding;
 mod fingerprint;
 pub mod history;
+pub mod json;
 mod normalize;
 pub mod normalizers;
 pub mod options;

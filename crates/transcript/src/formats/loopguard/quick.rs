@@ -171,17 +171,6 @@ struct Parser<'a> {
     i: usize,
 }
 
-/// Eight copies of a byte.
-const fn splat(b: u8) -> u64 {
-    u64::from_le_bytes([b; 8])
-}
-
-/// The high bit of each byte of `x` that is zero; the lowest flagged byte is exactly the
-/// first zero byte (a borrow only flags bytes above a true zero).
-const fn zero_bytes(x: u64) -> u64 {
-    x.wrapping_sub(splat(1)) & !x & splat(0x80)
-}
-
 impl<'a> Parser<'a> {
     fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
@@ -216,25 +205,8 @@ impl<'a> Parser<'a> {
     }
 
     /// The index of the first `"`, `\` or control byte at or after `i` (the end if none).
-    fn special(&self, mut i: usize) -> usize {
-        while let Some(chunk) = self.b.get(i..i + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(chunk);
-            let w = u64::from_le_bytes(w);
-            let below_space = w.wrapping_sub(splat(0x20)) & !w & splat(0x80);
-            let m = zero_bytes(w ^ splat(b'"')) | zero_bytes(w ^ splat(b'\\')) | below_space;
-            if m != 0 {
-                return i + (m.trailing_zeros() / 8) as usize;
-            }
-            i += 8;
-        }
-        while let Some(&c) = self.b.get(i) {
-            if c == b'"' || c == b'\\' || c < 0x20 {
-                break;
-            }
-            i += 1;
-        }
-        i
+    fn special(&self, i: usize) -> usize {
+        loopguard_core::json::special_from(self.b, i)
     }
 
     /// An object key without escapes, the cursor on its opening quote; its raw bytes.
