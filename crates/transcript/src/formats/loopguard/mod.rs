@@ -219,15 +219,9 @@ pub fn unescape_in_place(buf: &mut [u8]) -> Option<usize> {
 
 /// One pass of [`unescape_in_place`]: checks only, or checks and writes.
 fn unescape(buf: &mut [u8], write: bool) -> Option<usize> {
-    fn hex4(b: &[u8]) -> Option<u32> {
-        let s = std::str::from_utf8(b).ok()?;
-        u32::from_str_radix(s, 16).ok()
-    }
     let (mut r, mut w) = (0usize, 0usize);
-    let len = buf.len();
     let mut tmp = [0u8; 4];
-    while r < len {
-        let b = *buf.get(r)?;
+    while let Some(&b) = buf.get(r) {
         if b != b'\\' {
             if write {
                 *buf.get_mut(w)? = b;
@@ -236,43 +230,66 @@ fn unescape(buf: &mut [u8], write: bool) -> Option<usize> {
             w += 1;
             continue;
         }
-        let e = *buf.get(r + 1)?;
-        r += 2;
-        let out: &[u8] = match e {
-            b'"' => b"\"",
-            b'\\' => b"\\",
-            b'/' => b"/",
-            b'b' => &[8],
-            b'f' => &[12],
-            b'n' => b"\n",
-            b'r' => b"\r",
-            b't' => b"\t",
-            b'u' => {
-                let hi = hex4(buf.get(r..r + 4)?)?;
-                r += 4;
-                let cp = if (0xD800..0xDC00).contains(&hi) {
-                    if buf.get(r..r + 2)? != b"\\u" {
-                        return None;
-                    }
-                    let lo = hex4(buf.get(r + 2..r + 6)?)?;
-                    if !(0xDC00..0xE000).contains(&lo) {
-                        return None;
-                    }
-                    r += 6;
-                    0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                } else {
-                    hi
-                };
-                char::from_u32(cp)?.encode_utf8(&mut tmp).as_bytes()
-            }
-            _ => return None,
-        };
+        let (c, n) = escape(buf.get(r..)?)?;
+        r += n;
+        let out = c.encode_utf8(&mut tmp).as_bytes();
         if write {
             buf.get_mut(w..w + out.len())?.copy_from_slice(out);
         }
         w += out.len();
     }
     Some(w)
+}
+
+/// Four hex digits.
+fn hex4(b: &[u8]) -> Option<u32> {
+    let mut n = 0;
+    for &c in b.get(..4)? {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        n = n * 16 + u32::from(d);
+    }
+    Some(n)
+}
+
+/// The escape at the start of `b` (on its backslash): the code point it stands for, with a
+/// surrogate pair read whole, and its length in bytes. A lone surrogate is refused.
+fn escape(b: &[u8]) -> Option<(char, usize)> {
+    Some(match *b.get(1)? {
+        b'"' => ('"', 2),
+        b'\\' => ('\\', 2),
+        b'/' => ('/', 2),
+        b'b' => ('\u{8}', 2),
+        b'f' => ('\u{c}', 2),
+        b'n' => ('\n', 2),
+        b'r' => ('\r', 2),
+        b't' => ('\t', 2),
+        b'u' => {
+            let hi = hex4(b.get(2..)?)?;
+            if (0xD800..0xDC00).contains(&hi) {
+                if b.get(6..8)? != b"\\u" {
+                    return None;
+                }
+                let lo = hex4(b.get(8..)?)?;
+                if !(0xDC00..0xE000).contains(&lo) {
+                    return None;
+                }
+                let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                (char::from_u32(cp)?, 12)
+            } else {
+                (char::from_u32(hi)?, 6)
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn escape_len(b: &[u8]) -> Option<usize> {
+    escape(b).map(|(_, n)| n)
 }
 
 /// The one-pass read of a valid line; `None` sends the line to [`slow`].
