@@ -1074,8 +1074,7 @@ pub struct CommandFacts<'a> {
 /// assert_eq!(f.program, Some("grep"));
 /// ```
 pub fn command_facts<'a>(tool: &str, args: &'a Value) -> CommandFacts<'a> {
-    let named = field(args, "command").and_then(Value::as_str);
-    let Some(cmd) = named.or_else(|| field(args, "cmd").and_then(Value::as_str)) else {
+    let Some(cmd) = command(args) else {
         // No command: only the tool's name can make the call a reader.
         return CommandFacts {
             reads: reader_tool(tool),
@@ -1088,9 +1087,8 @@ pub fn command_facts<'a>(tool: &str, args: &'a Value) -> CommandFacts<'a> {
     let mut words = last.split_whitespace();
     let first = words.next();
     let base = first.map(|w| w.rsplit('/').next().unwrap_or(w));
-    let reads = reader_tool(tool)
-        || named == Some("view")
-        || (first != Some("cd") && base.is_some_and(|b| READERS.contains(&b)));
+    // An editor's `view` command is a reader too: `view` is one of [`READERS`].
+    let reads = reader_tool(tool) || base.is_some_and(|b| READERS.contains(&b));
     let search = match first {
         Some("git") => words.next() == Some("grep"),
         Some(_) => base.is_some_and(|b| SEARCHERS.contains(&b)),
@@ -1130,22 +1128,7 @@ fn reader_tool(tool: &str) -> bool {
 /// `read_file`, `cat`), an editor `view` command, or a shell command whose first word is a
 /// reader (`cat build.log`, `tail -50 x.log`, `grep -n ERROR x.log`).
 pub fn reads_file(tool: &str, args: &Value) -> bool {
-    if reader_tool(tool) {
-        return true;
-    }
-    if field(args, "command").and_then(Value::as_str) == Some("view") {
-        return true;
-    }
-    let cmd = command(args).unwrap_or("");
-    let line = cmd.lines().next().unwrap_or("");
-    let line = prefix_bytes(line, 500);
-    let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
-    let mut words = last.split_whitespace();
-    let first = match words.next() {
-        Some("cd") => None,
-        w => w,
-    };
-    first.is_some_and(|w| READERS.contains(&w.rsplit('/').next().unwrap_or(w)))
+    command_facts(tool, args).reads
 }
 
 /// The program a shell call runs: the first word of its command's last pipeline segment
@@ -1153,13 +1136,7 @@ pub fn reads_file(tool: &str, args: &Value) -> bool {
 /// `command` / `cmd` string of at least two words (an editor's `"command": "insert"` names a
 /// sub-command, not a program).
 pub fn program(args: &Value) -> Option<&str> {
-    let cmd = command(args)?;
-    let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
-    // One word is an editor's sub-command (`view`, `insert`), or a bare program.
-    line.split_whitespace().nth(1)?;
-    let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
-    let w = last.split_whitespace().next()?;
-    Some(w.rsplit('/').next().unwrap_or(w))
+    command_facts("", args).program
 }
 
 /// Programs whose exit status 1 means "no match", not an error.
@@ -1168,17 +1145,7 @@ const SEARCHERS: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep
 /// Whether a call is a search whose exit status 1 only means it found nothing: a shell
 /// command whose last pipeline segment runs `grep`, `rg`, `ag`, `ack` (or `git grep`).
 pub fn is_search(args: &Value) -> bool {
-    let Some(cmd) = command(args) else {
-        return false;
-    };
-    let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
-    let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
-    let mut words = last.split_whitespace();
-    match words.next() {
-        Some("git") => words.next() == Some("grep"),
-        Some(w) => SEARCHERS.contains(&w.rsplit('/').next().unwrap_or(w)),
-        None => false,
-    }
+    command_facts("", args).search
 }
 
 /// Whether the result of a search ([`is_search`]) says only that nothing matched: no output,
@@ -1479,6 +1446,48 @@ mod tests {
         }
     }
 
+    /// [`reads_file`], [`program`] and [`is_search`] as each was written on its own,
+    /// before the three shared [`command_facts`]'s one reading of the command.
+    fn reads_file_by_its_rule(tool: &str, args: &Value) -> bool {
+        if reader_tool(tool) {
+            return true;
+        }
+        if field(args, "command").and_then(Value::as_str) == Some("view") {
+            return true;
+        }
+        let cmd = command(args).unwrap_or("");
+        let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
+        let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
+        let first = match last.split_whitespace().next() {
+            Some("cd") => None,
+            w => w,
+        };
+        first.is_some_and(|w| READERS.contains(&w.rsplit('/').next().unwrap_or(w)))
+    }
+
+    fn program_by_its_rule(args: &Value) -> Option<&str> {
+        let cmd = command(args)?;
+        let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
+        line.split_whitespace().nth(1)?;
+        let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
+        let w = last.split_whitespace().next()?;
+        Some(w.rsplit('/').next().unwrap_or(w))
+    }
+
+    fn is_search_by_its_rule(args: &Value) -> bool {
+        let Some(cmd) = command(args) else {
+            return false;
+        };
+        let line = prefix_bytes(cmd.lines().next().unwrap_or(""), 500);
+        let last = line.rsplit(['|', ';', '&']).next().unwrap_or("");
+        let mut words = last.split_whitespace();
+        match words.next() {
+            Some("git") => words.next() == Some("grep"),
+            Some(w) => SEARCHERS.contains(&w.rsplit('/').next().unwrap_or(w)),
+            None => false,
+        }
+    }
+
     /// [`looks_like_error`] as its rules read, without the shared first-line scan.
     fn looks_like_error_by_the_rules(content: &str) -> bool {
         let head = prefix_chars(content, ERROR_SCAN_CHARS);
@@ -1610,9 +1619,9 @@ mod tests {
             }
             let args = Value::Object(args);
             let f = command_facts(&tool, &args);
-            prop_assert_eq!(f.reads, reads_file(&tool, &args));
-            prop_assert_eq!(f.search, is_search(&args));
-            prop_assert_eq!(f.program, program(&args));
+            prop_assert_eq!(f.reads, reads_file_by_its_rule(&tool, &args));
+            prop_assert_eq!(f.search, is_search_by_its_rule(&args));
+            prop_assert_eq!(f.program, program_by_its_rule(&args));
         }
 
         #[test]
