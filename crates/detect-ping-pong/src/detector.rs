@@ -323,18 +323,9 @@ impl PingPong {
             let proposed = shape_rec
                 .as_ref()
                 .map_or_else(|| call.call_fp.short(), |sh| sh.call);
-            // A cycle the proposed call continues holds that call: most calls are not in
-            // the recent ones, and the search is skipped.
-            let (crit, warn) = if self.state.cycles.has_call(proposed) {
-                (
-                    self.state.cycles.find(s.cycle_critical_repeats, proposed),
-                    self.state.cycles.find(s.cycle_warning_repeats, proposed),
-                )
-            } else {
-                (None, None)
-            };
-            match (crit, warn) {
-                (Some(w), _) => {
+            let tiers = [s.cycle_critical_repeats, s.cycle_warning_repeats];
+            match self.state.cycles.find(&tiers, proposed) {
+                Some((0, w)) => {
                     let key = cycle_key(&w.calls());
                     let f = cycle_finding(
                         &self.state.cycles,
@@ -346,7 +337,7 @@ impl PingPong {
                     self.state.warned = Some(key);
                     finding = Some(f.with_tool(call.tool.clone()));
                 }
-                (None, Some(w)) => {
+                Some((_, w)) => {
                     let key = cycle_key(&w.calls());
                     // The cycle tier speaks for this loop: one warning per cycle, which also
                     // replaces the alternation tier's repeated warnings.
@@ -363,7 +354,7 @@ impl PingPong {
                     }
                     self.state.warned = Some(key);
                 }
-                (None, None) => self.state.warned = None,
+                None => self.state.warned = None,
             }
         }
         let blocked = finding.as_ref().is_some_and(|f| f.level == Level::Critical);
@@ -390,19 +381,17 @@ impl PingPong {
     /// call shape's results moved steadily since its previous result (progress).
     fn result_shape(&mut self, sh: &mut ShapeRec, rs: &ResultShape, seq: u64) {
         let trends = &mut self.state.trends;
-        if !trends.contains_key(&sh.call) {
-            if trends.len() >= MAX_TRENDS {
-                // All are forgotten; their buffers serve the next call shapes.
-                for (_, mut t) in trends.drain() {
-                    t.restart();
-                    self.spare.trends.push(t);
-                }
+        if trends.len() >= MAX_TRENDS && !trends.contains_key(&sh.call) {
+            // All are forgotten; their buffers serve the next call shapes.
+            for (_, mut t) in trends.drain() {
+                t.restart();
+                self.spare.trends.push(t);
             }
-            trends.insert(sh.call, self.spare.trend());
         }
         let progress = trends
-            .get_mut(&sh.call)
-            .is_some_and(|t| t.step(&rs.numbers));
+            .entry(sh.call)
+            .or_insert_with(|| self.spare.trend())
+            .step(&rs.numbers);
         let fp = if progress {
             Fingerprint::combine(&[rs.fp.as_bytes(), &seq.to_le_bytes()])
         } else {

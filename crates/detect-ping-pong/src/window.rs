@@ -147,15 +147,25 @@ impl Cycles {
         }
     }
 
-    /// Whether `proposed` is among the ring's calls. Every window is a suffix of the ring
-    /// and holds a cycle only when `proposed` is among its calls, so when this is false no
-    /// [`Cycles::find`] can find one and the search can be skipped.
-    pub fn has_call(&self, proposed: u64) -> bool {
-        self.ring.iter().any(|r| r.call == proposed)
+    /// The first of `tiers` (repeat counts, in order) with a window that holds a cycle
+    /// continued by `proposed`: the tier's index and the first such window.
+    ///
+    /// Every window is a suffix of the ring and holds a cycle `proposed` continues only when
+    /// `proposed` is among its calls: most calls are not among the recent ones, and for them
+    /// no window is walked.
+    pub fn find(&mut self, tiers: &[u32], proposed: u64) -> Option<(usize, Window)> {
+        if !self.ring.iter().any(|r| r.call == proposed) {
+            return None;
+        }
+        tiers
+            .iter()
+            .enumerate()
+            .find_map(|(i, &repeats)| self.search(repeats, proposed).map(|w| (i, w)))
     }
 
-    /// The first window of `repeats` that holds a cycle continued by `proposed`.
-    pub fn find(&mut self, repeats: u32, proposed: u64) -> Option<Window> {
+    /// The first window of `repeats` that holds a cycle continued by `proposed`, walked
+    /// whatever the proposed call.
+    fn search(&mut self, repeats: u32, proposed: u64) -> Option<Window> {
         let n = self.ring.len();
         // The newest `walked` calls all have results and hold the pairs `distinct`.
         let mut walked = 0usize;
@@ -247,7 +257,7 @@ mod tests {
 
     proptest! {
         /// When the proposed call is not in the ring no window holds a cycle it continues:
-        /// skipping the search then changes nothing.
+        /// skipping the walk then changes nothing.
         #[test]
         fn the_skip_never_hides_a_cycle(
             rs in ring(),
@@ -260,11 +270,12 @@ mod tests {
             for r in rs {
                 c.push(r);
             }
-            for repeats in [warn, warn + 2] {
-                let found = c.find(repeats, proposed).map(|w| (w.size, w.calls()));
-                let skipped = !c.has_call(proposed);
-                prop_assert!(!skipped || found.is_none(), "the skip hides {:?}", found);
-            }
+            let tiers = [warn + 2, warn];
+            let walked = tiers.iter().enumerate().find_map(|(i, &repeats)| {
+                c.search(repeats, proposed).map(|w| (i, w.size, w.calls()))
+            });
+            let found = c.find(&tiers, proposed).map(|(i, w)| (i, w.size, w.calls()));
+            prop_assert_eq!(found, walked);
         }
     }
 
@@ -281,9 +292,9 @@ mod tests {
                 seq: i as u64,
             });
         }
-        assert!(c.has_call(9));
-        assert!(c.find(2, 9).is_some());
-        assert!(!c.has_call(5));
-        assert!(c.find(2, 5).is_none());
+        assert!(c.find(&[2], 9).is_some());
+        assert!(c.find(&[2], 5).is_none());
+        // The first tier that holds a window answers.
+        assert_eq!(c.find(&[3, 2], 9).map(|(tier, _)| tier), Some(1));
     }
 }
