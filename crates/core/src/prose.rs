@@ -16,6 +16,24 @@ pub fn opens_sentence(first: char) -> bool {
     first.is_alphabetic() && !first.is_lowercase()
 }
 
+/// Whether a trimmed line ends a sentence: its last character, after closing quotes,
+/// brackets and emphasis, is a full stop, a question or exclamation mark, a colon or an
+/// ellipsis. A line that does not, followed by a line that opens in lower case (see
+/// [`opens_sentence`]), is a line of a hard-wrapped paragraph.
+///
+/// ```
+/// use loopguard_core::prose::ends_sentence;
+/// assert!(ends_sentence("Then rerun the tests.") && ends_sentence("(see below.)"));
+/// assert!(ends_sentence("Is it **done?**") && ends_sentence("The steps:"));
+/// assert!(!ends_sentence("This program is free software; you can redistribute it"));
+/// ```
+pub fn ends_sentence(text: &str) -> bool {
+    let body = text.trim_end_matches([')', ']', '"', '\'', '*', '_', '`', '\u{201d}', '\u{2019}']);
+    body.ends_with([
+        '.', '!', '?', ':', '\u{2026}', '\u{3002}', '\u{ff01}', '\u{ff1f}', '\u{ff1a}',
+    ])
+}
+
 /// Counts the words of a line and those that read as names in code or data rather than
 /// words of prose, one character at a time (see [`is_name`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -315,7 +315,8 @@ struct Splitter {
     #[serde(default)]
     reject: bool,
     /// The line that ended last is the window's newest segment and ends without closing a
-    /// sentence (see [`ends_sentence`]): a next line that opens in lower case continues it.
+    /// sentence ([`loopguard_core::prose::ends_sentence`]): a next line that opens in lower
+    /// case continues it.
     #[serde(default)]
     open: bool,
     /// The window's newest segment is a line of a hard-wrapped paragraph (the next line
@@ -686,17 +687,6 @@ impl Ends {
     }
 }
 
-/// Whether a trimmed prose line ends a sentence: its last character, after closing quotes,
-/// brackets and emphasis, is a full stop, a question or exclamation mark, a colon or an
-/// ellipsis. A line that does not, followed by a line that opens in lower case, is a line
-/// of a hard-wrapped paragraph.
-fn ends_sentence(text: &str) -> bool {
-    let body = text.trim_end_matches([')', ']', '"', '\'', '*', '_', '`', '\u{201d}', '\u{2019}']);
-    body.ends_with([
-        '.', '!', '?', ':', '\u{2026}', '\u{3002}', '\u{ff01}', '\u{ff1f}', '\u{ff1a}',
-    ])
-}
-
 /// Lines that are layout rather than prose: table rows, fences, and lines with fewer than 8
 /// letters or digits (separators, box drawing, padding).
 fn is_structural(text: &str) -> bool {
@@ -1030,7 +1020,7 @@ impl VariationLoop {
                         st.window.pop_back();
                     }
                     st.window.add(s, text, len, st.split.start);
-                    open = s.prose_only && !ends_sentence(text);
+                    open = s.prose_only && !loopguard_core::prose::ends_sentence(text);
                 }
                 true
             }
