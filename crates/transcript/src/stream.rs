@@ -120,7 +120,7 @@ impl<R: BufRead> Records<R> {
 
     /// The format: recognised from the first non-blank line; loopguard until then.
     pub fn format(&self) -> Format {
-        self.st.format.unwrap_or(Format::Loopguard)
+        self.st.format()
     }
 
     /// The lines read so far, blank lines included (all of them once the read ended).
@@ -221,6 +221,11 @@ impl<R: BufRead> Records<R> {
 }
 
 impl Lines {
+    /// The format: recognised from the first non-blank line; loopguard until then.
+    fn format(&self) -> Format {
+        self.format.unwrap_or(Format::Loopguard)
+    }
+
     fn io_error(&self, e: &std::io::Error) -> TranscriptError {
         TranscriptError::Io {
             file: self.file.clone(),
@@ -253,7 +258,7 @@ impl Lines {
             self.format = Some(format);
         }
         if self.native.is_none() && self.format != Some(Format::Loopguard) {
-            self.native = LineState::new(self.format.unwrap_or(Format::Loopguard));
+            self.native = LineState::new(self.format());
         }
         match &mut self.native {
             Some(st) => {
