@@ -161,6 +161,48 @@ pub struct Lines {
     in_comment: bool,
 }
 
+/// Bit masks of the line feeds, the spaces and the whitespace (tab, line feed, vertical tab,
+/// form feed, carriage return, space: what `char::is_whitespace` says of ASCII) among the
+/// first 64 bytes of `chunk`, which must be ASCII: bit `i` for byte `i`.
+///
+/// Eight bytes at a time: for bytes below 0x80, adding 0x7f to a byte carries into its high
+/// bit exactly when it is not zero, and setting its high bit before subtracting `n` leaves
+/// it set exactly when the byte is at least `n`, with no carry or borrow across bytes; a
+/// multiplication then gathers the eight high bits into one byte.
+#[inline]
+fn ascii_masks(chunk: &[u8]) -> [u64; 3] {
+    const fn splat(b: u8) -> u64 {
+        u64::from_le_bytes([b; 8])
+    }
+    const HIGH: u64 = splat(0x80);
+    // The high bit of each byte of `w` equal to `b`.
+    let eq = |w: u64, b: u8| !((w ^ splat(b)) + splat(0x7f)) & HIGH;
+    // The high bit of each byte of `w` that is at least `n`.
+    let at_least = |w: u64, n: u8| ((w | HIGH) - splat(n)) & HIGH;
+    // The high bits of the eight bytes, as the eight low bits.
+    let gather = |m: u64| (m >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+    let mut out = [0u64; 3];
+    for (k, word) in chunk.chunks(8).take(8).enumerate() {
+        let w = match word.first_chunk::<8>() {
+            Some(&bytes) => u64::from_le_bytes(bytes),
+            None => {
+                // A short last word is padded with a letter, none of the three.
+                let mut bytes = [b'x'; 8];
+                for (slot, &b) in bytes.iter_mut().zip(word) {
+                    *slot = b;
+                }
+                u64::from_le_bytes(bytes)
+            }
+        } & splat(0x7f);
+        let space = eq(w, b' ');
+        let ws = (at_least(w, b'\t') & !at_least(w, b'\r' + 1)) | space;
+        for (mask, m) in out.iter_mut().zip([eq(w, b'\n'), space, ws]) {
+            *mask |= gather(m) << (8 * k);
+        }
+    }
+    out
+}
+
 /// A line that opens with a letter or digit and runs this many visible characters without a
 /// space is data (hex, base64, a digest), counted as code: a font's hex trailer of zeros or
 /// an encoded blob is not prose. So is a field, a line whose first word is a key ending in
@@ -259,6 +301,88 @@ impl Lines {
             }
             self.spaced = k.is_some();
         }
+    }
+
+    /// Feeds the ASCII `bytes` as [`Lines::feed`] would one by one, as long as the text
+    /// reads as code: whether [`Lines::code`] held after every byte (false: it stopped at the
+    /// first byte after which it did not, part way through the bytes). Needs
+    /// [`Lines::code`] to hold before the first byte.
+    ///
+    /// Only a line's start (its indent, its first visible character, its fence) and its end
+    /// can change what `code` says; the rest of a line is noted as [`Lines::note_last_ascii`]
+    /// notes it, read off bit masks of the line feeds, spaces and whitespace of up to 64
+    /// bytes at a time (no branch per byte).
+    #[inline]
+    fn feed_code_ascii(&mut self, bytes: &[u8]) -> bool {
+        bytes.chunks(64).all(|chunk| self.feed_code_chunk(chunk))
+    }
+
+    /// [`Lines::feed_code_ascii`] on at most 64 bytes.
+    #[inline]
+    fn feed_code_chunk(&mut self, chunk: &[u8]) -> bool {
+        let [lf, sp, ws] = ascii_masks(chunk);
+        let len = chunk.len().min(64);
+        // Bits `from..len` (`from < len <= 64`).
+        let above = |from: usize| (u64::MAX >> (64 - len)) & (u64::MAX << from);
+        let mut at = 0usize;
+        while at < len {
+            if !self.settled() {
+                if self.first.is_none() && sp & (1 << at) != 0 {
+                    // An indent: `code` does not read it before the line's first character.
+                    let k = ((!sp >> at).trailing_zeros() as usize).min(len - at);
+                    self.indent = self
+                        .indent
+                        .saturating_add(u32::try_from(k).unwrap_or(u32::MAX));
+                    at += k;
+                    continue;
+                }
+                let b = chunk.get(at).copied().unwrap_or(b' ');
+                self.feed(char::from(b));
+                at += 1;
+                if !self.code() {
+                    return false;
+                }
+                continue;
+            }
+            // The rest of a settled line in this chunk: up to its line feed, if any.
+            let span = above(at);
+            let feed = lf & span;
+            let end = if feed == 0 {
+                len
+            } else {
+                feed.trailing_zeros() as usize
+            };
+            let part = span & !(u64::MAX << end);
+            let visible = part & !ws;
+            if visible != 0 {
+                let i = 63 - visible.leading_zeros() as usize;
+                self.last = char::from(chunk.get(i).copied().unwrap_or(b' '));
+            }
+            if !self.spaced && end > at {
+                let space = part & ws;
+                let k = if space == 0 {
+                    end
+                } else {
+                    space.trailing_zeros() as usize
+                };
+                self.solid = self
+                    .solid
+                    .saturating_add(u32::try_from(k - at).unwrap_or(u32::MAX));
+                if k > at {
+                    self.solid_last = chunk.get(k - 1).map(|&c| char::from(c));
+                }
+                self.spaced = space != 0;
+            }
+            if feed == 0 {
+                return true;
+            }
+            self.end_line();
+            at = end + 1;
+            if !self.code() {
+                return false;
+            }
+        }
+        true
     }
 
     /// Whether the current line opens like code: a fence, an indent of four, a first
@@ -1016,11 +1140,61 @@ fn evidence_next(
     delta: &str,
     base: u64,
 ) -> Option<(u64, Option<u64>, u64)> {
-    if e.ready.0 && delta.is_ascii() {
+    if !delta.is_ascii() {
+        return evidence_delta(e, s, prep, lines, delta, base);
+    }
+    if let Some(hit) = evidence_code(e, s, prep, lines, delta, base) {
+        hit
+    } else if e.ready.0 {
         evidence_resume(e, s, prep, lines, delta, base)
     } else {
-        evidence_delta(e, s, prep, lines, delta, base)
+        evidence_ascii(e, s, prep, lines, delta, base)
     }
+}
+
+/// [`evidence_ascii`] on an ASCII delta of code while the rule is quiet (a file being
+/// written, the common case): every symbol of code has the same class for the rule (quiet,
+/// the noisy run cut), so the classifier takes the whole delta first
+/// ([`Lines::feed_code_ascii`]) and one quiet loop then takes all its bytes, line feeds
+/// included, with no stop per line. Where the delta leaves code, nothing is done (`None`);
+/// where the quiet loop stops part way (a checkpoint made a candidate live, the ring grows),
+/// the classifier is put back where it stopped and [`evidence_ascii`] goes on from there.
+#[inline(never)]
+fn evidence_code(
+    e: &mut Evidence,
+    s: &Settings,
+    prep: &mut Prep,
+    lines: &mut Lines,
+    delta: &str,
+    base: u64,
+) -> Option<Option<(u64, Option<u64>, u64)>> {
+    // In code, the sentence class does not matter to the rule.
+    if !(lines.code() && e.quiet(true, 0)) {
+        return None;
+    }
+    let bytes = delta.as_bytes();
+    let before = lines.clone();
+    if !lines.feed_code_ascii(bytes) {
+        *lines = before;
+        return None;
+    }
+    let max_filler = prep.quiet_filler();
+    let (used, pushed) = e
+        .tracker
+        .quiet_ascii_lines(bytes, &mut prep.run, max_filler);
+    if pushed {
+        // The idle step of code (idempotent): what every quiet symbol's push does.
+        e.noisy_idle(true, 0);
+    }
+    e.ready = Ready(false);
+    if used >= bytes.len() {
+        return Some(None);
+    }
+    // Put back as the character loop leaves it at `used` (code all the way there).
+    *lines = before;
+    lines.feed_code_ascii(bytes.get(..used).unwrap_or(&[]));
+    let rest = delta.get(used..).unwrap_or("");
+    Some(evidence_ascii(e, s, prep, lines, rest, base + used as u64))
 }
 
 /// [`evidence_ascii`] on an ASCII delta that continues a settled line of quiet text
@@ -1420,6 +1594,50 @@ mod tests {
             "~~~\n",
             "0xdeadbeefcafebabe0011223344556677deadbeef\n",
         ];
+        ascii_loop_agrees_on(&pieces);
+    }
+
+    #[test]
+    fn the_code_loop_agrees_with_the_character_loop() {
+        // The same on a file being written: code lines (indented, fenced, commented, blank),
+        // where the whole-delta code loop takes the deltas, with lines of prose (the text
+        // leaves code part way through a delta, or comes back to it on a line feed the
+        // filler cut drops) and repeats that make candidates live while a delta is under
+        // way.
+        let pieces = [
+            "fn main() {\n",
+            "    let total = items.iter().map(|x| x.len()).sum::<usize>();\n",
+            "        if total > 40 {\n",
+            "            return Err(Error::TooLong(total));\n",
+            "        }\n",
+            "}\n",
+            "\n",
+            "/**\n",
+            " * Returns the value at `index`.\n",
+            " */\n",
+            "```rust\n",
+            "```\n",
+            "\tcase 7: x = 0x1f;\n",
+            "The next step is the parser.\n",
+            "Then run the tests again.\n",
+            // A line feed the filler cut drops (the rule sees no symbol for it).
+            "Done.                  \n",
+            "  ",
+            "id: 12,\n",
+            "    [dependencies]\n",
+            "serde = \"1\"\n",
+            "~~~\n",
+            "// TODO\n",
+            "\r\n",
+            "x",
+        ];
+        ascii_loop_agrees_on(&pieces);
+    }
+
+    /// Texts made of `pieces`, some of them repeated, streamed in deltas of 1 to 40 bytes
+    /// through [`evidence_next`] and through [`evidence_chars`]: both fire at the same
+    /// character and leave the same state after every delta, under four settings.
+    fn ascii_loop_agrees_on(pieces: &[&str]) {
         let base = Settings::default();
         let variants = [
             Settings {
@@ -1509,6 +1727,37 @@ mod tests {
                     assert!(xa == xb, "{text:?} at {offset}");
                     offset += delta.len() as u64;
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_masks_flag_each_byte() {
+        // Every ASCII byte at every position of chunks of 0 to 64 bytes, beside others.
+        for len in 0..=64usize {
+            for probe in 0u8..128 {
+                let chunk: Vec<u8> = (0..len)
+                    .map(|i| {
+                        if i % 3 == 1 {
+                            probe
+                        } else {
+                            (i * 37 % 128) as u8
+                        }
+                    })
+                    .collect();
+                let [lf, sp, ws] = ascii_masks(&chunk);
+                for (i, &b) in chunk.iter().enumerate() {
+                    let bit = |m: u64| m >> i & 1 == 1;
+                    assert_eq!(bit(lf), b == b'\n', "{b} at {i} of {len}");
+                    assert_eq!(bit(sp), b == b' ', "{b} at {i} of {len}");
+                    assert_eq!(
+                        bit(ws),
+                        char::from(b).is_whitespace(),
+                        "{b} at {i} of {len}"
+                    );
+                }
+                let unused = if len == 64 { 0 } else { u64::MAX << len };
+                assert_eq!((lf | sp | ws) & unused, 0);
             }
         }
     }

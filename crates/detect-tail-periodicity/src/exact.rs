@@ -187,12 +187,13 @@ enum Stop {
 /// The loop of [`Finder::quiet_ascii`] over ASCII bytes: the filler cut, the ring, the
 /// rolling hash, the dense chains and the hashes kept for the sparse tier, with no call and
 /// no per-byte test of the finder's state (its own function, so that its variables stay in
-/// registers as far as they can). Returns the bytes taken and why it stopped.
+/// registers as far as they can). Returns the bytes taken and why it stopped. `LF`: stop
+/// before a line feed (else it is filler like any other).
 ///
 /// The hash's multiplier is a constant for the default gram ([`DEFAULT_SHIFT`]), so that
 /// it takes no register.
 #[inline(never)]
-fn quiet_loop<const SPARSE: bool>(
+fn quiet_loop<const SPARSE: bool, const LF: bool>(
     bytes: &[u8],
     st: &mut QuietState,
     t: &mut QuietTables<'_>,
@@ -200,9 +201,11 @@ fn quiet_loop<const SPARSE: bool>(
 ) -> (usize, Stop) {
     match (t.shift, t.max_filler) {
         (DEFAULT_SHIFT, DEFAULT_FILLER) => {
-            quiet_loop_with::<SPARSE>(bytes, st, t, recent, DEFAULT_SHIFT, DEFAULT_FILLER)
+            quiet_loop_with::<SPARSE, LF>(bytes, st, t, recent, DEFAULT_SHIFT, DEFAULT_FILLER)
         }
-        (shift, max_filler) => quiet_loop_with::<SPARSE>(bytes, st, t, recent, shift, max_filler),
+        (shift, max_filler) => {
+            quiet_loop_with::<SPARSE, LF>(bytes, st, t, recent, shift, max_filler)
+        }
     }
 }
 
@@ -213,7 +216,7 @@ const DEFAULT_FILLER: u64 = crate::Settings::DEFAULT_MAX_FILLER_RUN as u64;
 /// [`quiet_loop`] with the hash multiplier `shift` and the filler cut `max_filler` (inlined
 /// twice: once with the defaults as constants, which leaves the loop's state in registers).
 #[inline(always)]
-fn quiet_loop_with<const SPARSE: bool>(
+fn quiet_loop_with<const SPARSE: bool, const LF: bool>(
     bytes: &[u8],
     st: &mut QuietState,
     t: &mut QuietTables<'_>,
@@ -231,9 +234,13 @@ fn quiet_loop_with<const SPARSE: bool>(
     let mut it = bytes.iter();
     while let Some(&b) = it.as_slice().first() {
         // One load gives the byte's class and its term of the hash.
-        let entry = QUIET_BYTES[usize::from(b & 127)];
+        let entry = if LF {
+            QUIET_BYTES[usize::from(b & 127)]
+        } else {
+            QUIET_BYTES_ALL[usize::from(b & 127)]
+        };
         let class = entry & CLASS_MASK;
-        if class == LINE_FEED {
+        if LF && class == LINE_FEED {
             stop = Stop::LineFeed;
             break;
         }
@@ -277,6 +284,13 @@ const QUIET_BYTES: [u64; 128] = {
         t[c] = term(c as u32) | class;
         c += 1;
     }
+    t
+};
+/// [`QUIET_BYTES`] with the line feed filler, as the filler cut sees it: the table of the
+/// quiet loop that does not stop at line feeds.
+const QUIET_BYTES_ALL: [u64; 128] = {
+    let mut t = QUIET_BYTES;
+    t[b'\n' as usize] = term(b'\n' as u32);
     t
 };
 /// The bits of a [`QUIET_BYTES`] entry that hold the class.
@@ -959,15 +973,32 @@ impl Finder {
         max_filler: u32,
     ) -> (usize, bool) {
         if self.index.use_sparse {
-            self.quiet_ascii_with::<true>(bytes, filler, max_filler)
+            self.quiet_ascii_with::<true, true>(bytes, filler, max_filler)
         } else {
-            self.quiet_ascii_with::<false>(bytes, filler, max_filler)
+            self.quiet_ascii_with::<false, true>(bytes, filler, max_filler)
         }
     }
 
-    /// [`Finder::quiet_ascii`] with or without the sparse tier.
+    /// [`Finder::quiet_ascii`] across line feeds (a line feed is filler like any other
+    /// byte): for a caller that follows the lines itself.
+    #[inline(never)]
+    pub(crate) fn quiet_ascii_lines(
+        &mut self,
+        bytes: &[u8],
+        filler: &mut u32,
+        max_filler: u32,
+    ) -> (usize, bool) {
+        if self.index.use_sparse {
+            self.quiet_ascii_with::<true, false>(bytes, filler, max_filler)
+        } else {
+            self.quiet_ascii_with::<false, false>(bytes, filler, max_filler)
+        }
+    }
+
+    /// [`Finder::quiet_ascii`] with or without the sparse tier, stopping at line feeds or
+    /// not (`LF`).
     #[inline(always)]
-    fn quiet_ascii_with<const SPARSE: bool>(
+    fn quiet_ascii_with<const SPARSE: bool, const LF: bool>(
         &mut self,
         bytes: &[u8],
         filler: &mut u32,
@@ -999,7 +1030,8 @@ impl Finder {
             }
             let rest = bytes.get(used..).unwrap_or(&[]);
             let part = rest.get(..room.min(rest.len())).unwrap_or(&[]);
-            let Some((took, line_feed)) = self.quiet_ascii_in::<SPARSE>(part, filler, max_filler)
+            let Some((took, line_feed)) =
+                self.quiet_ascii_in::<SPARSE, LF>(part, filler, max_filler)
             else {
                 break;
             };
@@ -1018,7 +1050,7 @@ impl Finder {
     /// [`HEAD_BITS_MAX`] bits of heads and [`DENSE_REACH`] dense links). The sparse tier's
     /// batch runs between calls of the loop, so the loop over the bytes makes none.
     #[inline(always)]
-    fn quiet_ascii_in<const SPARSE: bool>(
+    fn quiet_ascii_in<const SPARSE: bool, const LF: bool>(
         &mut self,
         bytes: &[u8],
         filler: &mut u32,
@@ -1055,7 +1087,7 @@ impl Finder {
         let mut taken = 0usize;
         let stop = loop {
             let rest = bytes.get(taken..).unwrap_or(&[]);
-            let (took, stop) = quiet_loop::<SPARSE>(rest, &mut st, &mut tables, recent);
+            let (took, stop) = quiet_loop::<SPARSE, LF>(rest, &mut st, &mut tables, recent);
             taken += took;
             if stop != Stop::Batch {
                 break stop;
