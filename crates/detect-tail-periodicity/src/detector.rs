@@ -704,6 +704,15 @@ impl Evidence {
         }
     }
 
+    /// Takes over the buffers of `old`'s run trackers, emptied (see [`RunTracker::recycle`]).
+    /// `self` must be new.
+    fn recycle(&mut self, old: &mut Evidence) {
+        self.tracker.recycle(&mut old.tracker);
+        if let (Some(new), Some(old)) = (self.noisy.as_deref_mut(), old.noisy.as_deref_mut()) {
+            new.tracker.recycle(&mut old.tracker);
+        }
+    }
+
     /// Whether [`Evidence::push_quiet`] may take symbols in text that reads as `code` with
     /// this `sentence` class: no run is at the tail, no candidate is live, the first content
     /// was seen and the noisy run is not fed (it is cut or its line ended).
@@ -913,11 +922,21 @@ struct State {
     engine: Option<Engine>,
 }
 
+/// The largest ring (in symbols, 4 bytes each) that a detector keeps between messages for the
+/// next message's rule: the ring of a message of up to 32 K characters, so that a session's
+/// answers of ordinary length do not allocate it anew each time, while an idle session holds
+/// at most this (and its index tables) rather than what its longest message needed.
+const SPARE_MAX: usize = 1 << 15;
+
 /// The `tail-periodicity` detector (LG007).
 #[derive(Debug)]
 pub struct TailPeriodicity {
     settings: Settings,
     state: State,
+    /// The evidence rule of an earlier message, whose buffers (ring, index) the next
+    /// message's rule takes over rather than allocating and growing its own: state no
+    /// message reads, bounded as one message's rule is.
+    spare: Option<Box<Evidence>>,
 }
 
 impl TailPeriodicity {
@@ -926,6 +945,7 @@ impl TailPeriodicity {
         TailPeriodicity {
             settings,
             state: State::default(),
+            spare: None,
         }
     }
 
@@ -947,7 +967,18 @@ impl TailPeriodicity {
         }
     }
 
+    /// Ends the message's engine: an evidence rule is kept for its buffers when they are
+    /// small ([`SPARE_MAX`]), else released with the rest.
+    fn retire(&mut self) {
+        if let Some(Engine::Evidence(e)) = self.state.engine.take() {
+            if e.tracker.buffered() <= SPARE_MAX {
+                self.spare = Some(e);
+            }
+        }
+    }
+
     fn reset(&mut self) {
+        self.retire();
         self.state = State {
             started: true,
             fired: false,
@@ -996,8 +1027,8 @@ impl TailPeriodicity {
                 .with_offset(offset)
                 .with_sample(&sample),
         );
-        // The message is over for this detector: free the buffer now.
-        self.state.engine = None;
+        // The message is over for this detector.
+        self.retire();
     }
 
     fn delta(&mut self, stream: Stream, delta: &str, cx: &mut Cx<'_>) {
@@ -1035,11 +1066,18 @@ impl TailPeriodicity {
         let prep = &mut self.state.prep;
         let lines = &mut self.state.lines;
         let s = &self.settings;
+        let spare = &mut self.spare;
         let engine = self
             .state
             .engine
             .get_or_insert_with(|| match (s.algorithm, s.rule) {
-                (Algorithm::Exact, Rule::Evidence) => Engine::Evidence(Box::new(Evidence::new(s))),
+                (Algorithm::Exact, Rule::Evidence) => {
+                    let mut e = Box::new(Evidence::new(s));
+                    if let Some(mut old) = spare.take() {
+                        e.recycle(&mut old);
+                    }
+                    Engine::Evidence(e)
+                }
                 (Algorithm::Exact, Rule::Copies) => Engine::Exact(Box::new(TailMatcher::new(
                     s.min_unit,
                     s.max_unit,
@@ -1503,8 +1541,8 @@ impl Detector for TailPeriodicity {
             Event::MessageStart => self.reset(),
             Event::TextDelta { stream, delta } => self.delta(*stream, delta, cx),
             Event::MessageEnd => {
-                // Nothing more can arrive for this message: release the buffer.
-                self.state.engine = None;
+                // Nothing more can arrive for this message.
+                self.retire();
                 self.state.started = false;
             }
             _ => {}

@@ -163,6 +163,15 @@ impl RunTracker {
         }
     }
 
+    /// Takes over the buffers of `old`, emptied (see [`Finder::recycle`]). `self` must be
+    /// new.
+    pub(crate) fn recycle(&mut self, old: &mut RunTracker) {
+        self.finder.recycle(&mut old.finder);
+        let mut pi = std::mem::take(&mut old.pi);
+        pi.clear();
+        self.pi = pi;
+    }
+
     /// Symbols held in memory.
     pub fn buffered(&self) -> usize {
         self.finder.buffered()

@@ -901,6 +901,30 @@ impl Finder {
         }
     }
 
+    /// Takes over the buffers of `old` (its ring, its index's tables, its scratch space),
+    /// emptied, so that a finder made for a new message does not allocate and grow them
+    /// again: the state is that of a new finder, only the allocations are kept. `self` must
+    /// be new (nothing pushed).
+    pub(crate) fn recycle(&mut self, old: &mut Finder) {
+        if self.n != 0 || old.ring.limit != self.ring.limit {
+            return;
+        }
+        let mut data = std::mem::take(&mut old.ring.data);
+        data.clear();
+        self.ring.data = data;
+        let index = &mut old.index;
+        for (new, old) in [
+            (&mut self.index.dense.table, &mut index.dense.table),
+            (&mut self.index.sparse.table, &mut index.sparse.table),
+            (&mut self.scratch, &mut old.scratch),
+            (&mut self.z, &mut old.z),
+        ] {
+            let mut v = std::mem::take(old);
+            v.clear();
+            *new = v;
+        }
+    }
+
     /// Characters held in memory (bounded by `copies·max`, rounded up to a power of two; the
     /// index adds at most 1024 + `max/8 + 2` (rounded up to a power of two) 32-bit links
     /// and 2048 heads).

@@ -290,6 +290,34 @@ proptest! {
     }
 
     #[test]
+    fn a_message_after_others_fires_as_on_a_new_detector(
+        earlier in prop::collection::vec(arb_long_text(), 1..4),
+        text in arb_text(),
+        min in 4usize..40,
+        scale in 10u32..60,
+        chunk in 1usize..20,
+    ) {
+        // A detector reuses the buffers of its earlier messages (those that fired or not,
+        // short or long): what it says of a message is what a new detector says.
+        let settings = Settings { min_unit: min, evidence_scale: scale, ..Settings::default() };
+        let mut s = Script::new();
+        for e in &earlier {
+            s.message_streams(&[(Stream::Text, e.as_str())], chunk);
+        }
+        let from = s.events().len();
+        s.message_streams(&[(Stream::Text, text.as_str())], chunk);
+        let found = run(Box::new(TailPeriodicity::new(settings.clone())), s.events());
+        let last: Vec<(u64, String)> = found
+            .into_iter()
+            .filter(|(i, _)| *i >= from)
+            .map(|(_, f)| (f.offset.unwrap_or(0), f.key))
+            .collect();
+        let alone = detector_fire(&settings, &[(Stream::Text, text.as_str())], chunk);
+        prop_assert_eq!(last.first().cloned(), alone);
+        prop_assert!(last.len() <= 1);
+    }
+
+    #[test]
     fn chunking_never_changes_the_finding(text in arb_text(), a in 1usize..40, b in 1usize..40) {
         let settings = Settings { min_unit: 4, long_unit: 8, ..Settings::default() };
         let pieces = [(Stream::Text, text.as_str())];
