@@ -352,7 +352,8 @@ impl Lines {
             } else {
                 feed.trailing_zeros() as usize
             };
-            let part = span & !(u64::MAX << end);
+            // Bits below `end` (all of them when the line runs to the end of 64 bytes).
+            let part = span & u64::MAX.checked_shl(end as u32).map_or(u64::MAX, |m| !m);
             let visible = part & !ws;
             if visible != 0 {
                 let i = 63 - visible.leading_zeros() as usize;
@@ -1645,6 +1646,7 @@ mod tests {
         let pieces = [
             "fn main() {\n",
             "    let total = items.iter().map(|x| x.len()).sum::<usize>();\n",
+            "        let message = format!(\"{name}: {total} items, {skipped} skipped, {failed} failed in {elapsed:?}\");\n",
             "        if total > 40 {\n",
             "            return Err(Error::TooLong(total));\n",
             "        }\n",
@@ -1732,7 +1734,9 @@ mod tests {
                 let mut offset = 0u64;
                 let mut rest = text.as_str();
                 while !rest.is_empty() {
-                    let k = (1 + next(40)).min(rest.len());
+                    // Deltas of up to 130 bytes: some span the classifier's 64-byte words.
+                    let most = if next(4) == 0 { 130 } else { 40 };
+                    let k = (1 + next(most)).min(rest.len());
                     let (delta, tail) = rest.split_at(k);
                     rest = tail;
                     let a = evidence_next(&mut ea, settings, &mut pa, &mut la, delta, offset);

@@ -123,8 +123,10 @@ fn detector_fire(
         .map(|(_, f)| (f.offset.unwrap_or(0), f.key.clone()))
 }
 
-/// `text` as a thinking stream up to its `split`th character, then a text stream.
-fn thinking_then_text(text: &str, split: usize) -> [(Stream, &str); 2] {
+/// `text` as a thinking stream up to its `split`th character, then a text stream: the
+/// pieces a host streams, so an empty one is left out (a script sends no delta for it, while
+/// the oracle would count the stream it names as switched to).
+fn thinking_then_text(text: &str, split: usize) -> Vec<(Stream, &str)> {
     let cut = text
         .char_indices()
         .nth(split)
@@ -133,6 +135,9 @@ fn thinking_then_text(text: &str, split: usize) -> [(Stream, &str); 2] {
         (Stream::Thinking, &text[..cut]),
         (Stream::Text, &text[cut..]),
     ]
+    .into_iter()
+    .filter(|(_, piece)| !piece.is_empty())
+    .collect()
 }
 
 /// The detector's finding (offset, key) is at the oracle's (offset, unit), under a key that
@@ -364,4 +369,12 @@ proptest! {
             prop_assert!(f.sample.as_ref().is_some_and(|s| s.chars().count() <= 201));
         }
     }
+}
+
+/// A chant from the first character of an answer with no thinking: the oracle was given an
+/// empty thinking piece that no delta carries, and counted a stream switch before the text.
+#[test]
+fn a_chant_with_no_thinking_before_it_fires_where_the_oracle_says() {
+    let text = "a".repeat(50);
+    evidence_agrees(&text, 4, 60, 2, false, 0, 1).unwrap();
 }
