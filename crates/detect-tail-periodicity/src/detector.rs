@@ -1168,8 +1168,9 @@ fn evidence_delta(
     }
 }
 
-/// Feeds one delta to the evidence rule: [`evidence_resume`] where the last delta left the
-/// rule ready for it, else [`evidence_delta`].
+/// Feeds one delta to the evidence rule: an ASCII delta to [`evidence_code`] where the text is
+/// code and the rule quiet, else to [`evidence_resume`] where the last delta left the rule
+/// ready for it, else to [`evidence_ascii`]; any other to [`evidence_delta`].
 #[inline(always)]
 fn evidence_next(
     e: &mut Evidence,
@@ -1220,7 +1221,7 @@ fn evidence_code(
     let max_filler = prep.quiet_filler();
     let (used, pushed) = e
         .tracker
-        .quiet_ascii_lines(bytes, &mut prep.run, max_filler);
+        .quiet_ascii::<false>(bytes, &mut prep.run, max_filler);
     if pushed {
         // The idle step of code (idempotent): what every quiet symbol's push does.
         e.noisy_idle(true, 0);
@@ -1251,7 +1252,9 @@ fn evidence_resume(
 ) -> Option<(u64, Option<u64>, u64)> {
     let bytes = delta.as_bytes();
     let max_filler = prep.quiet_filler();
-    let (used, _) = e.tracker.quiet_ascii(bytes, &mut prep.run, max_filler);
+    let (used, _) = e
+        .tracker
+        .quiet_ascii::<true>(bytes, &mut prep.run, max_filler);
     let (done, rest) = bytes.split_at(used.min(bytes.len()));
     lines.note_last_ascii(done);
     if rest.is_empty() {
@@ -1365,7 +1368,9 @@ fn evidence_ascii(
                 &[]
             };
             if !part.is_empty() {
-                let (used, pushed) = e.tracker.quiet_ascii(part, &mut prep.run, max_filler);
+                let (used, pushed) = e
+                    .tracker
+                    .quiet_ascii::<true>(part, &mut prep.run, max_filler);
                 if pushed {
                     cl.idle(e);
                 }
@@ -1459,7 +1464,9 @@ fn line_start(
     } else {
         rest.get(..k).unwrap_or(&[])
     };
-    let (used, pushed) = e.tracker.quiet_ascii(part, &mut prep.run, max_filler);
+    let (used, pushed) = e
+        .tracker
+        .quiet_ascii::<true>(part, &mut prep.run, max_filler);
     if pushed && used > 0 {
         // The spaces' idle step, then the byte's (each idempotent).
         e.noisy_idle(before.code, before.sentence);

@@ -255,24 +255,13 @@ impl RunTracker {
 
     /// See [`Finder::quiet_ascii`]. Needs [`RunTracker::quiet`].
     #[inline(always)]
-    pub(crate) fn quiet_ascii(
+    pub(crate) fn quiet_ascii<const LF: bool>(
         &mut self,
         bytes: &[u8],
         filler: &mut u32,
         max_filler: u32,
     ) -> (usize, bool) {
-        self.finder.quiet_ascii(bytes, filler, max_filler)
-    }
-
-    /// See [`Finder::quiet_ascii_lines`]. Needs [`RunTracker::quiet`].
-    #[inline(always)]
-    pub(crate) fn quiet_ascii_lines(
-        &mut self,
-        bytes: &[u8],
-        filler: &mut u32,
-        max_filler: u32,
-    ) -> (usize, bool) {
-        self.finder.quiet_ascii_lines(bytes, filler, max_filler)
+        self.finder.quiet_ascii::<LF>(bytes, filler, max_filler)
     }
 
     /// Appends one symbol as [`RunTracker::push`] would (no run starts: see

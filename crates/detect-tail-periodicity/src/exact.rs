@@ -980,9 +980,11 @@ impl Finder {
     }
 
     /// Maps and appends the ASCII `bytes` as [`Finder::push`] one by one would while it
-    /// answers `None`, running the checkpoints as they fall due, up to the first line feed,
-    /// the first symbol that meets a live candidate, or where the ring or the dense links
-    /// would grow: the bytes read, and whether any symbol was appended. The mapping is the
+    /// answers `None`, running the checkpoints as they fall due, up to the first line feed
+    /// (with `LF`; without, a line feed is filler like any other byte, for a caller that
+    /// follows the lines itself), the first symbol that meets a live candidate, or where
+    /// the ring or the dense links would grow: the bytes read, and whether any symbol was
+    /// appended. The mapping is the
     /// filler cut ([`crate::Prep::map`]): `filler` is the run of bytes that are neither
     /// letters nor digits so far, and a byte that makes it longer than `max_filler` is
     /// dropped. A checkpoint runs as soon as it is due, before the bytes that follow are
@@ -990,32 +992,16 @@ impl Finder {
     /// one loop without calls or per-symbol tests of the finder's state. Needs
     /// [`Finder::quiet`].
     #[inline(never)]
-    pub(crate) fn quiet_ascii(
+    pub(crate) fn quiet_ascii<const LF: bool>(
         &mut self,
         bytes: &[u8],
         filler: &mut u32,
         max_filler: u32,
     ) -> (usize, bool) {
         if self.index.use_sparse {
-            self.quiet_ascii_with::<true, true>(bytes, filler, max_filler)
+            self.quiet_ascii_with::<true, LF>(bytes, filler, max_filler)
         } else {
-            self.quiet_ascii_with::<false, true>(bytes, filler, max_filler)
-        }
-    }
-
-    /// [`Finder::quiet_ascii`] across line feeds (a line feed is filler like any other
-    /// byte): for a caller that follows the lines itself.
-    #[inline(never)]
-    pub(crate) fn quiet_ascii_lines(
-        &mut self,
-        bytes: &[u8],
-        filler: &mut u32,
-        max_filler: u32,
-    ) -> (usize, bool) {
-        if self.index.use_sparse {
-            self.quiet_ascii_with::<true, false>(bytes, filler, max_filler)
-        } else {
-            self.quiet_ascii_with::<false, false>(bytes, filler, max_filler)
+            self.quiet_ascii_with::<false, LF>(bytes, filler, max_filler)
         }
     }
 
