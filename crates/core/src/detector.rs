@@ -91,12 +91,25 @@ impl Facts {
 }
 
 /// The inputs of a result's shape, and the shape once a detector asked for it.
-#[derive(Debug)]
 pub(crate) struct LazyShape<'a> {
     pub(crate) echo: Option<Echo>,
     pub(crate) content: &'a str,
     pub(crate) text_pass: &'a crate::normalize::TextPass,
     pub(crate) cell: OnceCell<ResultShape>,
+    /// The buffers the shape is computed in (the bus's, from the previous result): the
+    /// shaped text, and the numbers that become the shape's.
+    pub(crate) buffers: std::cell::Cell<(String, Vec<u64>)>,
+}
+
+impl std::fmt::Debug for LazyShape<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyShape")
+            .field("echo", &self.echo)
+            .field("content", &self.content)
+            .field("text_pass", &self.text_pass)
+            .field("cell", &self.cell)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What the bus hands a detector with each event: logical time, precomputed facts about
@@ -197,11 +210,16 @@ impl<'a> Cx<'a> {
         let s = self.shape?;
         Some(s.cell.get_or_init(|| {
             let none = Echo::none();
-            crate::shape::result_shape_with(
+            let (mut out, numbers) = s.buffers.take();
+            let shape = crate::shape::result_shape_in(
                 s.echo.as_ref().unwrap_or(&none),
                 s.content,
                 Some(s.text_pass),
-            )
+                &mut out,
+                numbers,
+            );
+            s.buffers.set((out, Vec::new()));
+            shape
         }))
     }
 

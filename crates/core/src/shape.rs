@@ -79,9 +79,19 @@ impl Echo {
     /// The echo of `args` (every string and number leaf, up to [`MAX_ARGS_BYTES`]).
     pub fn of_args(args: &Value) -> Echo {
         let mut e = Echo::default();
-        let mut budget = MAX_ARGS_BYTES;
-        e.walk(args, &mut budget);
+        e.refill(args);
         e
+    }
+
+    /// Makes this echo [`Echo::of_args`] of `args`, in the buffers it already holds (the
+    /// bus's echo of an answered call serves the next call).
+    pub(crate) fn refill(&mut self, args: &Value) {
+        self.lines.clear();
+        self.short.clear();
+        self.inline.clear();
+        self.numbers.clear();
+        let mut budget = MAX_ARGS_BYTES;
+        self.walk(args, &mut budget);
     }
 
     fn walk(&mut self, v: &Value, budget: &mut usize) {
@@ -560,7 +570,21 @@ pub(crate) fn result_shape_with(
     pass: Option<&crate::normalize::TextPass>,
 ) -> ResultShape {
     let mut out = String::with_capacity(content.len().min(HEAD_BYTES + TAIL_BYTES));
-    let mut numbers: Vec<u64> = Vec::new();
+    result_shape_in(echo, content, pass, &mut out, Vec::new())
+}
+
+/// [`result_shape_with`] in reused buffers: the shaped text is written into `out` (cleared
+/// first), and the shape's numbers into `numbers` (cleared first), so that a bus that gives
+/// each result the buffers of the previous one allocates nothing per result.
+pub(crate) fn result_shape_in(
+    echo: &Echo,
+    content: &str,
+    pass: Option<&crate::normalize::TextPass>,
+    out: &mut String,
+    mut numbers: Vec<u64>,
+) -> ResultShape {
+    out.clear();
+    numbers.clear();
     let mut ids: Option<u64> = None;
     let (head, tail) = bounded(content);
     for part in std::iter::once(head).chain(tail) {
@@ -594,7 +618,7 @@ pub(crate) fn result_shape_with(
             }
             mask_ids_into(
                 line.trim(),
-                &mut out,
+                out,
                 &mut |n| {
                     if numbers.len() < MAX_NUMBERS && n < MAX_TREND_NUMBER && !echo.has_number(n) {
                         numbers.push(n);
