@@ -139,7 +139,7 @@ impl Echo {
         for line in s.lines() {
             lines += 1;
             let t = strip_line_number(line.trim()).trim();
-            if t.chars().count() >= MIN_ECHO_LINE {
+            if has_chars(t, MIN_ECHO_LINE) {
                 self.lines.insert(hash_collapsed(t));
             } else if !t.is_empty() {
                 self.short.insert(hash_str(t));
@@ -147,9 +147,9 @@ impl Echo {
         }
         let t = s.trim();
         if lines <= 1
-            && t.chars().count() >= MIN_ECHO_INLINE
-            && t.chars().count() <= MAX_ECHO_INLINE_CHARS
             && self.inline.len() < MAX_ECHO_INLINE
+            && has_chars(t, MIN_ECHO_INLINE)
+            && !has_chars(t, MAX_ECHO_INLINE_CHARS + 1)
         {
             self.inline.push(t.to_owned());
         }
@@ -165,7 +165,7 @@ impl Echo {
         let trimmed = line.trim();
         let stripped = strip_line_number(trimmed);
         let t = stripped.trim();
-        if t.chars().count() >= MIN_ECHO_LINE {
+        if has_chars(t, MIN_ECHO_LINE) {
             return self.lines.contains(&hash_collapsed(t));
         }
         let numbered = stripped.len() != trimmed.len();
@@ -202,16 +202,38 @@ fn strip_line_number(line: &str) -> &str {
     line
 }
 
+/// Whether `s` has at least `n` characters: told by its length alone unless that lies
+/// between `n` and `4 n` bytes (a character is one to four bytes), and then counted only up
+/// to the `n`-th.
+fn has_chars(s: &str, n: usize) -> bool {
+    if s.len() < n {
+        return false;
+    }
+    if s.len() >= n.saturating_mul(4) || s.is_ascii() {
+        return true;
+    }
+    n == 0 || s.chars().nth(n - 1).is_some()
+}
+
 /// The hash of [`collapse`] of `s`, without building it when `s` is collapsed already.
 fn hash_collapsed(s: &str) -> u64 {
     let t = s.trim();
-    let mut prev_space = false;
-    let collapsed = t.chars().all(|c| {
-        let space = c.is_whitespace();
-        let ok = !space || (c == ' ' && !prev_space);
-        prev_space = space;
-        ok
-    });
+    let collapsed = if t.is_ascii() {
+        // ASCII whitespace is one byte: a text is collapsed when its only whitespace is
+        // single spaces.
+        let b = t.as_bytes();
+        !b.iter()
+            .any(|&c| matches!(c, b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'))
+            && !b.windows(2).any(|w| w == b"  ")
+    } else {
+        let mut prev_space = false;
+        t.chars().all(|c| {
+            let space = c.is_whitespace();
+            let ok = !space || (c == ' ' && !prev_space);
+            prev_space = space;
+            ok
+        })
+    };
     if collapsed {
         hash_str(t)
     } else {
@@ -723,12 +745,8 @@ impl TokenSet {
     pub fn of_args(args: &Value) -> TokenSet {
         let mut hashes: Vec<u32> = Vec::with_capacity(32);
         let mut budget = MAX_ARGS_BYTES;
-        tokens(
-            args,
-            &mut hashes,
-            &mut budget,
-            &mut String::with_capacity(32),
-        );
+        // The masking buffer is allocated only for a token with a digit.
+        tokens(args, &mut hashes, &mut budget, &mut String::new());
         hashes.sort_unstable();
         hashes.dedup();
         hashes.truncate(MAX_TOKENS);
@@ -1681,8 +1699,13 @@ mod tests {
         }
 
         #[test]
-        fn prop_hash_collapsed_is_the_hash_of_collapse(s in "[a b\\t\\n\\u{a0}\\u{3000}]{0,12}") {
+        fn prop_hash_collapsed_is_the_hash_of_collapse(s in "[a b\\t\\n\\r\\x0b\\x0c\\u{a0}\\u{3000}]{0,12}") {
             prop_assert_eq!(hash_collapsed(&s), hash_str(&collapse(&s)));
+        }
+
+        #[test]
+        fn prop_has_chars_counts_characters(s in "[ab\u{e9}\u{3000}\u{1f600}]{0,12}", n in 0usize..14) {
+            prop_assert_eq!(has_chars(&s, n), s.chars().count() >= n);
         }
 
         /// Echo removal: whatever edit is echoed (with any line numbers), the shape of the

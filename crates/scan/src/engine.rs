@@ -371,7 +371,15 @@ impl Judge {
         }
         match ev {
             Event::MessageStart => self.streamed = 0,
-            Event::TextDelta { delta, .. } => self.streamed += delta.chars().count() as u64,
+            Event::TextDelta { delta, .. } => {
+                // Most deltas are ASCII: their length is their character count.
+                let chars = if delta.is_ascii() {
+                    delta.len()
+                } else {
+                    delta.chars().count()
+                };
+                self.streamed += chars as u64;
+            }
             _ => {}
         }
         let v = self.guard.observe(ev);
