@@ -104,6 +104,8 @@ struct Spare {
     strings: Vec<String>,
     /// The echo of the last answered call.
     echo: Option<Echo>,
+    /// Emptied strings for the echoes' inline pieces.
+    inline: Vec<String>,
     /// The text pass's buffer.
     text: String,
     /// The result shape's buffers: its text and its numbers.
@@ -134,10 +136,14 @@ impl Spare {
     fn echo(&mut self, args: &Value) -> Echo {
         match self.echo.take() {
             Some(mut e) => {
-                e.refill(args);
+                e.refill(args, &mut self.inline);
                 e
             }
-            None => Echo::of_args(args),
+            None => {
+                let mut e = Echo::none();
+                e.refill(args, &mut self.inline);
+                e
+            }
         }
     }
 }

@@ -79,27 +79,33 @@ impl Echo {
     /// The echo of `args` (every string and number leaf, up to [`MAX_ARGS_BYTES`]).
     pub fn of_args(args: &Value) -> Echo {
         let mut e = Echo::default();
-        e.refill(args);
+        e.refill(args, &mut Vec::new());
         e
     }
 
     /// Makes this echo [`Echo::of_args`] of `args`, in the buffers it already holds (the
-    /// bus's echo of an answered call serves the next call).
-    pub(crate) fn refill(&mut self, args: &Value) {
+    /// bus's echo of an answered call serves the next call); its inline pieces are written
+    /// into the emptied strings of `spare`, and its old ones left there.
+    pub(crate) fn refill(&mut self, args: &Value, spare: &mut Vec<String>) {
         self.lines.clear();
         self.short.clear();
-        self.inline.clear();
+        for mut piece in self.inline.drain(..) {
+            if spare.len() < MAX_ECHO_INLINE {
+                piece.clear();
+                spare.push(piece);
+            }
+        }
         self.numbers.clear();
         let mut budget = MAX_ARGS_BYTES;
-        self.walk(args, &mut budget);
+        self.walk(args, &mut budget, spare);
     }
 
-    fn walk(&mut self, v: &Value, budget: &mut usize) {
+    fn walk(&mut self, v: &Value, budget: &mut usize, spare: &mut Vec<String>) {
         match v {
             Value::String(s) => {
                 let s = prefix_bytes(s, *budget);
                 *budget = budget.saturating_sub(s.len());
-                self.add_text(s);
+                self.add_text(s, spare);
             }
             Value::Number(n) => {
                 if let Some(u) = n.as_u64() {
@@ -113,7 +119,7 @@ impl Echo {
                     if *budget == 0 {
                         break;
                     }
-                    self.walk(x, budget);
+                    self.walk(x, budget, spare);
                 }
             }
             Value::Object(m) => {
@@ -121,7 +127,7 @@ impl Echo {
                     if *budget == 0 {
                         break;
                     }
-                    self.walk(x, budget);
+                    self.walk(x, budget, spare);
                 }
             }
             _ => {}
@@ -134,7 +140,7 @@ impl Echo {
         }
     }
 
-    fn add_text(&mut self, s: &str) {
+    fn add_text(&mut self, s: &str, spare: &mut Vec<String>) {
         let mut lines = 0;
         for line in s.lines() {
             lines += 1;
@@ -151,7 +157,14 @@ impl Echo {
             && has_chars(t, MIN_ECHO_INLINE)
             && !has_chars(t, MAX_ECHO_INLINE_CHARS + 1)
         {
-            self.inline.push(t.to_owned());
+            let piece = match spare.pop() {
+                Some(mut piece) => {
+                    piece.push_str(t);
+                    piece
+                }
+                None => t.to_owned(),
+            };
+            self.inline.push(piece);
         }
         let mut digits = DigitRuns::new(s);
         while let Some(n) = digits.next_number() {

@@ -39,13 +39,40 @@ pub struct GenericRepeat {
     state: State,
 }
 
-/// One completed (call, result) pair.
+/// One completed (call, result) pair: kept with an owned tool name, handed from rule to
+/// rule with the tool name borrowed from the result's facts (a `Pair<&str>`), so that a
+/// result no rule keeps copies nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-struct Pair {
-    tool: String,
+struct Pair<T = String> {
+    tool: T,
     call: Fingerprint,
     args: Fingerprint,
     result: Fingerprint,
+}
+
+impl Pair {
+    /// Whether this kept pair is `other`.
+    fn is(&self, other: &Pair<&str>) -> bool {
+        self.tool == other.tool
+            && self.call == other.call
+            && self.args == other.args
+            && self.result == other.result
+    }
+}
+
+impl Pair<&str> {
+    /// The pair to keep, its tool name written into `reuse`'s buffer when there is one.
+    fn owned(&self, reuse: Option<Pair>) -> Pair {
+        let mut tool = reuse.map(|p| p.tool).unwrap_or_default();
+        tool.clear();
+        tool.push_str(self.tool);
+        Pair {
+            tool,
+            call: self.call,
+            args: self.args,
+            result: self.result,
+        }
+    }
 }
 
 /// All mutable state (one serde value, for snapshots).
@@ -187,7 +214,7 @@ impl GenericRepeat {
         let counted = !(ignored || skipped_error || skipped_empty);
         let known_poll = self.state.polls.contains(&result.call.call_fp);
         let pair = Pair {
-            tool: result.call.tool.clone(),
+            tool: result.call.tool.as_str(),
             call: result.call.call_fp,
             args: result.call.args_fp,
             result: self.identity(result),
