@@ -4,7 +4,7 @@
 use crate::detector::{CallInfo, Cx, Detector, Facts, LazyShape, ResultInfo, RunScope, StateError};
 use crate::event::{Event, EventKind, Origin};
 use crate::finding::Finding;
-use crate::fingerprint::{args_fingerprint, result_fingerprint, Fingerprint};
+use crate::fingerprint::{args_fingerprint, Fingerprint};
 use crate::normalize::{Normalizers, ResultInput, TextPass};
 use crate::shape::Echo;
 use crate::tools::Tools;
@@ -491,7 +491,6 @@ impl Bus {
                     call,
                     orphan,
                     batch_size,
-                    raw_fp: result_fingerprint(content, *images),
                     norm_fp,
                     is_error: *is_error,
                     images: *images,

@@ -28,7 +28,10 @@ pub struct CallInfo {
     pub kind: ToolKind,
 }
 
-/// Facts about a tool result that the bus computes once, for every detector.
+/// Facts about a tool result that the bus computes once, for every detector. (The exact
+/// identity of its text and image count, pi-loop-guard's rule, is
+/// [`crate::result_fingerprint`] of the event's `content` and `images`: most detectors never
+/// read it, so the bus does not hash every result for them.)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResultInfo {
     /// The call this result answers (reconstructed from the result alone if the call was
@@ -38,8 +41,6 @@ pub struct ResultInfo {
     pub orphan: bool,
     /// How many calls the result's batch has (known once its results arrive).
     pub batch_size: u32,
-    /// Streaming SHA-256 over the raw text and the image count (pi-loop-guard's rule).
-    pub raw_fp: Fingerprint,
     /// Fingerprint after the tool's normaliser removed volatile fields.
     pub norm_fp: Fingerprint,
     /// The source's error flag.

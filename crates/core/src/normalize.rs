@@ -1,9 +1,10 @@
 //! Result normalisation: volatile fields (durations, pids, ids, timestamps) must not make a
 //! stuck call look like progress.
 //!
-//! The bus computes two fingerprints for every tool result: `raw_fp` (the exact text and
-//! image count) and `norm_fp` (after the tool's [`Normalizer`]). Hosts register their own
-//! normalisers per tool name with [`Normalizers::register`].
+//! The bus computes one fingerprint for every tool result: `norm_fp` (after the tool's
+//! [`Normalizer`]). The exact one (text and image count, [`crate::result_fingerprint`]) is a
+//! pure function of the event, hashed by the few detectors that read it. Hosts register
+//! their own normalisers per tool name with [`Normalizers::register`].
 
 use crate::fingerprint::{args_fingerprint, Fingerprint, ResultHasher};
 use serde_json::Value;

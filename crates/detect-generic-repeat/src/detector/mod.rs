@@ -5,8 +5,8 @@
 use crate::{ResultIdentity, Settings, NAME};
 use loopguard_core::shape::TokenSet;
 use loopguard_core::{
-    CallInfo, Cx, Detector, Event, EventKind, Facts, Fingerprint, Interest, ResultInfo, RunScope,
-    MAX_EVIDENCE,
+    result_fingerprint, CallInfo, Cx, Detector, Event, EventKind, Facts, Fingerprint, Interest,
+    ResultInfo, RunScope, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -115,9 +115,11 @@ impl GenericRepeat {
         self.settings.ignore_tools.iter().any(|t| t == tool)
     }
 
-    fn identity(&self, r: &ResultInfo) -> Fingerprint {
+    /// The result's identity: its exact text and image count ([`result_fingerprint`], hashed
+    /// here, for the only rule that reads it), or the bus's normalised fingerprint.
+    fn identity(&self, r: &ResultInfo, content: &str, images: u32) -> Fingerprint {
         match self.settings.result_identity {
-            ResultIdentity::Raw => r.raw_fp,
+            ResultIdentity::Raw => result_fingerprint(content, images),
             ResultIdentity::Normalized => r.norm_fp,
         }
     }
@@ -201,7 +203,8 @@ impl GenericRepeat {
         }
     }
 
-    fn on_result(&mut self, result: &ResultInfo, content: &str, empty: bool, cx: &mut Cx<'_>) {
+    fn on_result(&mut self, result: &ResultInfo, content: &str, images: u32, cx: &mut Cx<'_>) {
+        let empty = content.trim().is_empty() && images == 0;
         if result.orphan {
             // The call was never seen, so its arguments are unknown: not a usable identity.
             return;
@@ -217,7 +220,7 @@ impl GenericRepeat {
             tool: result.call.tool.as_str(),
             call: result.call.call_fp,
             args: result.call.args_fp,
-            result: self.identity(result),
+            result: self.identity(result, content, images),
         };
         if self.settings.openclaw.is_some() && counted {
             self.openclaw_result(result, pair.result, cx);
@@ -252,7 +255,7 @@ impl GenericRepeat {
             if known_poll || result.batch_size > 1 {
                 self.state.similar = SimilarStreak::default();
             } else if let (Some(p), false) = (pending, ignored || skipped_error) {
-                self.similar_result(&result.call.tool, p, content, result.raw_fp, cx);
+                self.similar_result(&result.call.tool, p, content, images, cx);
             }
         }
         if result.batch_size > 1 {
@@ -321,8 +324,7 @@ impl Detector for GenericRepeat {
                 content, images, ..
             } => {
                 if let Some(result) = cx.result() {
-                    let empty = content.trim().is_empty() && *images == 0;
-                    self.on_result(result, content, empty, cx);
+                    self.on_result(result, content, *images, cx);
                 }
             }
             _ => {}
