@@ -146,7 +146,7 @@ impl Echo {
             lines += 1;
             let t = strip_line_number(line.trim()).trim();
             if has_chars(t, MIN_ECHO_LINE) {
-                self.lines.insert(hash_collapsed(t));
+                self.lines.insert(hash_collapsed_trimmed(t));
             } else if !t.is_empty() {
                 self.short.insert(hash_str(t));
             }
@@ -175,11 +175,19 @@ impl Echo {
     /// Whether the trimmed `line` (line-number prefix removed) is a line of the arguments; a
     /// short line counts only when the result numbers it (`1233:        }`).
     pub fn has_line(&self, line: &str) -> bool {
-        let trimmed = line.trim();
+        self.has_trimmed_line(line.trim())
+    }
+
+    /// [`Echo::has_line`] of a line already trimmed. An echo without lines has none of them:
+    /// the line is not hashed.
+    fn has_trimmed_line(&self, trimmed: &str) -> bool {
+        if self.lines.is_empty() && self.short.is_empty() {
+            return false;
+        }
         let stripped = strip_line_number(trimmed);
         let t = stripped.trim();
         if has_chars(t, MIN_ECHO_LINE) {
-            return self.lines.contains(&hash_collapsed(t));
+            return self.lines.contains(&hash_collapsed_trimmed(t));
         }
         let numbered = stripped.len() != trimmed.len();
         numbered && !t.is_empty() && self.short.contains(&hash_str(t))
@@ -228,9 +236,9 @@ fn has_chars(s: &str, n: usize) -> bool {
     n == 0 || s.chars().nth(n - 1).is_some()
 }
 
-/// The hash of [`collapse`] of `s`, without building it when `s` is collapsed already.
-fn hash_collapsed(s: &str) -> u64 {
-    let t = s.trim();
+/// The hash of [`collapse`] of `t`, a text without whitespace at either end, without building
+/// it when `t` is collapsed already.
+fn hash_collapsed_trimmed(t: &str) -> u64 {
     let collapsed = if t.is_ascii() {
         // ASCII whitespace is one byte: a text is collapsed when its only whitespace is
         // single spaces.
@@ -634,7 +642,8 @@ pub(crate) fn result_shape_in(
             }
         };
         for line in part.lines() {
-            if echo.has_line(line) {
+            let trimmed = line.trim();
+            if echo.has_trimmed_line(trimmed) {
                 continue;
             }
             let mut owned: Option<String> = None;
@@ -644,15 +653,18 @@ pub(crate) fn result_shape_in(
                     owned = Some(cur.replace(piece.as_str(), "\u{1}"));
                 }
             }
-            let line = owned.as_deref().unwrap_or(line);
-            if line.trim().is_empty() {
+            let line = match owned.as_deref() {
+                Some(replaced) => replaced.trim(),
+                None => trimmed,
+            };
+            if line.is_empty() {
                 continue;
             }
             if !out.is_empty() {
                 out.push('\n');
             }
             mask_ids_into(
-                line.trim(),
+                line,
                 out,
                 &mut |n| {
                     if numbers.len() < MAX_NUMBERS && n < MAX_TREND_NUMBER && !echo.has_number(n) {
@@ -1712,8 +1724,8 @@ mod tests {
         }
 
         #[test]
-        fn prop_hash_collapsed_is_the_hash_of_collapse(s in "[a b\\t\\n\\r\\x0b\\x0c\\u{a0}\\u{3000}]{0,12}") {
-            prop_assert_eq!(hash_collapsed(&s), hash_str(&collapse(&s)));
+        fn prop_hash_collapsed_trimmed_is_the_hash_of_collapse(s in "[a b\\t\\n\\r\\x0b\\x0c\\u{a0}\\u{3000}]{0,12}") {
+            prop_assert_eq!(hash_collapsed_trimmed(s.trim()), hash_str(&collapse(&s)));
         }
 
         #[test]
