@@ -814,9 +814,14 @@ fn push_token(t: &str, out: &mut Vec<u32>, masked: &mut String) {
     if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
         return;
     }
-    // A word of ASCII letters and `_` masks to itself (no digit run, not a temp id).
+    // A word of ASCII letters and `_` masks to itself (no digit run, not a temp id), and a
+    // run of digits (a JSON number is `0`) to `#`.
     if t.bytes().all(|b| is_word(b) && !b.is_ascii_digit()) {
         out.push((hash_str(t) >> 32) as u32);
+        return;
+    }
+    if t.bytes().all(|b| b.is_ascii_digit()) {
+        out.push((hash_str("#") >> 32) as u32);
         return;
     }
     masked.clear();
@@ -829,8 +834,21 @@ fn tokens(v: &Value, out: &mut Vec<u32>, budget: &mut usize, masked: &mut String
         Value::String(s) => {
             let s = prefix_bytes(s, *budget);
             *budget = budget.saturating_sub(s.len());
-            for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-                push_token(t, out, masked);
+            if s.is_ascii() {
+                // One byte per character, alphanumeric exactly when its character is: the
+                // same tokens, split without decoding.
+                let mut start = 0;
+                for (i, &b) in s.as_bytes().iter().enumerate() {
+                    if !is_word(b) {
+                        push_token(s.get(start..i).unwrap_or(""), out, masked);
+                        start = i + 1;
+                    }
+                }
+                push_token(s.get(start..).unwrap_or(""), out, masked);
+            } else {
+                for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                    push_token(t, out, masked);
+                }
             }
         }
         Value::Number(_) => push_token("0", out, masked),
@@ -1515,6 +1533,47 @@ mod tests {
 
     /// [`reads_file`], [`program`] and [`is_search`] as each was written on its own,
     /// before the three shared [`command_facts`]'s one reading of the command.
+    /// [`TokenSet::of_args`] as its rules were first written: strings split at every
+    /// character that is neither alphanumeric nor `_`, each token masked, numbers as `0`.
+    fn token_set_by_its_rules(args: &Value) -> TokenSet {
+        fn walk(v: &Value, out: &mut Vec<u32>, budget: &mut usize) {
+            let push = |t: &str, out: &mut Vec<u32>| {
+                if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
+                    return;
+                }
+                let mut masked = String::new();
+                mask_into(t, &mut masked, &mut |_| {});
+                out.push((hash_str(&masked) >> 32) as u32);
+            };
+            match v {
+                Value::String(s) => {
+                    let s = prefix_bytes(s, *budget);
+                    *budget = budget.saturating_sub(s.len());
+                    for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                        push(t, out);
+                    }
+                }
+                Value::Number(_) => push("0", out),
+                Value::Bool(b) => push(if *b { "true" } else { "false" }, out),
+                Value::Array(a) => a.iter().for_each(|x| walk(x, out, budget)),
+                Value::Object(m) => {
+                    for (k, x) in m {
+                        push(k, out);
+                        walk(x, out, budget);
+                    }
+                }
+                Value::Null => {}
+            }
+        }
+        let mut hashes = Vec::new();
+        let mut budget = MAX_ARGS_BYTES;
+        walk(args, &mut hashes, &mut budget);
+        hashes.sort_unstable();
+        hashes.dedup();
+        hashes.truncate(MAX_TOKENS);
+        TokenSet { hashes }
+    }
+
     fn reads_file_by_its_rule(tool: &str, args: &Value) -> bool {
         if reader_tool(tool) {
             return true;
@@ -1726,6 +1785,22 @@ mod tests {
         #[test]
         fn prop_hash_collapsed_trimmed_is_the_hash_of_collapse(s in "[a b\\t\\n\\r\\x0b\\x0c\\u{a0}\\u{3000}]{0,12}") {
             prop_assert_eq!(hash_collapsed_trimmed(s.trim()), hash_str(&collapse(&s)));
+        }
+
+        #[test]
+        fn prop_token_sets_are_the_rules(
+            words in proptest::collection::vec("[a-z0-9_ ./\u{e9}-]{0,12}|tmp[a-z0-9]{4,6}|[0-9a-f]{8}", 0..6),
+            n in any::<i64>(),
+            flag in any::<bool>(),
+        ) {
+            let args = serde_json::json!({
+                "s": words.join(" "),
+                "list": words,
+                "n": n,
+                "f": flag,
+                "nested": {"k1": words.concat(), "k_2": [1.5, null]},
+            });
+            prop_assert_eq!(TokenSet::of_args(&args), token_set_by_its_rules(&args));
         }
 
         #[test]
