@@ -927,6 +927,11 @@ const READ_FAILURES: &[&str] = &[
     "command not found",
 ];
 
+/// The tables of [`DIAGNOSTICS`], [`REJECTIONS`] and [`READ_FAILURES`].
+const DIAGNOSTIC_NEEDLES: Needles<'static> = Needles::new(DIAGNOSTICS);
+const REJECTION_NEEDLES: Needles<'static> = Needles::new(REJECTIONS);
+const READ_FAILURE_NEEDLES: Needles<'static> = Needles::new(READ_FAILURES);
+
 /// A result of at most this many non-empty lines may be an error by a diagnostic phrase on
 /// its first line alone.
 const SHORT_LINES: usize = 3;
@@ -954,11 +959,11 @@ fn starts_with_exception(line: &str) -> bool {
 
 /// `bash: line 1: foo: command not found`, `ls: cannot access 'x': No such file or directory`:
 /// a program's name (no spaces) before the first `: `, and a diagnostic after it.
-fn program_diagnostic(line: &str, phrases: &[&str]) -> bool {
+fn program_diagnostic(line: &str, phrases: &Needles<'_>) -> bool {
     let Some((prog, rest)) = line.split_once(": ") else {
         return false;
     };
-    !prog.is_empty() && !prog.contains(' ') && has_any(rest, phrases)
+    !prog.is_empty() && !prog.contains(' ') && phrases.find_in(rest)
 }
 
 /// Whether a result *is* an error message, from its content alone: its first non-empty line
@@ -990,11 +995,11 @@ pub fn looks_like_error(content: &str) -> bool {
     // Both diagnostic rules need a diagnostic phrase in the first line (a program's
     // diagnostic has it after the line's first `: `): one scan of the line rules both out
     // for most results, before the line is split or the content's lines counted.
-    let diagnostic = has_any(first, DIAGNOSTICS);
-    if diagnostic && program_diagnostic(first, DIAGNOSTICS) {
+    let diagnostic = DIAGNOSTIC_NEEDLES.find_in(first);
+    if diagnostic && program_diagnostic(first, &DIAGNOSTIC_NEEDLES) {
         return true;
     }
-    if has_any(head, REJECTIONS) {
+    if REJECTION_NEEDLES.find_in(head) {
         return true;
     }
     diagnostic && short(content, first)
@@ -1027,53 +1032,88 @@ fn has(haystack: &str, needle: &str) -> bool {
     false
 }
 
-/// Whether `haystack` contains one of `needles`, in one pass over it: a needle is compared
-/// only where the text has its first byte and, when every needle has two bytes or more,
-/// where the text's two bytes there hash like a needle's first two ([`pair_bit`]).
+/// Whether `haystack` contains one of `needles` ([`Needles::find_in`] with the tables built
+/// here; the classifiers' own lists have theirs built at compile time).
+#[cfg(test)]
 fn has_any(haystack: &str, needles: &[&str]) -> bool {
-    // The needles' first bytes, one bit each; their first two bytes, one of 256 bits each
-    // (bits shared by other pairs only let more places through to the comparison).
-    let mut firsts = [0u64; 4];
-    let mut pairs = [0u64; 4];
-    let mut short_needle = false;
-    for n in needles {
-        match n.as_bytes() {
-            [] => return true,
-            [b] => {
-                set_bit(&mut firsts, usize::from(*b));
-                short_needle = true;
-            }
-            [b, c, ..] => {
-                set_bit(&mut firsts, usize::from(*b));
-                set_bit(&mut pairs, pair_bit(*b, *c));
-            }
-        }
-    }
-    let h = haystack.as_bytes();
-    (0..h.len()).any(|i| {
-        let rest = h.get(i..).unwrap_or_default();
-        let candidate = match rest {
-            [b, c, ..] => {
-                has_bit(&firsts, usize::from(*b))
-                    && (short_needle || has_bit(&pairs, pair_bit(*b, *c)))
-            }
-            // One byte left: only a one-byte needle can start here.
-            [b] => short_needle && has_bit(&firsts, usize::from(*b)),
-            [] => false,
+    Needles::new(needles).find_in(haystack)
+}
+
+/// A list of phrases and the tables [`Needles::find_in`] filters places with: the phrases'
+/// first bytes, one bit each, and their first two bytes, one of 256 bits each (bits shared
+/// by other pairs only let more places through to the comparison).
+struct Needles<'a> {
+    list: &'a [&'a str],
+    firsts: [u64; 4],
+    pairs: [u64; 4],
+    /// Some phrase is one byte long (only its first byte filters).
+    short_needle: bool,
+    /// Some phrase is empty (every text contains it).
+    empty: bool,
+}
+
+impl<'a> Needles<'a> {
+    /// The tables of `list` (a `const fn`: the classifiers' lists are built once, at compile
+    /// time, not at every call).
+    const fn new(list: &'a [&'a str]) -> Needles<'a> {
+        let mut n = Needles {
+            list,
+            firsts: [0; 4],
+            pairs: [0; 4],
+            short_needle: false,
+            empty: false,
         };
-        candidate && needles.iter().any(|n| rest.starts_with(n.as_bytes()))
-    })
+        let mut i = 0;
+        while i < list.len() {
+            match list[i].as_bytes() {
+                [] => n.empty = true,
+                [b] => {
+                    n.firsts[(*b >> 6) as usize] |= 1 << (*b & 63);
+                    n.short_needle = true;
+                }
+                [b, c, ..] => {
+                    n.firsts[(*b >> 6) as usize] |= 1 << (*b & 63);
+                    let p = pair_bit(*b, *c);
+                    n.pairs[p >> 6] |= 1 << (p & 63);
+                }
+            }
+            i += 1;
+        }
+        n
+    }
+
+    /// Whether `haystack` contains one of the phrases, in one pass over it: a phrase is
+    /// compared only where the text has its first byte and, when every phrase has two bytes
+    /// or more, where the text's two bytes there hash like a phrase's first two
+    /// ([`pair_bit`]); and then only a phrase that starts with that byte.
+    fn find_in(&self, haystack: &str) -> bool {
+        if self.empty {
+            return true;
+        }
+        let h = haystack.as_bytes();
+        (0..h.len()).any(|i| {
+            let rest = h.get(i..).unwrap_or_default();
+            let candidate = match rest {
+                [b, c, ..] => {
+                    has_bit(&self.firsts, usize::from(*b))
+                        && (self.short_needle || has_bit(&self.pairs, pair_bit(*b, *c)))
+                }
+                // One byte left: only a one-byte phrase can start here.
+                [b] => self.short_needle && has_bit(&self.firsts, usize::from(*b)),
+                [] => false,
+            };
+            candidate
+                && self.list.iter().any(|n| {
+                    let n = n.as_bytes();
+                    n.first() == rest.first() && rest.starts_with(n)
+                })
+        })
+    }
 }
 
 /// The bit of [`has_any`]'s pair table for the two bytes `b`, `c`.
-fn pair_bit(b: u8, c: u8) -> usize {
-    (usize::from(b).wrapping_mul(31) ^ usize::from(c)) & 255
-}
-
-fn set_bit(bits: &mut [u64; 4], i: usize) {
-    if let Some(w) = bits.get_mut(i >> 6) {
-        *w |= 1 << (i & 63);
-    }
+const fn pair_bit(b: u8, c: u8) -> usize {
+    ((b as usize).wrapping_mul(31) ^ c as usize) & 255
 }
 
 fn has_bit(bits: &[u64; 4], i: usize) -> bool {
@@ -1285,8 +1325,8 @@ pub fn is_read_failure(content: &str) -> bool {
     let first = first_line(head);
     // Both rules need a read failure's phrase in the first line (a program's diagnostic has
     // it after the line's first `: `): one scan of the line rules both out for most results.
-    has_any(first, READ_FAILURES)
-        && (program_diagnostic(first, READ_FAILURES) || short(content, first))
+    READ_FAILURE_NEEDLES.find_in(first)
+        && (program_diagnostic(first, &READ_FAILURE_NEEDLES) || short(content, first))
 }
 
 #[cfg(test)]
