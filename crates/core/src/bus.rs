@@ -4,7 +4,7 @@
 use crate::detector::{CallInfo, Cx, Detector, Facts, LazyShape, ResultInfo, RunScope, StateError};
 use crate::event::{Event, EventKind, Origin};
 use crate::finding::Finding;
-use crate::fingerprint::{args_fingerprint, result_fingerprint, Fingerprint};
+use crate::fingerprint::{args_fingerprint, Fingerprint};
 use crate::normalize::{Normalizers, ResultInput, TextPass};
 use crate::shape::Echo;
 use crate::tools::Tools;
@@ -92,6 +92,62 @@ pub fn call_fingerprint(tool: &str, args_fp: &Fingerprint) -> Fingerprint {
     Fingerprint::combine(&[tool.as_bytes(), args_fp.as_bytes()])
 }
 
+/// Most spare strings the bus keeps (a call's id and tool name each take one).
+const MAX_SPARE_STRINGS: usize = 8;
+
+/// The buffers of answered calls and shaped results, which the next ones are written into:
+/// once warmed up, the bus allocates nothing per call for its own bookkeeping. Not part of
+/// the state (a snapshot neither holds nor needs them).
+#[derive(Default)]
+struct Spare {
+    /// Emptied strings (call ids, tool names).
+    strings: Vec<String>,
+    /// The echo of the last answered call.
+    echo: Option<Echo>,
+    /// Emptied strings for the echoes' inline pieces.
+    inline: Vec<String>,
+    /// The text pass's buffer.
+    text: String,
+    /// The result shape's buffers: its text and its numbers.
+    shape: (String, Vec<u64>),
+}
+
+impl Spare {
+    /// `s`, owned, in a spare string when there is one.
+    fn string(&mut self, s: &str) -> String {
+        match self.strings.pop() {
+            Some(mut owned) => {
+                owned.push_str(s);
+                owned
+            }
+            None => s.to_owned(),
+        }
+    }
+
+    /// Keeps `s` (emptied) for a later [`Spare::string`].
+    fn keep_string(&mut self, mut s: String) {
+        if self.strings.len() < MAX_SPARE_STRINGS {
+            s.clear();
+            self.strings.push(s);
+        }
+    }
+
+    /// The echo of `args`, in the spare echo's buffers when there is one.
+    fn echo(&mut self, args: &Value) -> Echo {
+        match self.echo.take() {
+            Some(mut e) => {
+                e.refill(args, &mut self.inline);
+                e
+            }
+            None => {
+                let mut e = Echo::none();
+                e.refill(args, &mut self.inline);
+                e
+            }
+        }
+    }
+}
+
 /// The event bus. Built once per session from the enabled detectors.
 pub struct Bus {
     detectors: Vec<Box<dyn Detector>>,
@@ -101,6 +157,7 @@ pub struct Bus {
     /// Some detector interested in results reads their shapes.
     shapes: bool,
     state: BusState,
+    spare: Spare,
 }
 
 impl fmt::Debug for Bus {
@@ -149,6 +206,7 @@ impl Bus {
             tools,
             shapes,
             state: BusState::default(),
+            spare: Spare::default(),
         }
     }
 
@@ -268,7 +326,7 @@ impl Bus {
         let mut details: Option<&Value> = None;
         let mut shape: Option<LazyShape<'_>> = None;
         // The text pass of a result's content, shared by its normaliser and its shape.
-        let text_pass = TextPass::new();
+        let text_pass = TextPass::with_buffer(std::mem::take(&mut self.spare.text));
 
         match event {
             Event::User { text, origin } => {
@@ -322,7 +380,7 @@ impl Bus {
                 }
                 let args_fp = args_fingerprint(args);
                 let call = CallInfo {
-                    tool: (*tool).to_owned(),
+                    tool: self.spare.string(tool),
                     args_fp,
                     call_fp: call_fingerprint(tool, &args_fp),
                     batch,
@@ -332,9 +390,12 @@ impl Bus {
                 };
                 call_fp = Some(call.call_fp);
                 if self.state.pending.len() >= MAX_PENDING_CALLS {
-                    self.state.pending.pop_front();
+                    if let Some(p) = self.state.pending.pop_front() {
+                        self.spare.keep_string(p.id);
+                        self.spare.keep_string(p.call.tool);
+                    }
                 }
-                let echo = self.shapes.then(|| Echo::of_args(args));
+                let echo = self.shapes.then(|| self.spare.echo(args));
                 // Only a normaliser that reads the arguments needs them at result time: a
                 // `write`'s whole file content is not copied for nothing.
                 let args = if self.normalizers.uses_args(tool) {
@@ -342,8 +403,9 @@ impl Bus {
                 } else {
                     Value::Null
                 };
+                let id = self.spare.string(id);
                 self.state.pending.push_back(Pending {
-                    id: (*id).to_owned(),
+                    id,
                     call,
                     args,
                     echo,
@@ -373,7 +435,10 @@ impl Bus {
                 }
                 let (call, args, orphan, echo) =
                     match found.and_then(|i| self.state.pending.remove(i)) {
-                        Some(p) => (p.call, Some(p.args), false, p.echo),
+                        Some(p) => {
+                            self.spare.keep_string(p.id);
+                            (p.call, Some(p.args), false, p.echo)
+                        }
                         None => {
                             let args_fp = args_fingerprint(&Value::Null);
                             let batch = (1 << 63) | self.state.inferred_batch;
@@ -400,6 +465,7 @@ impl Bus {
                         content,
                         text_pass: &text_pass,
                         cell: std::cell::OnceCell::new(),
+                        buffers: std::cell::Cell::new(std::mem::take(&mut self.spare.shape)),
                     });
                 }
                 let batch_size = self
@@ -425,7 +491,6 @@ impl Bus {
                     call,
                     orphan,
                     batch_size,
-                    raw_fp: result_fingerprint(content, *images),
                     norm_fp,
                     is_error: *is_error,
                     images: *images,
@@ -497,6 +562,22 @@ impl Bus {
             event,
             &mut cx,
         );
+        // The result's buffers serve the next call and result.
+        if let Some(r) = result_info {
+            self.spare.keep_string(r.call.tool);
+        }
+        if let Some(s) = shape {
+            let (text, numbers) = s.buffers.into_inner();
+            let numbers = match s.cell.into_inner() {
+                Some(rs) => rs.numbers,
+                None => numbers,
+            };
+            self.spare.shape = (text, numbers);
+            if s.echo.is_some() {
+                self.spare.echo = s.echo;
+            }
+        }
+        self.spare.text = text_pass.into_buffer();
         findings
     }
 
@@ -941,5 +1022,88 @@ mod tests {
         use ToolKind::{Other, Poll};
         assert_eq!(calls, vec![Poll, Other, Poll, Other]);
         assert_eq!(results, vec![Poll, Other, Poll, Other, Poll]);
+    }
+
+    /// Records each result's shape, its tool and its facts.
+    type Shapes =
+        std::sync::Arc<std::sync::Mutex<Vec<(crate::shape::ResultShape, String, Fingerprint)>>>;
+    struct ShapeProbe(Shapes);
+    impl Detector for ShapeProbe {
+        fn name(&self) -> &'static str {
+            "shape-probe"
+        }
+        fn facts(&self) -> Facts {
+            Facts::RESULT_SHAPE
+        }
+        fn observe(&mut self, _: &Event<'_>, cx: &mut Cx<'_>) {
+            if let (Some(r), Some(s), Ok(mut v)) = (cx.result(), cx.result_shape(), self.0.lock()) {
+                v.push((s.clone(), r.call.tool.clone(), r.norm_fp));
+            }
+        }
+    }
+
+    #[test]
+    fn reused_buffers_change_no_fact() {
+        // Each call and result is written into the buffers of the one before (echo, text
+        // pass, shape, strings): what the detectors read must be what fresh buffers give.
+        let seen = Shapes::default();
+        let mut bus = Bus::new(vec![Box::new(ShapeProbe(seen.clone()))]);
+        let cases = [
+            (
+                "edit",
+                json!({"path": "src/a.rs", "new": "    let x = 41;\n    return x;\n"}),
+                "40:    let x = 41;\n41:    return x;\nERROR 3 lines",
+            ),
+            (
+                "read",
+                json!({"path": "b.txt", "limit": 200}),
+                "line 1 of 7 in b.txt",
+            ),
+            ("bash", json!({"command": "wc"}), "200 lines in b.txt"),
+            ("bash", json!({"command": "ls dir7"}), ""),
+            (
+                "bash",
+                json!({"command": "ls dir7", "n": [1, 2, 3]}),
+                "  took 0.3 seconds \n pid 4242 tmpk3j9x2",
+            ),
+            ("x", json!(null), "plain"),
+        ];
+        let mut expected = Vec::new();
+        for (i, (tool, args, content)) in cases.iter().enumerate() {
+            let id = format!("c{i}");
+            bus.observe(&Event::tool_call(&id, tool, args));
+            bus.observe(&Event::tool_result(&id, tool, content, false));
+            let input = ResultInput {
+                tool,
+                args: None,
+                content,
+                is_error: false,
+                images: 0,
+                details: None,
+                text_pass: None,
+            };
+            let norm = Normalizers::builtin().fingerprint(&input);
+            let shape = crate::shape::result_shape(&Echo::of_args(args), content);
+            expected.push((shape, (*tool).to_owned(), norm));
+        }
+        // An orphan result: no echo, whatever the previous call's was.
+        bus.observe(&Event::tool_result(
+            "zz",
+            "read",
+            "40:    let x = 41;",
+            false,
+        ));
+        let norm = Normalizers::builtin().fingerprint(&ResultInput {
+            tool: "read",
+            args: None,
+            content: "40:    let x = 41;",
+            is_error: false,
+            images: 0,
+            details: None,
+            text_pass: None,
+        });
+        let shape = crate::shape::result_shape(&Echo::none(), "40:    let x = 41;");
+        expected.push((shape, "read".to_owned(), norm));
+        assert_eq!(*seen.lock().unwrap(), expected);
     }
 }

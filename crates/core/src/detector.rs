@@ -28,7 +28,10 @@ pub struct CallInfo {
     pub kind: ToolKind,
 }
 
-/// Facts about a tool result that the bus computes once, for every detector.
+/// Facts about a tool result that the bus computes once, for every detector. (The exact
+/// identity of its text and image count, pi-loop-guard's rule, is
+/// [`crate::result_fingerprint`] of the event's `content` and `images`: most detectors never
+/// read it, so the bus does not hash every result for them.)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResultInfo {
     /// The call this result answers (reconstructed from the result alone if the call was
@@ -38,8 +41,6 @@ pub struct ResultInfo {
     pub orphan: bool,
     /// How many calls the result's batch has (known once its results arrive).
     pub batch_size: u32,
-    /// Streaming SHA-256 over the raw text and the image count (pi-loop-guard's rule).
-    pub raw_fp: Fingerprint,
     /// Fingerprint after the tool's normaliser removed volatile fields.
     pub norm_fp: Fingerprint,
     /// The source's error flag.
@@ -91,12 +92,25 @@ impl Facts {
 }
 
 /// The inputs of a result's shape, and the shape once a detector asked for it.
-#[derive(Debug)]
 pub(crate) struct LazyShape<'a> {
     pub(crate) echo: Option<Echo>,
     pub(crate) content: &'a str,
     pub(crate) text_pass: &'a crate::normalize::TextPass,
     pub(crate) cell: OnceCell<ResultShape>,
+    /// The buffers the shape is computed in (the bus's, from the previous result): the
+    /// shaped text, and the numbers that become the shape's.
+    pub(crate) buffers: std::cell::Cell<(String, Vec<u64>)>,
+}
+
+impl std::fmt::Debug for LazyShape<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyShape")
+            .field("echo", &self.echo)
+            .field("content", &self.content)
+            .field("text_pass", &self.text_pass)
+            .field("cell", &self.cell)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What the bus hands a detector with each event: logical time, precomputed facts about
@@ -197,11 +211,16 @@ impl<'a> Cx<'a> {
         let s = self.shape?;
         Some(s.cell.get_or_init(|| {
             let none = Echo::none();
-            crate::shape::result_shape_with(
+            let (mut out, numbers) = s.buffers.take();
+            let shape = crate::shape::result_shape_in(
                 s.echo.as_ref().unwrap_or(&none),
                 s.content,
                 Some(s.text_pass),
-            )
+                &mut out,
+                numbers,
+            );
+            s.buffers.set((out, Vec::new()));
+            shape
         }))
     }
 

@@ -1,9 +1,10 @@
 //! Result normalisation: volatile fields (durations, pids, ids, timestamps) must not make a
 //! stuck call look like progress.
 //!
-//! The bus computes two fingerprints for every tool result: `raw_fp` (the exact text and
-//! image count) and `norm_fp` (after the tool's [`Normalizer`]). Hosts register their own
-//! normalisers per tool name with [`Normalizers::register`].
+//! The bus computes one fingerprint for every tool result: `norm_fp` (after the tool's
+//! [`Normalizer`]). The exact one (text and image count, [`crate::result_fingerprint`]) is a
+//! pure function of the event, hashed by the few detectors that read it. Hosts register
+//! their own normalisers per tool name with [`Normalizers::register`].
 
 use crate::fingerprint::{args_fingerprint, Fingerprint, ResultHasher};
 use serde_json::Value;
@@ -35,8 +36,19 @@ pub struct ResultInput<'a> {
 /// The text pass (durations, pids, uuids, date-times masked) of one result's trimmed
 /// content, computed by the first of its readers that needs it. Made for one result: every
 /// reader given the same `TextPass` must ask it about the same content.
-#[derive(Debug, Default)]
-pub struct TextPass(std::cell::OnceCell<String>);
+#[derive(Default)]
+pub struct TextPass {
+    text: std::cell::OnceCell<String>,
+    /// The buffer the text is written into (the previous result's, on the bus: the pass
+    /// allocates nothing per result once it is large enough).
+    buffer: std::cell::Cell<String>,
+}
+
+impl fmt::Debug for TextPass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("TextPass").field(&self.text.get()).finish()
+    }
+}
 
 impl TextPass {
     /// Nothing computed yet.
@@ -44,10 +56,29 @@ impl TextPass {
         TextPass::default()
     }
 
+    /// Nothing computed yet; the text will be written into `buffer` (cleared first).
+    pub(crate) fn with_buffer(buffer: String) -> TextPass {
+        TextPass {
+            text: std::cell::OnceCell::new(),
+            buffer: std::cell::Cell::new(buffer),
+        }
+    }
+
     /// The text pass of `content.trim()`.
     pub(crate) fn of(&self, content: &str) -> &str {
-        self.0
-            .get_or_init(|| crate::normalizers::text::normalize_text(content.trim()))
+        self.text.get_or_init(|| {
+            let mut out = self.buffer.take();
+            out.clear();
+            crate::normalizers::text::normalize_text_into(content.trim(), &mut out);
+            out
+        })
+    }
+
+    /// The buffer back, for the next result's pass.
+    pub(crate) fn into_buffer(self) -> String {
+        self.text
+            .into_inner()
+            .unwrap_or_else(|| self.buffer.into_inner())
     }
 }
 

@@ -79,17 +79,33 @@ impl Echo {
     /// The echo of `args` (every string and number leaf, up to [`MAX_ARGS_BYTES`]).
     pub fn of_args(args: &Value) -> Echo {
         let mut e = Echo::default();
-        let mut budget = MAX_ARGS_BYTES;
-        e.walk(args, &mut budget);
+        e.refill(args, &mut Vec::new());
         e
     }
 
-    fn walk(&mut self, v: &Value, budget: &mut usize) {
+    /// Makes this echo [`Echo::of_args`] of `args`, in the buffers it already holds (the
+    /// bus's echo of an answered call serves the next call); its inline pieces are written
+    /// into the emptied strings of `spare`, and its old ones left there.
+    pub(crate) fn refill(&mut self, args: &Value, spare: &mut Vec<String>) {
+        self.lines.clear();
+        self.short.clear();
+        for mut piece in self.inline.drain(..) {
+            if spare.len() < MAX_ECHO_INLINE {
+                piece.clear();
+                spare.push(piece);
+            }
+        }
+        self.numbers.clear();
+        let mut budget = MAX_ARGS_BYTES;
+        self.walk(args, &mut budget, spare);
+    }
+
+    fn walk(&mut self, v: &Value, budget: &mut usize, spare: &mut Vec<String>) {
         match v {
             Value::String(s) => {
                 let s = prefix_bytes(s, *budget);
                 *budget = budget.saturating_sub(s.len());
-                self.add_text(s);
+                self.add_text(s, spare);
             }
             Value::Number(n) => {
                 if let Some(u) = n.as_u64() {
@@ -103,7 +119,7 @@ impl Echo {
                     if *budget == 0 {
                         break;
                     }
-                    self.walk(x, budget);
+                    self.walk(x, budget, spare);
                 }
             }
             Value::Object(m) => {
@@ -111,7 +127,7 @@ impl Echo {
                     if *budget == 0 {
                         break;
                     }
-                    self.walk(x, budget);
+                    self.walk(x, budget, spare);
                 }
             }
             _ => {}
@@ -124,24 +140,31 @@ impl Echo {
         }
     }
 
-    fn add_text(&mut self, s: &str) {
+    fn add_text(&mut self, s: &str, spare: &mut Vec<String>) {
         let mut lines = 0;
         for line in s.lines() {
             lines += 1;
             let t = strip_line_number(line.trim()).trim();
-            if t.chars().count() >= MIN_ECHO_LINE {
-                self.lines.insert(hash_collapsed(t));
+            if has_chars(t, MIN_ECHO_LINE) {
+                self.lines.insert(hash_collapsed_trimmed(t));
             } else if !t.is_empty() {
                 self.short.insert(hash_str(t));
             }
         }
         let t = s.trim();
         if lines <= 1
-            && t.chars().count() >= MIN_ECHO_INLINE
-            && t.chars().count() <= MAX_ECHO_INLINE_CHARS
             && self.inline.len() < MAX_ECHO_INLINE
+            && has_chars(t, MIN_ECHO_INLINE)
+            && !has_chars(t, MAX_ECHO_INLINE_CHARS + 1)
         {
-            self.inline.push(t.to_owned());
+            let piece = match spare.pop() {
+                Some(mut piece) => {
+                    piece.push_str(t);
+                    piece
+                }
+                None => t.to_owned(),
+            };
+            self.inline.push(piece);
         }
         let mut digits = DigitRuns::new(s);
         while let Some(n) = digits.next_number() {
@@ -152,11 +175,19 @@ impl Echo {
     /// Whether the trimmed `line` (line-number prefix removed) is a line of the arguments; a
     /// short line counts only when the result numbers it (`1233:        }`).
     pub fn has_line(&self, line: &str) -> bool {
-        let trimmed = line.trim();
+        self.has_trimmed_line(line.trim())
+    }
+
+    /// [`Echo::has_line`] of a line already trimmed. An echo without lines has none of them:
+    /// the line is not hashed.
+    fn has_trimmed_line(&self, trimmed: &str) -> bool {
+        if self.lines.is_empty() && self.short.is_empty() {
+            return false;
+        }
         let stripped = strip_line_number(trimmed);
         let t = stripped.trim();
-        if t.chars().count() >= MIN_ECHO_LINE {
-            return self.lines.contains(&hash_collapsed(t));
+        if has_chars(t, MIN_ECHO_LINE) {
+            return self.lines.contains(&hash_collapsed_trimmed(t));
         }
         let numbered = stripped.len() != trimmed.len();
         numbered && !t.is_empty() && self.short.contains(&hash_str(t))
@@ -192,16 +223,38 @@ fn strip_line_number(line: &str) -> &str {
     line
 }
 
-/// The hash of [`collapse`] of `s`, without building it when `s` is collapsed already.
-fn hash_collapsed(s: &str) -> u64 {
-    let t = s.trim();
-    let mut prev_space = false;
-    let collapsed = t.chars().all(|c| {
-        let space = c.is_whitespace();
-        let ok = !space || (c == ' ' && !prev_space);
-        prev_space = space;
-        ok
-    });
+/// Whether `s` has at least `n` characters: told by its length alone unless that lies
+/// between `n` and `4 n` bytes (a character is one to four bytes), and then counted only up
+/// to the `n`-th.
+fn has_chars(s: &str, n: usize) -> bool {
+    if s.len() < n {
+        return false;
+    }
+    if s.len() >= n.saturating_mul(4) || s.is_ascii() {
+        return true;
+    }
+    n == 0 || s.chars().nth(n - 1).is_some()
+}
+
+/// The hash of [`collapse`] of `t`, a text without whitespace at either end, without building
+/// it when `t` is collapsed already.
+fn hash_collapsed_trimmed(t: &str) -> u64 {
+    let collapsed = if t.is_ascii() {
+        // ASCII whitespace is one byte: a text is collapsed when its only whitespace is
+        // single spaces.
+        let b = t.as_bytes();
+        !b.iter()
+            .any(|&c| matches!(c, b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'))
+            && !b.windows(2).any(|w| w == b"  ")
+    } else {
+        let mut prev_space = false;
+        t.chars().all(|c| {
+            let space = c.is_whitespace();
+            let ok = !space || (c == ' ' && !prev_space);
+            prev_space = space;
+            ok
+        })
+    };
     if collapsed {
         hash_str(t)
     } else {
@@ -560,7 +613,21 @@ pub(crate) fn result_shape_with(
     pass: Option<&crate::normalize::TextPass>,
 ) -> ResultShape {
     let mut out = String::with_capacity(content.len().min(HEAD_BYTES + TAIL_BYTES));
-    let mut numbers: Vec<u64> = Vec::new();
+    result_shape_in(echo, content, pass, &mut out, Vec::new())
+}
+
+/// [`result_shape_with`] in reused buffers: the shaped text is written into `out` (cleared
+/// first), and the shape's numbers into `numbers` (cleared first), so that a bus that gives
+/// each result the buffers of the previous one allocates nothing per result.
+pub(crate) fn result_shape_in(
+    echo: &Echo,
+    content: &str,
+    pass: Option<&crate::normalize::TextPass>,
+    out: &mut String,
+    mut numbers: Vec<u64>,
+) -> ResultShape {
+    out.clear();
+    numbers.clear();
     let mut ids: Option<u64> = None;
     let (head, tail) = bounded(content);
     for part in std::iter::once(head).chain(tail) {
@@ -575,7 +642,8 @@ pub(crate) fn result_shape_with(
             }
         };
         for line in part.lines() {
-            if echo.has_line(line) {
+            let trimmed = line.trim();
+            if echo.has_trimmed_line(trimmed) {
                 continue;
             }
             let mut owned: Option<String> = None;
@@ -585,16 +653,19 @@ pub(crate) fn result_shape_with(
                     owned = Some(cur.replace(piece.as_str(), "\u{1}"));
                 }
             }
-            let line = owned.as_deref().unwrap_or(line);
-            if line.trim().is_empty() {
+            let line = match owned.as_deref() {
+                Some(replaced) => replaced.trim(),
+                None => trimmed,
+            };
+            if line.is_empty() {
                 continue;
             }
             if !out.is_empty() {
                 out.push('\n');
             }
             mask_ids_into(
-                line.trim(),
-                &mut out,
+                line,
+                out,
                 &mut |n| {
                     if numbers.len() < MAX_NUMBERS && n < MAX_TREND_NUMBER && !echo.has_number(n) {
                         numbers.push(n);
@@ -699,12 +770,8 @@ impl TokenSet {
     pub fn of_args(args: &Value) -> TokenSet {
         let mut hashes: Vec<u32> = Vec::with_capacity(32);
         let mut budget = MAX_ARGS_BYTES;
-        tokens(
-            args,
-            &mut hashes,
-            &mut budget,
-            &mut String::with_capacity(32),
-        );
+        // The masking buffer is allocated only for a token with a digit.
+        tokens(args, &mut hashes, &mut budget, &mut String::new());
         hashes.sort_unstable();
         hashes.dedup();
         hashes.truncate(MAX_TOKENS);
@@ -747,9 +814,14 @@ fn push_token(t: &str, out: &mut Vec<u32>, masked: &mut String) {
     if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
         return;
     }
-    // A word of ASCII letters and `_` masks to itself (no digit run, not a temp id).
+    // A word of ASCII letters and `_` masks to itself (no digit run, not a temp id), and a
+    // run of digits (a JSON number is `0`) to `#`.
     if t.bytes().all(|b| is_word(b) && !b.is_ascii_digit()) {
         out.push((hash_str(t) >> 32) as u32);
+        return;
+    }
+    if t.bytes().all(|b| b.is_ascii_digit()) {
+        out.push((hash_str("#") >> 32) as u32);
         return;
     }
     masked.clear();
@@ -762,8 +834,21 @@ fn tokens(v: &Value, out: &mut Vec<u32>, budget: &mut usize, masked: &mut String
         Value::String(s) => {
             let s = prefix_bytes(s, *budget);
             *budget = budget.saturating_sub(s.len());
-            for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-                push_token(t, out, masked);
+            if s.is_ascii() {
+                // One byte per character, alphanumeric exactly when its character is: the
+                // same tokens, split without decoding.
+                let mut start = 0;
+                for (i, &b) in s.as_bytes().iter().enumerate() {
+                    if !is_word(b) {
+                        push_token(s.get(start..i).unwrap_or(""), out, masked);
+                        start = i + 1;
+                    }
+                }
+                push_token(s.get(start..).unwrap_or(""), out, masked);
+            } else {
+                for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                    push_token(t, out, masked);
+                }
             }
         }
         Value::Number(_) => push_token("0", out, masked),
@@ -842,6 +927,11 @@ const READ_FAILURES: &[&str] = &[
     "command not found",
 ];
 
+/// The tables of [`DIAGNOSTICS`], [`REJECTIONS`] and [`READ_FAILURES`].
+const DIAGNOSTIC_NEEDLES: Needles<'static> = Needles::new(DIAGNOSTICS);
+const REJECTION_NEEDLES: Needles<'static> = Needles::new(REJECTIONS);
+const READ_FAILURE_NEEDLES: Needles<'static> = Needles::new(READ_FAILURES);
+
 /// A result of at most this many non-empty lines may be an error by a diagnostic phrase on
 /// its first line alone.
 const SHORT_LINES: usize = 3;
@@ -869,11 +959,11 @@ fn starts_with_exception(line: &str) -> bool {
 
 /// `bash: line 1: foo: command not found`, `ls: cannot access 'x': No such file or directory`:
 /// a program's name (no spaces) before the first `: `, and a diagnostic after it.
-fn program_diagnostic(line: &str, phrases: &[&str]) -> bool {
+fn program_diagnostic(line: &str, phrases: &Needles<'_>) -> bool {
     let Some((prog, rest)) = line.split_once(": ") else {
         return false;
     };
-    !prog.is_empty() && !prog.contains(' ') && has_any(rest, phrases)
+    !prog.is_empty() && !prog.contains(' ') && phrases.find_in(rest)
 }
 
 /// Whether a result *is* an error message, from its content alone: its first non-empty line
@@ -905,11 +995,11 @@ pub fn looks_like_error(content: &str) -> bool {
     // Both diagnostic rules need a diagnostic phrase in the first line (a program's
     // diagnostic has it after the line's first `: `): one scan of the line rules both out
     // for most results, before the line is split or the content's lines counted.
-    let diagnostic = has_any(first, DIAGNOSTICS);
-    if diagnostic && program_diagnostic(first, DIAGNOSTICS) {
+    let diagnostic = DIAGNOSTIC_NEEDLES.find_in(first);
+    if diagnostic && program_diagnostic(first, &DIAGNOSTIC_NEEDLES) {
         return true;
     }
-    if has_any(head, REJECTIONS) {
+    if REJECTION_NEEDLES.find_in(head) {
         return true;
     }
     diagnostic && short(content, first)
@@ -942,53 +1032,88 @@ fn has(haystack: &str, needle: &str) -> bool {
     false
 }
 
-/// Whether `haystack` contains one of `needles`, in one pass over it: a needle is compared
-/// only where the text has its first byte and, when every needle has two bytes or more,
-/// where the text's two bytes there hash like a needle's first two ([`pair_bit`]).
+/// Whether `haystack` contains one of `needles` ([`Needles::find_in`] with the tables built
+/// here; the classifiers' own lists have theirs built at compile time).
+#[cfg(test)]
 fn has_any(haystack: &str, needles: &[&str]) -> bool {
-    // The needles' first bytes, one bit each; their first two bytes, one of 256 bits each
-    // (bits shared by other pairs only let more places through to the comparison).
-    let mut firsts = [0u64; 4];
-    let mut pairs = [0u64; 4];
-    let mut short_needle = false;
-    for n in needles {
-        match n.as_bytes() {
-            [] => return true,
-            [b] => {
-                set_bit(&mut firsts, usize::from(*b));
-                short_needle = true;
-            }
-            [b, c, ..] => {
-                set_bit(&mut firsts, usize::from(*b));
-                set_bit(&mut pairs, pair_bit(*b, *c));
-            }
-        }
-    }
-    let h = haystack.as_bytes();
-    (0..h.len()).any(|i| {
-        let rest = h.get(i..).unwrap_or_default();
-        let candidate = match rest {
-            [b, c, ..] => {
-                has_bit(&firsts, usize::from(*b))
-                    && (short_needle || has_bit(&pairs, pair_bit(*b, *c)))
-            }
-            // One byte left: only a one-byte needle can start here.
-            [b] => short_needle && has_bit(&firsts, usize::from(*b)),
-            [] => false,
+    Needles::new(needles).find_in(haystack)
+}
+
+/// A list of phrases and the tables [`Needles::find_in`] filters places with: the phrases'
+/// first bytes, one bit each, and their first two bytes, one of 256 bits each (bits shared
+/// by other pairs only let more places through to the comparison).
+struct Needles<'a> {
+    list: &'a [&'a str],
+    firsts: [u64; 4],
+    pairs: [u64; 4],
+    /// Some phrase is one byte long (only its first byte filters).
+    short_needle: bool,
+    /// Some phrase is empty (every text contains it).
+    empty: bool,
+}
+
+impl<'a> Needles<'a> {
+    /// The tables of `list` (a `const fn`: the classifiers' lists are built once, at compile
+    /// time, not at every call).
+    const fn new(list: &'a [&'a str]) -> Needles<'a> {
+        let mut n = Needles {
+            list,
+            firsts: [0; 4],
+            pairs: [0; 4],
+            short_needle: false,
+            empty: false,
         };
-        candidate && needles.iter().any(|n| rest.starts_with(n.as_bytes()))
-    })
+        let mut i = 0;
+        while i < list.len() {
+            match list[i].as_bytes() {
+                [] => n.empty = true,
+                [b] => {
+                    n.firsts[(*b >> 6) as usize] |= 1 << (*b & 63);
+                    n.short_needle = true;
+                }
+                [b, c, ..] => {
+                    n.firsts[(*b >> 6) as usize] |= 1 << (*b & 63);
+                    let p = pair_bit(*b, *c);
+                    n.pairs[p >> 6] |= 1 << (p & 63);
+                }
+            }
+            i += 1;
+        }
+        n
+    }
+
+    /// Whether `haystack` contains one of the phrases, in one pass over it: a phrase is
+    /// compared only where the text has its first byte and, when every phrase has two bytes
+    /// or more, where the text's two bytes there hash like a phrase's first two
+    /// ([`pair_bit`]); and then only a phrase that starts with that byte.
+    fn find_in(&self, haystack: &str) -> bool {
+        if self.empty {
+            return true;
+        }
+        let h = haystack.as_bytes();
+        (0..h.len()).any(|i| {
+            let rest = h.get(i..).unwrap_or_default();
+            let candidate = match rest {
+                [b, c, ..] => {
+                    has_bit(&self.firsts, usize::from(*b))
+                        && (self.short_needle || has_bit(&self.pairs, pair_bit(*b, *c)))
+                }
+                // One byte left: only a one-byte phrase can start here.
+                [b] => self.short_needle && has_bit(&self.firsts, usize::from(*b)),
+                [] => false,
+            };
+            candidate
+                && self.list.iter().any(|n| {
+                    let n = n.as_bytes();
+                    n.first() == rest.first() && rest.starts_with(n)
+                })
+        })
+    }
 }
 
 /// The bit of [`has_any`]'s pair table for the two bytes `b`, `c`.
-fn pair_bit(b: u8, c: u8) -> usize {
-    (usize::from(b).wrapping_mul(31) ^ usize::from(c)) & 255
-}
-
-fn set_bit(bits: &mut [u64; 4], i: usize) {
-    if let Some(w) = bits.get_mut(i >> 6) {
-        *w |= 1 << (i & 63);
-    }
+const fn pair_bit(b: u8, c: u8) -> usize {
+    ((b as usize).wrapping_mul(31) ^ c as usize) & 255
 }
 
 fn has_bit(bits: &[u64; 4], i: usize) -> bool {
@@ -1200,8 +1325,8 @@ pub fn is_read_failure(content: &str) -> bool {
     let first = first_line(head);
     // Both rules need a read failure's phrase in the first line (a program's diagnostic has
     // it after the line's first `: `): one scan of the line rules both out for most results.
-    has_any(first, READ_FAILURES)
-        && (program_diagnostic(first, READ_FAILURES) || short(content, first))
+    READ_FAILURE_NEEDLES.find_in(first)
+        && (program_diagnostic(first, &READ_FAILURE_NEEDLES) || short(content, first))
 }
 
 #[cfg(test)]
@@ -1448,6 +1573,47 @@ mod tests {
 
     /// [`reads_file`], [`program`] and [`is_search`] as each was written on its own,
     /// before the three shared [`command_facts`]'s one reading of the command.
+    /// [`TokenSet::of_args`] as its rules were first written: strings split at every
+    /// character that is neither alphanumeric nor `_`, each token masked, numbers as `0`.
+    fn token_set_by_its_rules(args: &Value) -> TokenSet {
+        fn walk(v: &Value, out: &mut Vec<u32>, budget: &mut usize) {
+            let push = |t: &str, out: &mut Vec<u32>| {
+                if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
+                    return;
+                }
+                let mut masked = String::new();
+                mask_into(t, &mut masked, &mut |_| {});
+                out.push((hash_str(&masked) >> 32) as u32);
+            };
+            match v {
+                Value::String(s) => {
+                    let s = prefix_bytes(s, *budget);
+                    *budget = budget.saturating_sub(s.len());
+                    for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                        push(t, out);
+                    }
+                }
+                Value::Number(_) => push("0", out),
+                Value::Bool(b) => push(if *b { "true" } else { "false" }, out),
+                Value::Array(a) => a.iter().for_each(|x| walk(x, out, budget)),
+                Value::Object(m) => {
+                    for (k, x) in m {
+                        push(k, out);
+                        walk(x, out, budget);
+                    }
+                }
+                Value::Null => {}
+            }
+        }
+        let mut hashes = Vec::new();
+        let mut budget = MAX_ARGS_BYTES;
+        walk(args, &mut hashes, &mut budget);
+        hashes.sort_unstable();
+        hashes.dedup();
+        hashes.truncate(MAX_TOKENS);
+        TokenSet { hashes }
+    }
+
     fn reads_file_by_its_rule(tool: &str, args: &Value) -> bool {
         if reader_tool(tool) {
             return true;
@@ -1657,8 +1823,29 @@ mod tests {
         }
 
         #[test]
-        fn prop_hash_collapsed_is_the_hash_of_collapse(s in "[a b\\t\\n\\u{a0}\\u{3000}]{0,12}") {
-            prop_assert_eq!(hash_collapsed(&s), hash_str(&collapse(&s)));
+        fn prop_hash_collapsed_trimmed_is_the_hash_of_collapse(s in "[a b\\t\\n\\r\\x0b\\x0c\\u{a0}\\u{3000}]{0,12}") {
+            prop_assert_eq!(hash_collapsed_trimmed(s.trim()), hash_str(&collapse(&s)));
+        }
+
+        #[test]
+        fn prop_token_sets_are_the_rules(
+            words in proptest::collection::vec("[a-z0-9_ ./\u{e9}-]{0,12}|tmp[a-z0-9]{4,6}|[0-9a-f]{8}", 0..6),
+            n in any::<i64>(),
+            flag in any::<bool>(),
+        ) {
+            let args = serde_json::json!({
+                "s": words.join(" "),
+                "list": words,
+                "n": n,
+                "f": flag,
+                "nested": {"k1": words.concat(), "k_2": [1.5, null]},
+            });
+            prop_assert_eq!(TokenSet::of_args(&args), token_set_by_its_rules(&args));
+        }
+
+        #[test]
+        fn prop_has_chars_counts_characters(s in "[ab\u{e9}\u{3000}\u{1f600}]{0,12}", n in 0usize..14) {
+            prop_assert_eq!(has_chars(&s, n), s.chars().count() >= n);
         }
 
         /// Echo removal: whatever edit is echoed (with any line numbers), the shape of the

@@ -25,7 +25,7 @@ const SCOPE: &str = "detectors.generic-repeat";
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ResultIdentity {
-    /// The exact text and image count (pi-loop-guard's rule): `ResultInfo::raw_fp`.
+    /// The exact text and image count (pi-loop-guard's rule): `result_fingerprint`.
     Raw,
     /// After the tool's normaliser removed volatile fields (durations, pids, ids,
     /// timestamps): `ResultInfo::norm_fp`. OpenClaw's outcome hashing is of this kind.

@@ -38,7 +38,6 @@ fn observe(
         },
         orphan: false,
         batch_size: 1,
-        raw_fp: Fingerprint::of_bytes(result.as_bytes()),
         norm_fp: Fingerprint::of_bytes(result.as_bytes()),
         is_error: false,
         images: 0,

@@ -197,6 +197,7 @@ impl GuardTemplate {
             bus,
             settings: self.settings.clone(),
             state,
+            spare_ids: Vec::new(),
         })
     }
 }
@@ -240,10 +241,16 @@ struct BatchState {
 }
 
 impl BatchState {
-    /// Begins batch `id`, keeping the buffer of call ids.
-    fn start(&mut self, id: u64) {
+    /// Begins batch `id`, keeping the buffer of call ids, and the ids' own buffers in
+    /// `spare` (up to [`MAX_BATCH_CALLS`]).
+    fn start(&mut self, id: u64, spare: &mut Vec<String>) {
         let mut calls = std::mem::take(&mut self.calls);
-        calls.clear();
+        for mut old in calls.drain(..) {
+            if spare.len() < MAX_BATCH_CALLS {
+                old.clear();
+                spare.push(old);
+            }
+        }
         *self = BatchState {
             id: Some(id),
             calls,
@@ -389,6 +396,9 @@ pub struct Guard {
     bus: Bus,
     settings: Policy,
     state: State,
+    /// The emptied call-id buffers of ended batches, for the next batches' ids (not state:
+    /// a snapshot neither holds nor needs them).
+    spare_ids: Vec<String>,
 }
 
 impl Guard {
@@ -478,7 +488,7 @@ impl Guard {
             } => {
                 let b = self.bus.batch_for(*batch);
                 if self.state.batch.id != Some(b) {
-                    self.state.batch.start(b);
+                    self.state.batch.start(b, &mut self.spare_ids);
                 }
                 if let Some(reason) = self.state.batch.blocked.clone() {
                     return self.refuse_with_batch(event, id, tool, args, reason);
@@ -508,7 +518,14 @@ impl Guard {
             } else {
                 None
             };
-            calls.push_back(slot.unwrap_or_else(|| id.to_owned()));
+            let owned = slot.unwrap_or_else(|| match self.spare_ids.pop() {
+                Some(mut s) => {
+                    s.push_str(id);
+                    s
+                }
+                None => id.to_owned(),
+            });
+            calls.push_back(owned);
         }
         let v = self.decide_on(event, call, &findings);
         if let Some(id) = call.filter(|_| matches!(v.action(), Action::Block | Action::Abort)) {
@@ -813,5 +830,29 @@ fn abort_code(f: &Finding) -> String {
     match &f.code {
         Some(c) if f.level == Level::Fatal => c.clone(),
         _ => format!("loop_aborted:{}", f.detector),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_batch_holds_its_own_call_ids_in_the_buffers_of_the_batches_before() {
+        let config = Config::from_toml_str("[guard]\nwhole-batch = true\n", None).unwrap();
+        let mut g = Guard::builder().config(config).no_preset().build().unwrap();
+        let args = json!({"path": "a"});
+        for batch in [vec!["a1", "a2", "a3"], vec!["b1"], vec!["c1", "c2"]] {
+            g.observe(&Event::MessageStart);
+            for id in &batch {
+                g.observe(&Event::tool_call(id, "read", &args));
+            }
+            let held: Vec<&str> = g.state.batch.calls.iter().map(String::as_str).collect();
+            assert_eq!(held, batch);
+            for id in &batch {
+                g.observe(&Event::tool_result(id, "read", "x", false));
+            }
+        }
     }
 }

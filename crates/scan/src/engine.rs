@@ -213,26 +213,41 @@ impl Engine {
     }
 
     fn entry(&mut self, e: Entry) {
-        let j = &mut self.judge;
-        if let Record::Usage { model: Some(m), .. } = &e.record {
-            if self.model.as_deref() != Some(m) {
-                self.model = Some(m.clone());
+        // Held first, then read where it is held: the record is moved once.
+        let bytes = record_bytes(&e.record);
+        self.held_bytes += bytes;
+        self.held.push_back(Held {
+            entry: e,
+            bytes,
+            tokens: None,
+        });
+        let Engine {
+            replayer,
+            judge: j,
+            held,
+            model,
+            ..
+        } = self;
+        if let Some(Held { entry: e, .. }) = held.back() {
+            if let Record::Usage { model: Some(m), .. } = &e.record {
+                if model.as_deref() != Some(m) {
+                    *model = Some(m.clone());
+                }
             }
-        }
-        match j.cut {
-            Some(cut) if e.line > cut => j.waste(&e.record),
-            _ => {
-                if let Record::ToolResult { id, .. } = &e.record {
-                    if j.blocked.get(id).is_some_and(|&l| l < e.line) {
-                        j.blocked.remove(id);
-                        j.waste(&e.record);
+            match j.cut {
+                Some(cut) if e.line > cut => j.waste(&e.record),
+                _ => {
+                    if let Record::ToolResult { id, .. } = &e.record {
+                        if j.blocked.get(id).is_some_and(|&l| l < e.line) {
+                            j.blocked.remove(id);
+                            j.waste(&e.record);
+                        }
                     }
                 }
             }
+            replayer.entry(e, &mut |line, ev| j.observe(line, ev, Some(e)));
         }
-        self.replayer
-            .entry(&e, &mut |line, ev| j.observe(line, ev, Some(&e)));
-        self.hold(e);
+        self.evict();
         let touched = std::mem::take(&mut self.judge.touched);
         for i in &touched {
             self.account(*i);
@@ -241,14 +256,8 @@ impl Engine {
         self.judge.touched.clear();
     }
 
-    fn hold(&mut self, e: Entry) {
-        let bytes = record_bytes(&e.record);
-        self.held_bytes += bytes;
-        self.held.push_back(Held {
-            entry: e,
-            bytes,
-            tokens: None,
-        });
+    /// Forgets the oldest held records beyond the bounds (never the newest).
+    fn evict(&mut self) {
         while self.held.len() > MAX_HELD
             || (self.held_bytes > MAX_HELD_BYTES && self.held.len() > 1)
         {
@@ -371,7 +380,15 @@ impl Judge {
         }
         match ev {
             Event::MessageStart => self.streamed = 0,
-            Event::TextDelta { delta, .. } => self.streamed += delta.chars().count() as u64,
+            Event::TextDelta { delta, .. } => {
+                // Most deltas are ASCII: their length is their character count.
+                let chars = if delta.is_ascii() {
+                    delta.len()
+                } else {
+                    delta.chars().count()
+                };
+                self.streamed += chars as u64;
+            }
             _ => {}
         }
         let v = self.guard.observe(ev);

@@ -25,10 +25,17 @@ const MASK: &str = "<*>";
 /// Applies the text pass. Linear in the length of `s`.
 pub(crate) fn normalize_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for line in s.split_inclusive('\n') {
-        normalize_line(line, &mut out);
-    }
+    normalize_text_into(s, &mut out);
     out
+}
+
+/// The text pass of `s`, appended to `out` (a reused buffer: no allocation once it is large
+/// enough).
+pub(crate) fn normalize_text_into(s: &str, out: &mut String) {
+    out.reserve(s.len());
+    for line in s.split_inclusive('\n') {
+        normalize_line(line, out);
+    }
 }
 
 /// The text pass of one line (with its newline, if any), appended to `out`.

@@ -45,7 +45,7 @@ impl GenericRepeat {
     pub(super) fn batch_result(
         &mut self,
         result: &ResultInfo,
-        pair: Option<Pair>,
+        pair: Option<Pair<&str>>,
         cx: &mut Cx<'_>,
     ) {
         if self
@@ -75,13 +75,13 @@ impl GenericRepeat {
             if open.calls.len() < MAX_BATCH_CALLS && !open.calls.contains(&p.call) {
                 open.calls.push(p.call);
             }
-            if open.tools.len() < MAX_BATCH_TOOLS && !open.tools.contains(&p.tool) {
-                open.tools.push(p.tool.clone());
+            if open.tools.len() < MAX_BATCH_TOOLS && !open.tools.iter().any(|t| t == p.tool) {
+                open.tools.push(p.tool.to_owned());
             }
             if open.seqs.len() < MAX_EVIDENCE {
                 open.seqs.push(cx.seq());
             }
-            open.last = Some(p);
+            open.last = Some(p.owned(open.last.take()));
         }
         if open.seen >= open.size {
             self.finish_batch(cx);

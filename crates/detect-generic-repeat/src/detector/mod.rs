@@ -5,8 +5,8 @@
 use crate::{ResultIdentity, Settings, NAME};
 use loopguard_core::shape::TokenSet;
 use loopguard_core::{
-    CallInfo, Cx, Detector, Event, EventKind, Facts, Fingerprint, Interest, ResultInfo, RunScope,
-    MAX_EVIDENCE,
+    result_fingerprint, CallInfo, Cx, Detector, Event, EventKind, Facts, Fingerprint, Interest,
+    ResultInfo, RunScope, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -39,13 +39,40 @@ pub struct GenericRepeat {
     state: State,
 }
 
-/// One completed (call, result) pair.
+/// One completed (call, result) pair: kept with an owned tool name, handed from rule to
+/// rule with the tool name borrowed from the result's facts (a `Pair<&str>`), so that a
+/// result no rule keeps copies nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-struct Pair {
-    tool: String,
+struct Pair<T = String> {
+    tool: T,
     call: Fingerprint,
     args: Fingerprint,
     result: Fingerprint,
+}
+
+impl Pair {
+    /// Whether this kept pair is `other`.
+    fn is(&self, other: &Pair<&str>) -> bool {
+        self.tool == other.tool
+            && self.call == other.call
+            && self.args == other.args
+            && self.result == other.result
+    }
+}
+
+impl Pair<&str> {
+    /// The pair to keep, its tool name written into `reuse`'s buffer when there is one.
+    fn owned(&self, reuse: Option<Pair>) -> Pair {
+        let mut tool = reuse.map(|p| p.tool).unwrap_or_default();
+        tool.clear();
+        tool.push_str(self.tool);
+        Pair {
+            tool,
+            call: self.call,
+            args: self.args,
+            result: self.result,
+        }
+    }
 }
 
 /// All mutable state (one serde value, for snapshots).
@@ -88,9 +115,11 @@ impl GenericRepeat {
         self.settings.ignore_tools.iter().any(|t| t == tool)
     }
 
-    fn identity(&self, r: &ResultInfo) -> Fingerprint {
+    /// The result's identity: its exact text and image count ([`result_fingerprint`], hashed
+    /// here, for the only rule that reads it), or the bus's normalised fingerprint.
+    fn identity(&self, r: &ResultInfo, content: &str, images: u32) -> Fingerprint {
         match self.settings.result_identity {
-            ResultIdentity::Raw => r.raw_fp,
+            ResultIdentity::Raw => result_fingerprint(content, images),
             ResultIdentity::Normalized => r.norm_fp,
         }
     }
@@ -174,7 +203,8 @@ impl GenericRepeat {
         }
     }
 
-    fn on_result(&mut self, result: &ResultInfo, content: &str, empty: bool, cx: &mut Cx<'_>) {
+    fn on_result(&mut self, result: &ResultInfo, content: &str, images: u32, cx: &mut Cx<'_>) {
+        let empty = content.trim().is_empty() && images == 0;
         if result.orphan {
             // The call was never seen, so its arguments are unknown: not a usable identity.
             return;
@@ -187,10 +217,10 @@ impl GenericRepeat {
         let counted = !(ignored || skipped_error || skipped_empty);
         let known_poll = self.state.polls.contains(&result.call.call_fp);
         let pair = Pair {
-            tool: result.call.tool.clone(),
+            tool: result.call.tool.as_str(),
             call: result.call.call_fp,
             args: result.call.args_fp,
-            result: self.identity(result),
+            result: self.identity(result, content, images),
         };
         if self.settings.openclaw.is_some() && counted {
             self.openclaw_result(result, pair.result, cx);
@@ -225,7 +255,7 @@ impl GenericRepeat {
             if known_poll || result.batch_size > 1 {
                 self.state.similar = SimilarStreak::default();
             } else if let (Some(p), false) = (pending, ignored || skipped_error) {
-                self.similar_result(&result.call.tool, p, content, result.raw_fp, cx);
+                self.similar_result(&result.call.tool, p, content, images, cx);
             }
         }
         if result.batch_size > 1 {
@@ -294,8 +324,7 @@ impl Detector for GenericRepeat {
                 content, images, ..
             } => {
                 if let Some(result) = cx.result() {
-                    let empty = content.trim().is_empty() && *images == 0;
-                    self.on_result(result, content, empty, cx);
+                    self.on_result(result, content, *images, cx);
                 }
             }
             _ => {}

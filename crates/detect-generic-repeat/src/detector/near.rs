@@ -36,10 +36,10 @@ pub(super) struct NearStreak {
 impl NearStreak {
     /// A new streak of one result of `pair`'s call, begun at call counter `start_call`. The
     /// buffers of the old one (tool name, sketch text, sequence numbers) are kept for it.
-    fn restart(&mut self, pair: &Pair, start_call: u64) {
+    fn restart(&mut self, pair: &Pair<&str>, start_call: u64) {
         let mut tool = std::mem::take(&mut self.tool);
         tool.clear();
-        tool.push_str(&pair.tool);
+        tool.push_str(pair.tool);
         let mut seqs = std::mem::take(&mut self.seqs);
         seqs.clear();
         *self = NearStreak {
@@ -58,7 +58,7 @@ impl NearStreak {
 impl GenericRepeat {
     /// Extends the streak when this result of the same call is a near-duplicate of the
     /// previous one; otherwise starts a new streak at this result.
-    pub(super) fn near_result(&mut self, pair: &Pair, content: &str, cx: &mut Cx<'_>) {
+    pub(super) fn near_result(&mut self, pair: &Pair<&str>, content: &str, cx: &mut Cx<'_>) {
         let Some(nd) = &self.settings.near_duplicate else {
             return;
         };

@@ -4,7 +4,7 @@
 use super::{push_bounded, short_hex, times, GenericRepeat};
 use crate::NAME;
 use loopguard_core::shape::{TokenSet, Trend};
-use loopguard_core::{Cx, Finding, Fingerprint, Level};
+use loopguard_core::{result_fingerprint, Cx, Finding, Fingerprint, Level};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -75,6 +75,68 @@ impl<'de> Deserialize<'de> for Skeleton {
     }
 }
 
+/// Longest result text a [`RawResult`] keeps a copy of (a longer one is kept hashed).
+const MAX_RAW_TEXT: usize = 64 * 1024;
+
+/// The exact identity of a result: its text and image count, identified by their
+/// fingerprint ([`result_fingerprint`], pi-loop-guard's rule), which is what a snapshot
+/// holds. While the text is at hand (up to [`MAX_RAW_TEXT`] bytes) a copy of it is kept
+/// instead, so that no result pays for the hash: two results are equal exactly when their
+/// fingerprints are (barring a SHA-256 collision), and a fingerprint is computed only to
+/// serialise, for a long text, or to compare with one restored from a snapshot.
+#[derive(Clone, Debug)]
+pub(super) enum RawResult {
+    /// The result's text and image count.
+    Text { text: String, images: u32 },
+    /// The fingerprint of a result whose text is not kept.
+    Hashed(Fingerprint),
+}
+
+impl RawResult {
+    /// `result_fingerprint(text, images)`.
+    fn fingerprint(&self) -> Fingerprint {
+        match self {
+            RawResult::Text { text, images } => result_fingerprint(text, *images),
+            RawResult::Hashed(fp) => *fp,
+        }
+    }
+
+    /// Whether this is the result `content` with `images` images.
+    fn is(&self, content: &str, images: u32) -> bool {
+        match self {
+            RawResult::Text { text, images: n } => text == content && *n == images,
+            RawResult::Hashed(fp) => *fp == result_fingerprint(content, images),
+        }
+    }
+
+    /// The identity of `content` with `images` images, written into `reuse`'s buffer when it
+    /// kept a text.
+    fn of(content: &str, images: u32, reuse: Option<RawResult>) -> RawResult {
+        if content.len() > MAX_RAW_TEXT {
+            return RawResult::Hashed(result_fingerprint(content, images));
+        }
+        let mut text = match reuse {
+            Some(RawResult::Text { text, .. }) => text,
+            _ => String::new(),
+        };
+        text.clear();
+        text.push_str(content);
+        RawResult::Text { text, images }
+    }
+}
+
+impl Serialize for RawResult {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.fingerprint().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawResult {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RawResult, D::Error> {
+        Fingerprint::deserialize(d).map(RawResult::Hashed)
+    }
+}
+
 /// The similar-calls streak: consecutive calls of one tool, each like one of the last few
 /// before it, whose results have the same shape and do not progress.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -87,9 +149,9 @@ pub(super) struct SimilarStreak {
     pub(super) empty: bool,
     /// The temp ids of the newest result.
     pub(super) ids: Option<u64>,
-    /// The raw fingerprint (the bus's `raw_fp`) of the newest result.
+    /// The exact identity of the newest result (serialised as its fingerprint).
     #[serde(default)]
-    pub(super) last_raw: Option<Fingerprint>,
+    pub(super) last_raw: Option<RawResult>,
     pub(super) trend: Trend,
     pub(super) count: u32,
     pub(super) warned: bool,
@@ -107,7 +169,7 @@ impl GenericRepeat {
         tool: &str,
         p: PendingCall,
         content: &str,
-        raw: Fingerprint,
+        images: u32,
         cx: &mut Cx<'_>,
     ) {
         let Some(sc) = &self.settings.similar_calls else {
@@ -125,11 +187,11 @@ impl GenericRepeat {
         // A call that differs from the previous one only in its numbers (`ls dir7` after
         // `ls dir6`) and gets a different answer addressed another object: progress.
         let renumbered = !rs.empty
-            && st.last_raw.is_some_and(|r| r != raw)
             && st
                 .calls
                 .back()
-                .is_some_and(|c| c.tokens.similarity_permille(&call.tokens) >= 1000);
+                .is_some_and(|c| c.tokens.similarity_permille(&call.tokens) >= 1000)
+            && st.last_raw.as_ref().is_some_and(|r| !r.is(content, images));
         let like = st.tool == tool
             && st.shape == Some(rs.fp)
             && !new_ids
@@ -143,7 +205,7 @@ impl GenericRepeat {
         let progress = like && (st.trend.step(&rs.numbers) || renumbered);
         if like && !progress {
             st.count = st.count.saturating_add(1);
-            st.last_raw = Some(raw);
+            st.last_raw = Some(RawResult::of(content, images, st.last_raw.take()));
         } else {
             // A new streak at this call, in the old one's buffers (most results start one).
             // A like call that progressed keeps the trend; another starts a new one.
@@ -165,7 +227,7 @@ impl GenericRepeat {
                 shape: Some(rs.fp),
                 empty: rs.empty,
                 ids: rs.ids,
-                last_raw: Some(raw),
+                last_raw: Some(RawResult::of(content, images, st.last_raw.take())),
                 trend,
                 count: 1,
                 start_call: self.state.calls,

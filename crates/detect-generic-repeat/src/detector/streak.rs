@@ -36,10 +36,10 @@ impl GenericRepeat {
         }
     }
 
-    pub(super) fn streak_result(&mut self, pair: Pair, known_poll: bool, cx: &mut Cx<'_>) {
+    pub(super) fn streak_result(&mut self, pair: Pair<&str>, known_poll: bool, cx: &mut Cx<'_>) {
         let (warn_at, _) = self.streak_thresholds(known_poll);
         let s = &mut self.state.streak;
-        if s.last.as_ref() == Some(&pair) {
+        if s.last.as_ref().is_some_and(|l| l.is(&pair)) {
             s.count = s.count.saturating_add(1);
         } else {
             s.count = 1;
@@ -49,7 +49,7 @@ impl GenericRepeat {
             // the block is lifted.
             s.sticky = None;
             s.blocked = 0;
-            s.last = Some(pair);
+            s.last = Some(pair.owned(s.last.take()));
             s.start_call = self.state.calls;
         }
         push_bounded(&mut s.seqs, cx.seq());

@@ -36,11 +36,11 @@ impl GenericRepeat {
         }
     }
 
-    pub(super) fn window_result(&mut self, pair: &Pair, cx: &mut Cx<'_>) {
+    pub(super) fn window_result(&mut self, pair: &Pair<&str>, cx: &mut Cx<'_>) {
         if let Some(ws) = &self.settings.window {
             if ws.identity == WindowIdentity::CallAndResult {
                 let key = Fingerprint::combine(&[pair.call.as_bytes(), pair.result.as_bytes()]);
-                self.window_push(key, &pair.tool, cx);
+                self.window_push(key, pair.tool, cx);
             }
         }
     }

@@ -1,7 +1,8 @@
-//! The skeleton kept as text identifies a command exactly as its fingerprint does.
+//! The skeleton kept as text identifies a command exactly as its fingerprint does, and so
+//! does a result's text kept for its exact identity.
 
-use super::{skeleton, Skeleton};
-use loopguard_core::Fingerprint;
+use super::{skeleton, RawResult, Skeleton, MAX_RAW_TEXT};
+use loopguard_core::{result_fingerprint, Fingerprint};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -83,6 +84,33 @@ proptest! {
         prop_assert_eq!(restored == sb, ra == rb);
         prop_assert_eq!(sb == restored, ra == rb);
         prop_assert!(restored == sa);
+    }
+}
+
+proptest! {
+    /// A result's identity kept as text tells results apart exactly as their fingerprints
+    /// do, serialises as the fingerprint, and compares as before once restored; a text
+    /// longer than the copy limit is kept hashed, and a reused buffer holds the new text.
+    #[test]
+    fn raw_results_identify_as_their_fingerprints_do(
+        a in "[ab\u{e9}\n]{0,6}",
+        b in "[ab\u{e9}\n]{0,6}",
+        (ia, ib) in (0u32..2, 0u32..2),
+        long in any::<bool>(),
+    ) {
+        let a = if long { format!("{a}{}", "x".repeat(MAX_RAW_TEXT + 1)) } else { a };
+        let kept = RawResult::of(&a, ia, Some(RawResult::of("old text", 3, None)));
+        prop_assert_eq!(matches!(kept, RawResult::Hashed(_)), long);
+        let (fa, fb) = (result_fingerprint(&a, ia), result_fingerprint(&b, ib));
+        prop_assert_eq!(kept.fingerprint(), fa);
+        prop_assert!(kept.is(&a, ia));
+        prop_assert_eq!(kept.is(&b, ib), fa == fb);
+        let json = serde_json::to_string(&kept).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&json, &serde_json::to_string(&fa).unwrap_or_default());
+        let restored: RawResult =
+            serde_json::from_str(&json).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert!(restored.is(&a, ia));
+        prop_assert_eq!(restored.is(&b, ib), fa == fb);
     }
 }
 
