@@ -27,6 +27,8 @@ enum Results {
     Duplicated,
     /// Every step also brings a result for a call that was never made.
     Orphaned,
+    /// The host forwards the calls and never a result (a pre-execution hook alone).
+    None,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -48,6 +50,7 @@ fn shapes() -> impl Strategy<Value = Shape> {
             Just(Results::MissingForRefused),
             Just(Results::Duplicated),
             Just(Results::Orphaned),
+            Just(Results::None),
         ],
         1usize..=3,
     )
@@ -233,6 +236,9 @@ fn simulate(
             }
             calls.push((id, content, v));
         }
+        if shape.results == Results::None {
+            continue;
+        }
         if shape.results == Results::Reversed {
             calls.reverse();
         }
@@ -308,7 +314,10 @@ proptest! {
     fn a_loop_that_keeps_being_refused_ends(shape in shapes(), preset in 0..PRESETS.len(), restore_at in 0u64..80) {
         let preset = PRESETS[preset];
         let out = simulate(preset, shape, usize::MAX, 60, restore_at);
-        if shape.batch == 1 {
+        // Without results, only the presets that count calls whatever their results see the
+        // loop (the seeds pi-loop-guard and OpenClaw compare results).
+        let sees = shape.results != Results::None || matches!(preset, "default" | "pi-repetition-guard");
+        if shape.batch == 1 && sees {
             prop_assert!(out.loop_blocks > 0 || out.aborted.is_some(), "{preset} {shape:?}: the loop was never refused");
         }
         match block_budget(preset) {
@@ -331,6 +340,66 @@ fn presets_without_a_block_budget_terminate_every_block() {
         if block_budget(p).is_none() {
             assert!(g.settings().terminate, "{p}");
         }
+    }
+}
+
+/// A host that forwards tool calls and never their results (a pre-execution hook alone): the
+/// rules that compare results see nothing, and the default preset counts the calls instead —
+/// the same call five times within the last eight is steered, eight times blocked, and the
+/// block budget ends the request; a varied sequence, which comes back to a few files (read,
+/// edit, test), is never refused; a host that sends results is never judged that way.
+#[test]
+fn calls_only_host_a_repeated_call_is_steered_then_blocked_and_varied_work_passes() {
+    let call = |h: &mut Hosts, i: usize, tool: &str, path: &str| {
+        h.send(OwnedEvent::ToolCall {
+            id: format!("c{i}"),
+            tool: tool.to_owned(),
+            args: json!({ "path": path }),
+            batch: None,
+        })
+        .action()
+    };
+    let mut h = Hosts::new("default", 5);
+    let actions: Vec<Action> = (0..12).map(|i| call(&mut h, i, "read", "a.rs")).collect();
+    assert_eq!(&actions[..4], &[Action::Continue; 4], "{actions:?}");
+    assert_eq!(actions[4], Action::Steer, "{actions:?}");
+    assert_eq!(actions[7], Action::Block, "{actions:?}");
+    assert!(actions.contains(&Action::Abort), "{actions:?}");
+
+    // Varied work: a test run after every edit, a few files read again and again.
+    let mut h = Hosts::new("default", 9);
+    let steps = [
+        ("read", "src/lib.rs"),
+        ("edit", "src/lib.rs"),
+        ("bash", "cargo test"),
+        ("read", "src/parse.rs"),
+        ("edit", "src/parse.rs"),
+        ("bash", "cargo test"),
+        ("read", "src/lib.rs"),
+        ("edit", "src/lib.rs"),
+        ("bash", "cargo test"),
+    ];
+    for (i, (tool, path)) in steps.iter().cycle().take(36).enumerate() {
+        let a = call(&mut h, i, tool, path);
+        assert_eq!(a, Action::Continue, "call {i} ({tool} {path})");
+    }
+
+    // The same twelve calls, each answered: the result-based rules judge them, and an
+    // answered call is never counted as unanswered.
+    let mut h = Hosts::new("default", u64::MAX);
+    for i in 0..12 {
+        let a = call(&mut h, i, "bash", &format!("poll {i}"));
+        assert_eq!(a, Action::Continue);
+        let a = call(&mut h, 100 + i, "bash", "make status");
+        assert_ne!(a, Action::Block, "call {i}");
+        h.send(OwnedEvent::ToolResult {
+            id: format!("c{}", 100 + i),
+            tool: "bash".to_owned(),
+            content: format!("build {}% done", 5 * i),
+            is_error: false,
+            images: 0,
+            details: None,
+        });
     }
 }
 

@@ -50,6 +50,9 @@ struct BusState {
     inferred_batch: u64,
     #[serde(default)]
     result_since_call: bool,
+    /// Tool results seen so far, those of refused calls included.
+    #[serde(default)]
+    results: u64,
     /// Whether the host sends message events: then a batch is one assistant message, and a
     /// refused call does not end it.
     #[serde(default)]
@@ -421,6 +424,7 @@ impl Bus {
             } => {
                 details = *d;
                 self.state.result_since_call = true;
+                self.state.results += 1;
                 let found = self
                     .state
                     .pending
@@ -524,6 +528,7 @@ impl Bus {
             message: self.state.message,
             new_turn,
             char_offset: 0,
+            results: self.state.results,
             call: call_info,
             result: result_info.as_ref(),
             details,

@@ -124,6 +124,7 @@ pub struct Cx<'a> {
     pub(crate) message: u64,
     pub(crate) new_turn: bool,
     pub(crate) char_offset: u64,
+    pub(crate) results: u64,
     pub(crate) call: Option<&'a CallInfo>,
     pub(crate) result: Option<&'a ResultInfo>,
     pub(crate) details: Option<&'a Value>,
@@ -143,6 +144,7 @@ impl<'a> Cx<'a> {
             message: 0,
             new_turn: false,
             char_offset: 0,
+            results: 0,
             call: None,
             result: None,
             details: None,
@@ -154,6 +156,13 @@ impl<'a> Cx<'a> {
     /// The event's sequence number in this session (0-based, every event counts).
     pub fn seq(&self) -> u64 {
         self.seq
+    }
+
+    /// How many tool results the session has seen before this event (this one included when
+    /// it is a result), the results of calls the guard refused included: whether the host
+    /// sends results at all, and whether one came between two calls.
+    pub fn results(&self) -> u64 {
+        self.results
     }
 
     /// The user-turn index (0 before the first real user message).

@@ -43,6 +43,12 @@ pub enum WindowIdentity {
     Call,
     /// The same tool, input and result; counted when the result arrives.
     CallAndResult,
+    /// The same tool and input, counted on the `tool_call` only while no result comes: every
+    /// tool result empties the window. For a host that forwards the calls but not their
+    /// results (a pre-execution hook alone), where the rules that compare results see
+    /// nothing; where results come, the window never holds two calls apart from a parallel
+    /// batch's.
+    UnansweredCall,
 }
 
 /// The `window` sub-table: pi-repetition-guard's sliding window of calls.
@@ -58,8 +64,12 @@ pub struct WindowOptions {
     /// The level of the finding: `critical` (block the call, pi-repetition-guard) or
     /// `warning` (steer).
     pub level: Option<Level>,
-    /// `call` (tool + input, whatever the results) or `call-and-result`.
+    /// `call` (tool + input, whatever the results), `call-and-result`, or `unanswered-call`
+    /// (tool + input, while no result comes).
     pub identity: Option<WindowIdentity>,
+    /// Occurrences that report a critical finding (block the call) whatever `level` says;
+    /// `0` (the default): none.
+    pub critical_threshold: Option<u32>,
 }
 
 /// The `openclaw` sub-table: OpenClaw's `generic_repeat` thresholds over a run-scoped history.
@@ -216,6 +226,8 @@ pub struct WindowSettings {
     pub level: Level,
     /// What counts as the same.
     pub identity: WindowIdentity,
+    /// Occurrences that report a critical finding whatever `level` says (0: none).
+    pub critical_threshold: u32,
 }
 
 /// Resolved OpenClaw rule.
@@ -397,11 +409,30 @@ impl Settings {
                  cannot be blocked",
             ));
         }
+        let critical_threshold = w.critical_threshold.unwrap_or(0);
+        if critical_threshold > 0 {
+            if identity == WindowIdentity::CallAndResult {
+                return Err(scope.invalid(
+                    "window.critical-threshold",
+                    "needs a window counted on the call (`identity = \"call\"` or \"unanswered-call\"`): the \
+                     call-and-result window fires on a result, which cannot be blocked",
+                ));
+            }
+            scope.below(
+                ("window.threshold", threshold),
+                ("window.critical-threshold", critical_threshold),
+            )?;
+            scope.within(
+                ("window.critical-threshold", critical_threshold),
+                ("window.size", size),
+            )?;
+        }
         let window = window_on.then_some(WindowSettings {
             size,
             threshold,
             level,
             identity,
+            critical_threshold,
         });
 
         let c = o.openclaw.clone().unwrap_or_default();
@@ -677,9 +708,15 @@ pub const REGISTRATION: Registration = Registration {
         },
         OptionDoc {
             name: "window.identity",
-            ty: "\"call\" | \"call-and-result\"",
+            ty: "\"call\" | \"call-and-result\" | \"unanswered-call\"",
             default: "\"call\"",
-            doc: "What counts as the same: tool + input (results ignored, counted on the call), or tool + input + result (counted on the result; warning only).",
+            doc: "What counts as the same: tool + input (results ignored, counted on the call), tool + input + result (counted on the result; warning only), or tool + input counted only while no result comes (every tool result empties the window: for a host that forwards calls but not their results).",
+        },
+        OptionDoc {
+            name: "window.critical-threshold",
+            ty: "0 or integer > `threshold`, at most `size`",
+            default: "0",
+            doc: "Occurrences that block the call whatever `level` says (a window counted on the call); `0`: none.",
         },
         OptionDoc {
             name: "openclaw.enabled",

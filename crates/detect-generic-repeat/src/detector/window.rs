@@ -1,4 +1,5 @@
-//! pi-repetition-guard's sliding window: the same call N times within the last M calls.
+//! pi-repetition-guard's sliding window: the same call N times within the last M calls (or,
+//! counted only while no result comes, the same for a host that sends no results).
 
 use super::{short_hex, GenericRepeat, Pair};
 use crate::{WindowIdentity, NAME};
@@ -12,6 +13,11 @@ use std::collections::VecDeque;
 pub(super) struct Window {
     pub(super) calls: VecDeque<(Fingerprint, u64)>,
     pub(super) counts: FixedMap<Fingerprint, u32>,
+    /// For an unanswered-call window: the session's result count ([`Cx::results`]) when
+    /// its calls were counted; another count at a call means results came, and the window
+    /// starts again.
+    #[serde(default)]
+    pub(super) answered: u64,
 }
 
 impl GenericRepeat {
@@ -28,7 +34,15 @@ impl GenericRepeat {
         cx: &mut Cx<'_>,
     ) -> bool {
         match &self.settings.window {
-            Some(ws) if ws.identity == WindowIdentity::Call => {
+            Some(ws) if ws.identity != WindowIdentity::CallAndResult => {
+                if ws.identity == WindowIdentity::UnansweredCall
+                    && self.state.window.answered != cx.results()
+                {
+                    // Results came since the calls counted (those of refused calls too: the
+                    // host sends them): they were answered.
+                    self.clear_window();
+                    self.state.window.answered = cx.results();
+                }
                 let key = window_key(tool, args, &call.call_fp);
                 self.window_push(key, tool, cx)
             }
@@ -38,9 +52,13 @@ impl GenericRepeat {
 
     pub(super) fn window_result(&mut self, pair: &Pair<&str>, cx: &mut Cx<'_>) {
         if let Some(ws) = &self.settings.window {
-            if ws.identity == WindowIdentity::CallAndResult {
-                let key = Fingerprint::combine(&[pair.call.as_bytes(), pair.result.as_bytes()]);
-                self.window_push(key, pair.tool, cx);
+            match ws.identity {
+                WindowIdentity::CallAndResult => {
+                    let key = Fingerprint::combine(&[pair.call.as_bytes(), pair.result.as_bytes()]);
+                    self.window_push(key, pair.tool, cx);
+                }
+                // Emptied at the next call when any result came (`window_call`).
+                WindowIdentity::UnansweredCall | WindowIdentity::Call => {}
             }
         }
     }
@@ -77,6 +95,12 @@ impl GenericRepeat {
         let what = match ws.identity {
             WindowIdentity::Call => "with the same arguments",
             WindowIdentity::CallAndResult => "with the same arguments and got the same result",
+            WindowIdentity::UnansweredCall => "with the same arguments, no result in between",
+        };
+        let level = if ws.critical_threshold > 0 && count >= ws.critical_threshold {
+            Level::Critical
+        } else {
+            ws.level
         };
         let msg = format!(
             "Repetition guard: tool-call loop (same tool+args repeated): `{tool}` was called {what} {count} times \
@@ -86,7 +110,7 @@ impl GenericRepeat {
         );
         let f = Finding::new(
             NAME,
-            ws.level,
+            level,
             count,
             format!("window:{tool}:{}", short_hex(&key)),
             msg,
@@ -94,7 +118,7 @@ impl GenericRepeat {
         .with_tool(tool)
         .with_evidence(evidence);
         cx.report(f);
-        ws.level == Level::Critical
+        level == Level::Critical
     }
 }
 

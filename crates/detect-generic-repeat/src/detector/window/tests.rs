@@ -140,3 +140,96 @@ fn the_default_window_warns_and_never_blocks() {
     assert_eq!(warnings(&f), calls[4..].to_vec(), "5 of the last 8 calls");
     assert!(criticals(&f).is_empty());
 }
+
+// ---- the unanswered-call window (a host that sends no results) ------------------------------
+
+fn unanswered() -> Box<dyn Detector> {
+    det("streak = false\nbatch-streak = false\nwindow = { identity = \"unanswered-call\", size = 8, threshold = 5, level = \"warning\", critical-threshold = 8 }")
+}
+
+#[test]
+fn unanswered_calls_warn_at_five_in_eight_and_block_at_eight() {
+    // A host that forwards calls and no result: ten identical reads.
+    let mut s = Script::new();
+    let mut calls = Vec::new();
+    for _ in 0..10 {
+        s.tool_call("read", json!({"path": "src/main.rs"}));
+        calls.push(s.last_index());
+    }
+    let f = run(unanswered(), s.events());
+    assert_eq!(warnings(&f), calls[4..7].to_vec());
+    assert_eq!(criticals(&f), calls[7..].to_vec());
+    assert!(
+        f[0].1.message.contains("no result in between"),
+        "{}",
+        f[0].1.message
+    );
+    // Other calls in between count as the seed's window counts them: `a` is at 5 of the last
+    // 8 calls from its fifth occurrence on (a a a o a a a o).
+    let mut s = Script::new();
+    for i in 0..8 {
+        let path = if i % 4 == 3 {
+            format!("other{i}")
+        } else {
+            "a".to_owned()
+        };
+        s.tool_call("read", json!({ "path": path }));
+    }
+    let f = run(unanswered(), s.events());
+    assert_eq!(
+        summary(&f),
+        vec![(5, Level::Warning, 5), (6, Level::Warning, 6)]
+    );
+}
+
+#[test]
+fn any_result_empties_the_unanswered_window() {
+    // The same calls, each answered (identical, changing, empty, an error, or a result for a
+    // call never seen): the host sends results, and the window never holds two calls.
+    for result in ["same", "", "Error: not found"] {
+        let mut s = Script::new();
+        for i in 0..10 {
+            let id = s.tool_call("bash", json!({"command": "make test"}));
+            let text = if result == "same" {
+                format!("{i} tests failed")
+            } else {
+                result.to_owned()
+            };
+            s.tool_result(&id, "bash", &text, result.starts_with("Error"));
+        }
+        assert!(run(unanswered(), s.events()).is_empty(), "{result:?}");
+    }
+    // Four unanswered calls, a late result for an unknown call, four more: 4 and 4.
+    let mut s = Script::new();
+    for _ in 0..4 {
+        s.tool_call("read", json!({"path": "a"}));
+    }
+    s.tool_result("ghost", "read", "late", false);
+    for _ in 0..4 {
+        s.tool_call("read", json!({"path": "a"}));
+    }
+    assert!(run(unanswered(), s.events()).is_empty());
+}
+
+#[test]
+fn window_critical_threshold_is_checked() {
+    rejected(
+        "window = { threshold = 5, critical-threshold = 5 }",
+        "window.critical-threshold",
+    );
+    rejected(
+        "window = { size = 8, threshold = 5, critical-threshold = 9 }",
+        "window.critical-threshold",
+    );
+    rejected(
+        "window = { identity = \"call-and-result\", critical-threshold = 8 }",
+        "window.critical-threshold",
+    );
+    // 0 is none: the level alone decides.
+    let d = det("streak = false\nbatch-streak = false\nwindow = { size = 4, threshold = 2, critical-threshold = 0 }");
+    let mut s = Script::new();
+    for _ in 0..4 {
+        s.tool_call("read", json!({"path": "a"}));
+    }
+    assert!(criticals(&run(d, s.events())).is_empty());
+}
