@@ -366,6 +366,21 @@ fn calls_only_host_a_repeated_call_is_steered_then_blocked_and_varied_work_passe
     assert_eq!(actions[7], Action::Block, "{actions:?}");
     assert!(actions.contains(&Action::Abort), "{actions:?}");
 
+    // Two calls in turn, no result: the 10th steers, the 20th is blocked.
+    let mut h = Hosts::new("default", 11);
+    let actions: Vec<Action> = (0..20)
+        .map(|i| {
+            let (tool, path) = if i % 2 == 0 {
+                ("read", "a.rs")
+            } else {
+                ("grep", "TODO")
+            };
+            call(&mut h, i, tool, path)
+        })
+        .collect();
+    assert_eq!(actions[9], Action::Steer, "{actions:?}");
+    assert_eq!(actions[19], Action::Block, "{actions:?}");
+
     // Varied work: a test run after every edit, a few files read again and again.
     let mut h = Hosts::new("default", 9);
     let steps = [

@@ -46,6 +46,11 @@ struct Record {
     /// value when the result progressed; the bus removes the call's echo from it).
     #[serde(default)]
     shape: Option<ShapeRec>,
+    /// The session's tool results before this record ([`Cx::results`]): the same count at
+    /// the first record of an alternation and at the proposed call means no result came
+    /// all along (a host that sends none).
+    #[serde(default)]
+    answered: u64,
 }
 
 /// The shapes of one record.
@@ -244,8 +249,14 @@ impl PingPong {
         }
     }
 
-    /// OpenClaw's alternation test for the proposed call: (count, evidence, paired record).
-    fn alternation(&self, proposed: &Fingerprint) -> Option<(u32, bool, &Record)> {
+    /// OpenClaw's alternation test for the proposed call: (count, evidence, unanswered,
+    /// paired record), `unanswered` when no tool result came since the tail's first call
+    /// (`results`: the session's results so far).
+    fn alternation(
+        &self,
+        proposed: &Fingerprint,
+        results: u64,
+    ) -> Option<(u32, bool, bool, &Record)> {
         let end = self.end();
         let last = self.get(end.checked_sub(1)?)?;
         let other = self.get(end.checked_sub(2)?)?;
@@ -261,7 +272,10 @@ impl PingPong {
             } else {
                 has(last) && has(other)
             };
-        Some((tail + 1, evidence, last))
+        let unanswered = self
+            .get(end.saturating_sub(u64::from(tail)))
+            .is_some_and(|first| first.answered == results);
+        Some((tail + 1, evidence, unanswered, last))
     }
 
     fn shapes(&self) -> bool {
@@ -277,11 +291,16 @@ impl PingPong {
         self.give_up_before(call.batch);
         let mut finding: Option<Finding> = None;
         let s = self.settings;
-        if let Some((count, evidence, last)) = self.alternation(&call.call_fp) {
-            let level = if count >= s.critical_threshold && evidence {
+        if let Some((count, evidence, unanswered, last)) =
+            self.alternation(&call.call_fp, cx.results())
+        {
+            // No result all along (a host that forwards calls alone): nothing shows progress,
+            // nothing shows its absence; the calls alone are judged, as they are when a
+            // result repeats.
+            let judged = evidence || (unanswered && s.alternation_judges_unanswered);
+            let level = if count >= s.critical_threshold && judged {
                 Some(Level::Critical)
-            } else if count >= s.warning_threshold && (s.alternation_warns_on_progress || evidence)
-            {
+            } else if count >= s.warning_threshold && (s.alternation_warns_on_progress || judged) {
                 Some(Level::Warning)
             } else {
                 None
@@ -374,6 +393,7 @@ impl PingPong {
             seq: call.seq,
             result: None,
             shape: shape_rec,
+            answered: cx.results(),
         });
     }
 
@@ -448,6 +468,7 @@ impl PingPong {
                     seq: cx.seq(),
                     result: Some(Some(r.norm_fp)),
                     shape: sh,
+                    answered: cx.results(),
                 });
             }
         }

@@ -39,6 +39,10 @@ loopguard_core::detector_options! {
     /// Warn on a long A,B alternation whatever its results (OpenClaw); false: only when each
     /// side's results repeat.
     "alternation-warns-on-progress" alternation_warns_on_progress: bool = true, "bool";
+    /// Judge a long A,B alternation during which no tool result came (a host that forwards
+    /// calls alone) as one whose results repeat: a warning at warning-threshold, a block at
+    /// critical-threshold; false (OpenClaw): a block needs repeated results.
+    "alternation-judges-unanswered" alternation_judges_unanswered: bool = false, "bool";
     /// What the cycle tier compares: exact calls and results, or their shapes (numbers
     /// abstracted, echoed arguments removed from results; numbers moving steadily are
     /// progress).
@@ -75,6 +79,7 @@ impl Settings {
         cycle_warning_repeats: Settings::DEFAULT_CYCLE_WARNING_REPEATS,
         cycle_critical_repeats: Settings::DEFAULT_CYCLE_CRITICAL_REPEATS,
         alternation_warns_on_progress: true,
+        alternation_judges_unanswered: false,
         cycle_identity: CycleIdentity::Exact,
     };
 
@@ -149,6 +154,7 @@ impl Settings {
             cycle_warning_repeats,
             cycle_critical_repeats,
             alternation_warns_on_progress: o.alternation_warns_on_progress.unwrap_or(true),
+            alternation_judges_unanswered: o.alternation_judges_unanswered.unwrap_or(false),
             cycle_identity: o.cycle_identity.unwrap_or_default(),
         })
     }

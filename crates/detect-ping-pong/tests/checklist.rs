@@ -632,3 +632,54 @@ fn handles_empty_history() {
     assert!(run(oc(), s.events()).is_empty());
     assert!(run(default(), s.events()).is_empty());
 }
+
+// ---- a host that forwards calls and no result --------------------------------------------
+
+/// The default preset's table: the alternation warns only on repeated results, and judges
+/// an alternation during which no result came as one.
+fn default_preset() -> Box<dyn Detector> {
+    from_toml("alternation-warns-on-progress = false\nalternation-judges-unanswered = true")
+        .unwrap()
+}
+
+#[test]
+fn an_unanswered_alternation_is_warned_at_ten_and_blocked_at_twenty() {
+    // Calls alone: the 10th warns, the 20th is blocked (no result says anything either way).
+    let mut s = alternating_calls(9);
+    let (t, a) = list();
+    s.tool_call(t, a);
+    let f = last(default_preset(), s.events());
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].level, f[0].count), (Level::Warning, 10));
+    let mut s = alternating_calls(19);
+    let (t, a) = list();
+    s.tool_call(t, a);
+    let f = last(default_preset(), s.events());
+    assert_eq!((f[0].level, f[0].count), (Level::Critical, 20));
+    // OpenClaw warns whatever the results but never blocks without repeated results.
+    assert_eq!(last(oc(), s.events())[0].level, Level::Warning);
+    // Without the option, a default-like table says nothing without results.
+    let quiet = from_toml("alternation-warns-on-progress = false").unwrap();
+    assert!(last(quiet, s.events()).is_empty());
+}
+
+#[test]
+fn an_answered_alternation_is_judged_by_its_results() {
+    // The same twenty calls, each answered with a new result: progress, never judged as
+    // unanswered; one result in the middle of the calls is enough.
+    let mut s = alternating(19, |i| format!("listing {i}"));
+    let (t, a) = list();
+    s.tool_call(t, a);
+    assert!(last(default_preset(), s.events()).is_empty());
+    let mut s = alternating_calls(12);
+    s.tool_result("late", "read", "a late result", false);
+    for i in 0..7 {
+        let (t, a) = if i % 2 == 0 { read() } else { list() };
+        s.tool_call(t, a);
+    }
+    let (t, a) = list();
+    s.tool_call(t, a);
+    assert!(last(default_preset(), s.events())
+        .iter()
+        .all(|f| f.level < Level::Critical));
+}
