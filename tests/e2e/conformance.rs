@@ -29,6 +29,8 @@ enum Results {
     Orphaned,
     /// The host forwards the calls and never a result (a pre-execution hook alone).
     None,
+    /// The host numbers its results its own way: no result carries its call's id.
+    Mismatched,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +53,7 @@ fn shapes() -> impl Strategy<Value = Shape> {
             Just(Results::Duplicated),
             Just(Results::Orphaned),
             Just(Results::None),
+            Just(Results::Mismatched),
         ],
         1usize..=3,
     )
@@ -257,6 +260,11 @@ fn simulate(
             } else {
                 1
             };
+            let id = if shape.results == Results::Mismatched {
+                format!("result-of-{id}")
+            } else {
+                id.clone()
+            };
             for _ in 0..times {
                 let v = h.send(OwnedEvent::ToolResult {
                     id: id.clone(),
@@ -415,6 +423,49 @@ fn calls_only_host_a_repeated_call_is_steered_then_blocked_and_varied_work_passe
             images: 0,
             details: None,
         });
+    }
+}
+
+/// A host that numbers its results its own way (no result carries its call's id): each
+/// result answers the one call waiting, so the README's example reads the same — seven
+/// identical reads, the 5th blocked, then three different files pass.
+#[test]
+fn a_host_whose_result_ids_are_its_own_is_judged_like_any_other() {
+    for preset in ["default", "pi-loop-guard"] {
+        let mut h = Hosts::new(preset, 6);
+        let mut actions = Vec::new();
+        for i in 0..10 {
+            let path = if i < 7 {
+                "a.rs".to_owned()
+            } else {
+                format!("other{i}.rs")
+            };
+            let v = h.send(OwnedEvent::ToolCall {
+                id: format!("call-{i}"),
+                tool: "read".to_owned(),
+                args: json!({ "path": path }),
+                batch: None,
+            });
+            actions.push(v.action());
+            let content = match v.message() {
+                Some(m) if v.action() == Action::Block => m.to_owned(),
+                _ => format!("contents of {path}"),
+            };
+            h.send(OwnedEvent::ToolResult {
+                id: format!("exec-{}", 100 + i),
+                tool: "read".to_owned(),
+                content,
+                is_error: v.action() == Action::Block,
+                images: 0,
+                details: None,
+            });
+        }
+        assert_eq!(actions[4], Action::Block, "{preset}: {actions:?}");
+        assert_eq!(
+            &actions[7..],
+            &[Action::Continue; 3],
+            "{preset}: {actions:?}"
+        );
     }
 }
 

@@ -18,6 +18,17 @@ pub const MAX_PENDING_CALLS: usize = 256;
 /// How many of the guard's own recent messages the bus remembers, to tell them from user turns.
 pub const MAX_OWN_MESSAGES: usize = 16;
 const MAX_BATCHES: usize = 16;
+/// Ids of answered calls remembered, so that a second result for one of them is known as a
+/// duplicate.
+const MAX_ANSWERED_IDS: usize = 64;
+
+/// A stable 64-bit hash of a call id (FNV-1a: ids are short, and the hash is kept in
+/// snapshots, so it must not change between processes).
+fn id_hash(id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Pending {
@@ -53,6 +64,9 @@ struct BusState {
     /// Tool results seen so far, those of refused calls included.
     #[serde(default)]
     results: u64,
+    /// The ids of the latest results paired with a call ([`id_hash`]).
+    #[serde(default)]
+    answered_ids: VecDeque<u64>,
     /// Whether the host sends message events: then a batch is one assistant message, and a
     /// refused call does not end it.
     #[serde(default)]
@@ -437,6 +451,13 @@ impl Bus {
                     self.finish(seq, new_turn, new_run, None, None);
                     return findings;
                 }
+                let found = found.or_else(|| self.lone_pending(id, tool));
+                if found.is_some() {
+                    if self.state.answered_ids.len() >= MAX_ANSWERED_IDS {
+                        self.state.answered_ids.pop_front();
+                    }
+                    self.state.answered_ids.push_back(id_hash(id));
+                }
                 let (call, args, orphan, echo) =
                     match found.and_then(|i| self.state.pending.remove(i)) {
                         Some(p) => {
@@ -639,6 +660,26 @@ impl Bus {
         };
     }
 
+    /// The call a result whose id names no waiting call answers, for a host that numbers its
+    /// results its own way: the one call waiting for a result (of the result's tool, when it
+    /// names one), if there is exactly one and the id is not that of a call already answered
+    /// (a duplicate stays an orphan). Several waiting calls are not guessed between.
+    fn lone_pending(&self, id: &str, tool: &str) -> Option<usize> {
+        if self.state.answered_ids.contains(&id_hash(id)) {
+            return None;
+        }
+        let mut waiting = self
+            .state
+            .pending
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| tool.is_empty() || p.call.tool == tool);
+        match (waiting.next(), waiting.next()) {
+            (Some((i, _)), None) => Some(i),
+            _ => None,
+        }
+    }
+
     fn bump_batch(&mut self, batch: u64) -> u32 {
         if let Some(entry) = self.state.batches.iter_mut().find(|(b, _)| *b == batch) {
             entry.1 += 1;
@@ -756,6 +797,37 @@ mod tests {
     }
 
     #[test]
+    fn a_result_with_an_unknown_id_answers_the_one_waiting_call() {
+        // A host that numbers its results its own way: with one call waiting, a result whose
+        // id names no call is that call's (of the result's tool, or any when it names none).
+        let (mut bus, _) = probe(Interest::of(&[EventKind::ToolResult]));
+        let args = json!({"path": "a.rs"});
+        let orphan = |bus: &mut Bus, id: &str, tool: &str| {
+            let f = bus.observe(&Event::tool_result(id, tool, "x", false));
+            f[0].message.ends_with(":true")
+        };
+        bus.observe(&Event::tool_call("call-1", "read", &args));
+        assert!(!orphan(&mut bus, "result-1", "read"));
+        bus.observe(&Event::tool_call("call-2", "read", &args));
+        assert!(!orphan(&mut bus, "result-2", ""));
+        // Another tool's result is not the waiting call's.
+        bus.observe(&Event::tool_call("call-3", "read", &args));
+        assert!(orphan(&mut bus, "result-3", "grep"));
+        assert!(!orphan(&mut bus, "result-3b", "read"));
+        // Two calls waiting: no guess.
+        bus.observe(&Event::tool_call("call-4", "read", &args));
+        bus.observe(&Event::tool_call("call-5", "read", &args));
+        assert!(orphan(&mut bus, "result-4", "read"));
+        assert!(!orphan(&mut bus, "call-5", "read"));
+        assert!(!orphan(&mut bus, "result-4b", "read"));
+        // A second result for an answered call stays a duplicate, one call waiting or not.
+        bus.observe(&Event::tool_call("call-6", "read", &args));
+        assert!(orphan(&mut bus, "call-5", "read"));
+        assert!(orphan(&mut bus, "result-1", "read"));
+        assert!(!orphan(&mut bus, "call-6", "read"));
+    }
+
+    #[test]
     fn batch_size_counts_calls_of_one_message() {
         let (mut bus, _) = probe(Interest::ALL);
         let args = json!({"p": 1});
@@ -764,8 +836,10 @@ mod tests {
         bus.observe(&Event::tool_call("b", "read", &args));
         let f = bus.observe(&Event::tool_result("b", "read", "x", false));
         assert_eq!(f[0].message, "read:2:false");
-        let f = bus.observe(&Event::tool_result("zzz", "read", "x", false));
-        assert_eq!(f[0].message, "read:2:true");
+        // A result that names no waiting call (another tool's: `a` waits for a `read`
+        // result) is an orphan of the current batch.
+        let f = bus.observe(&Event::tool_result("zzz", "grep", "x", false));
+        assert_eq!(f[0].message, "grep:2:true");
     }
 
     #[test]
