@@ -426,40 +426,49 @@ fn calls_only_host_a_repeated_call_is_steered_then_blocked_and_varied_work_passe
     }
 }
 
+/// The README's sidecar example through `h`: seven identical reads, then three different
+/// files, each call answered at once (its result's id is `result_id` of the call's), a refused
+/// call with the guard's reason as an error. The actions of the ten calls.
+fn readme_example(h: &mut Hosts, result_id: impl Fn(&str) -> String) -> Vec<Action> {
+    let mut actions = Vec::new();
+    for i in 0..10 {
+        let path = if i < 7 {
+            "a.rs".to_owned()
+        } else {
+            format!("other{i}.rs")
+        };
+        let id = format!("c{i}");
+        let v = h.send(OwnedEvent::ToolCall {
+            id: id.clone(),
+            tool: "read".to_owned(),
+            args: json!({ "path": path }),
+            batch: None,
+        });
+        actions.push(v.action());
+        let content = match v.message() {
+            Some(m) if v.action() == Action::Block => m.to_owned(),
+            _ => format!("contents of {path}"),
+        };
+        h.send(OwnedEvent::ToolResult {
+            id: result_id(&id),
+            tool: "read".to_owned(),
+            content,
+            is_error: v.action() == Action::Block,
+            images: 0,
+            details: None,
+        });
+    }
+    actions
+}
+
 /// A host that numbers its results its own way (no result carries its call's id): each
-/// result answers the one call waiting, so the README's example reads the same — seven
-/// identical reads, the 5th blocked, then three different files pass.
+/// result answers the one call waiting, so the README's example reads the same — the 5th
+/// identical read blocked, then three different files pass.
 #[test]
 fn a_host_whose_result_ids_are_its_own_is_judged_like_any_other() {
     for preset in ["default", "pi-loop-guard"] {
         let mut h = Hosts::new(preset, 6);
-        let mut actions = Vec::new();
-        for i in 0..10 {
-            let path = if i < 7 {
-                "a.rs".to_owned()
-            } else {
-                format!("other{i}.rs")
-            };
-            let v = h.send(OwnedEvent::ToolCall {
-                id: format!("call-{i}"),
-                tool: "read".to_owned(),
-                args: json!({ "path": path }),
-                batch: None,
-            });
-            actions.push(v.action());
-            let content = match v.message() {
-                Some(m) if v.action() == Action::Block => m.to_owned(),
-                _ => format!("contents of {path}"),
-            };
-            h.send(OwnedEvent::ToolResult {
-                id: format!("exec-{}", 100 + i),
-                tool: "read".to_owned(),
-                content,
-                is_error: v.action() == Action::Block,
-                images: 0,
-                details: None,
-            });
-        }
+        let actions = readme_example(&mut h, |id| format!("exec-{id}"));
         assert_eq!(actions[4], Action::Block, "{preset}: {actions:?}");
         assert_eq!(
             &actions[7..],
@@ -488,34 +497,7 @@ fn no_message_events_blocked_call_then_different_files_pass() {
         );
     }
     let mut h = Hosts::new("pi-loop-guard", u64::MAX);
-    let mut actions = Vec::new();
-    for i in 0..10 {
-        let path = if i < 7 {
-            "a.rs".to_owned()
-        } else {
-            format!("other{i}.rs")
-        };
-        let id = format!("c{i}");
-        let v = h.send(OwnedEvent::ToolCall {
-            id: id.clone(),
-            tool: "read".to_owned(),
-            args: json!({ "path": path }),
-            batch: None,
-        });
-        actions.push(v.action());
-        let content = match v.message() {
-            Some(m) if v.action() == Action::Block => m.to_owned(),
-            _ => format!("contents of {path}"),
-        };
-        h.send(OwnedEvent::ToolResult {
-            id,
-            tool: "read".to_owned(),
-            content,
-            is_error: v.action() == Action::Block,
-            images: 0,
-            details: None,
-        });
-    }
+    let actions = readme_example(&mut h, str::to_owned);
     assert_eq!(actions[4], Action::Block, "{actions:?}");
     assert_eq!(&actions[7..], &[Action::Continue; 3], "{actions:?}");
     assert_eq!(h.events, 20, "every line counted");
