@@ -282,24 +282,45 @@ impl Lines {
         }
     }
 
-    /// [`Lines::note_last`] on ASCII text, byte by byte (ASCII whitespace is tab, line feed,
-    /// vertical tab, form feed, carriage return and space, as `char::is_whitespace` says).
+    /// [`Lines::note_last`] on ASCII text, 64 bytes at a time ([`Lines::note_masked`]).
     #[inline]
     fn note_last_ascii(&mut self, part: &[u8]) {
-        let space = |b: u8| matches!(b, b'\t'..=b'\r' | b' ');
-        if let Some(&b) = part.iter().rev().find(|&&b| !space(b)) {
-            self.last = char::from(b);
+        for chunk in part.chunks(64) {
+            let [_, _, ws] = ascii_masks(chunk);
+            self.note_masked(chunk, ws, 0, chunk.len());
         }
-        if !self.spaced && !part.is_empty() {
-            let k = part.iter().position(|&b| space(b));
-            let solid = part.get(..k.unwrap_or(part.len())).unwrap_or(&[]);
+    }
+
+    /// [`Lines::note_last`] on the bytes `from..end` of an ASCII `chunk` of at most 64 bytes
+    /// (`from < end`), `ws` its whitespace mask ([`ascii_masks`]: ASCII whitespace is what
+    /// `char::is_whitespace` says): the last visible byte is the highest bit outside `ws`,
+    /// the first word ends at the lowest bit in it.
+    #[inline]
+    fn note_masked(&mut self, chunk: &[u8], ws: u64, from: usize, end: usize) {
+        if from >= end {
+            return;
+        }
+        // Bits `from..end` (all of them above `from` when `end` is 64).
+        let part = (u64::MAX << from) & u64::MAX.checked_shl(end as u32).map_or(u64::MAX, |m| !m);
+        let visible = part & !ws;
+        if visible != 0 {
+            let i = 63 - visible.leading_zeros() as usize;
+            self.last = char::from(chunk.get(i).copied().unwrap_or(b' '));
+        }
+        if !self.spaced {
+            let space = part & ws;
+            let k = if space == 0 {
+                end
+            } else {
+                space.trailing_zeros() as usize
+            };
             self.solid = self
                 .solid
-                .saturating_add(u32::try_from(solid.len()).unwrap_or(u32::MAX));
-            if let Some(&c) = solid.last() {
-                self.solid_last = Some(char::from(c));
+                .saturating_add(u32::try_from(k - from).unwrap_or(u32::MAX));
+            if k > from {
+                self.solid_last = chunk.get(k - 1).map(|&c| char::from(c));
             }
-            self.spaced = k.is_some();
+            self.spaced = space != 0;
         }
     }
 
@@ -322,8 +343,6 @@ impl Lines {
     fn feed_code_chunk(&mut self, chunk: &[u8]) -> bool {
         let [lf, sp, ws] = ascii_masks(chunk);
         let len = chunk.len().min(64);
-        // Bits `from..len` (`from < len <= 64`).
-        let above = |from: usize| (u64::MAX >> (64 - len)) & (u64::MAX << from);
         let mut at = 0usize;
         while at < len {
             if !self.settled() {
@@ -345,35 +364,13 @@ impl Lines {
                 continue;
             }
             // The rest of a settled line in this chunk: up to its line feed, if any.
-            let span = above(at);
-            let feed = lf & span;
+            let feed = lf & (u64::MAX << at);
             let end = if feed == 0 {
                 len
             } else {
                 feed.trailing_zeros() as usize
             };
-            // Bits below `end` (all of them when the line runs to the end of 64 bytes).
-            let part = span & u64::MAX.checked_shl(end as u32).map_or(u64::MAX, |m| !m);
-            let visible = part & !ws;
-            if visible != 0 {
-                let i = 63 - visible.leading_zeros() as usize;
-                self.last = char::from(chunk.get(i).copied().unwrap_or(b' '));
-            }
-            if !self.spaced && end > at {
-                let space = part & ws;
-                let k = if space == 0 {
-                    end
-                } else {
-                    space.trailing_zeros() as usize
-                };
-                self.solid = self
-                    .solid
-                    .saturating_add(u32::try_from(k - at).unwrap_or(u32::MAX));
-                if k > at {
-                    self.solid_last = chunk.get(k - 1).map(|&c| char::from(c));
-                }
-                self.spaced = space != 0;
-            }
+            self.note_masked(chunk, ws, at, end);
             if feed == 0 {
                 return true;
             }
