@@ -22,12 +22,10 @@ const MAX_BATCHES: usize = 16;
 /// duplicate.
 const MAX_ANSWERED_IDS: usize = 64;
 
-/// A stable 64-bit hash of a call id (FNV-1a: ids are short, and the hash is kept in
-/// snapshots, so it must not change between processes).
+/// A stable 64-bit hash of a call id (ids are short, and the hash is kept in snapshots, so it
+/// must not change between processes).
 fn id_hash(id: &str) -> u64 {
-    id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    crate::fnv1a(crate::FNV1A_START, id.as_bytes())
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -41,8 +41,8 @@ pub use error::{ConfigError, Location};
 pub use event::{decode_args, Event, EventKind, Interest, Origin, OwnedEvent, Stream};
 pub use finding::{truncate_chars, Finding, Level, MAX_EVIDENCE};
 pub use fingerprint::{
-    args_fingerprint, args_fingerprint_str, canonical_json, result_fingerprint, ArgsError,
-    Fingerprint, ResultHasher,
+    args_fingerprint, args_fingerprint_str, canonical_json, fnv1a, result_fingerprint, ArgsError,
+    Fingerprint, ResultHasher, FNV1A_START,
 };
 pub use normalize::{Exact, Normalizer, Normalizers, ResultInput, TextPass};
 pub use options::Scope;

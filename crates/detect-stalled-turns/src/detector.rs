@@ -17,8 +17,6 @@ use loopguard_core::{
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 const SAMPLE_CHARS: usize = 120;
 
 /// A whitespace-insensitive running hash of one stream of a message.
@@ -35,7 +33,7 @@ struct StreamHash {
 impl Default for StreamHash {
     fn default() -> StreamHash {
         StreamHash {
-            hash: FNV_OFFSET,
+            hash: loopguard_core::FNV1A_START,
             chars: 0,
             in_digits: false,
         }
@@ -56,10 +54,7 @@ impl StreamHash {
                 c
             };
             let mut buf = [0u8; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                self.hash ^= u64::from(b);
-                self.hash = self.hash.wrapping_mul(FNV_PRIME);
-            }
+            self.hash = loopguard_core::fnv1a(self.hash, c.encode_utf8(&mut buf).as_bytes());
             self.chars += 1;
         }
     }

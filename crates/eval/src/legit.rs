@@ -104,11 +104,9 @@ pub fn default_roots() -> Vec<PathBuf> {
     roots
 }
 
-/// FNV-1a, 64 bits: a fixed, platform-independent order for the sample.
+/// A fixed, platform-independent order for the sample.
 fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    loopguard::core::fnv1a(loopguard::core::FNV1A_START, bytes)
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
