@@ -407,14 +407,15 @@ fn calls_only_host_a_repeated_call_is_steered_then_blocked_and_varied_work_passe
         assert_eq!(a, Action::Continue, "call {i} ({tool} {path})");
     }
 
-    // The same twelve calls, each answered: the result-based rules judge them, and an
-    // answered call is never counted as unanswered.
+    // Twelve identical calls, each answered with progress: the result-based rules judge
+    // them (a steer at most), and an answered call is never counted as unanswered.
     let mut h = Hosts::new("default", u64::MAX);
     for i in 0..12 {
-        let a = call(&mut h, i, "bash", &format!("poll {i}"));
-        assert_eq!(a, Action::Continue);
         let a = call(&mut h, 100 + i, "bash", "make status");
-        assert_ne!(a, Action::Block, "call {i}");
+        assert!(
+            matches!(a, Action::Continue | Action::Steer),
+            "call {i}: {a:?}"
+        );
         h.send(OwnedEvent::ToolResult {
             id: format!("c{}", 100 + i),
             tool: "bash".to_owned(),
