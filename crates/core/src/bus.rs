@@ -240,6 +240,12 @@ impl Bus {
         self.state.seq
     }
 
+    /// Characters of the current assistant message streamed so far (text and thinking
+    /// deltas since its `MessageStart`, the last one observed included).
+    pub fn char_offset(&self) -> u64 {
+        self.state.char_offset
+    }
+
     /// The current user-turn index.
     pub fn turn(&self) -> u64 {
         self.state.turn

@@ -462,6 +462,12 @@ impl Guard {
         self.bus.seq()
     }
 
+    /// Characters of the current assistant message streamed so far (text and thinking
+    /// deltas since its `MessageStart`, the last one observed included).
+    pub fn char_offset(&self) -> u64 {
+        self.bus.char_offset()
+    }
+
     /// Observes one event and answers with a verdict.
     pub fn observe(&mut self, event: &Event<'_>) -> Verdict {
         let mut decoded = None;

@@ -171,8 +171,6 @@ struct Judge {
     cut: Option<usize>,
     /// Blocked calls awaiting their result: id -> line of the block.
     blocked: HashMap<String, usize>,
-    /// Characters of the current message streamed so far.
-    streamed: u64,
     wasted: Wasted,
     wasted_cost: Cost,
 }
@@ -201,7 +199,6 @@ impl Engine {
                 touched: Vec::new(),
                 cut: None,
                 blocked: HashMap::new(),
-                streamed: 0,
                 wasted: Wasted::default(),
                 wasted_cost: Cost::default(),
             },
@@ -378,19 +375,6 @@ impl Judge {
             }
             self.seq_lines.push_back((seq, line));
         }
-        match ev {
-            Event::MessageStart => self.streamed = 0,
-            Event::TextDelta { delta, .. } => {
-                // Most deltas are ASCII: their length is their character count.
-                let chars = if delta.is_ascii() {
-                    delta.len()
-                } else {
-                    delta.chars().count()
-                };
-                self.streamed += chars as u64;
-            }
-            _ => {}
-        }
         let v = self.guard.observe(ev);
         if v.is_continue() {
             return;
@@ -486,7 +470,7 @@ impl Judge {
         let Record::Assistant { text, thinking } = r else {
             return;
         };
-        let mut skip = self.streamed as usize;
+        let mut skip = usize::try_from(self.guard.char_offset()).unwrap_or(usize::MAX);
         let mut left_chars = 0u64;
         let mut left_tokens = 0u64;
         for part in [thinking, text].into_iter().flatten() {
