@@ -149,17 +149,9 @@ impl Spare {
 
     /// The echo of `args`, in the spare echo's buffers when there is one.
     fn echo(&mut self, args: &Value) -> Echo {
-        match self.echo.take() {
-            Some(mut e) => {
-                e.refill(args, &mut self.inline);
-                e
-            }
-            None => {
-                let mut e = Echo::none();
-                e.refill(args, &mut self.inline);
-                e
-            }
-        }
+        let mut e = self.echo.take().unwrap_or_else(Echo::none);
+        e.refill(args, &mut self.inline);
+        e
     }
 }
 

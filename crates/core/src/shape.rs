@@ -1111,7 +1111,7 @@ impl<'a> Needles<'a> {
     }
 }
 
-/// The bit of [`has_any`]'s pair table for the two bytes `b`, `c`.
+/// The bit of a [`Needles`] pair table for the two bytes `b`, `c`.
 const fn pair_bit(b: u8, c: u8) -> usize {
     ((b as usize).wrapping_mul(31) ^ c as usize) & 255
 }
@@ -1571,8 +1571,6 @@ mod tests {
         }
     }
 
-    /// [`reads_file`], [`program`] and [`is_search`] as each was written on its own,
-    /// before the three shared [`command_facts`]'s one reading of the command.
     /// [`TokenSet::of_args`] as its rules were first written: strings split at every
     /// character that is neither alphanumeric nor `_`, each token masked, numbers as `0`.
     fn token_set_by_its_rules(args: &Value) -> TokenSet {
@@ -1614,6 +1612,8 @@ mod tests {
         TokenSet { hashes }
     }
 
+    /// [`reads_file`], [`program`] and [`is_search`] as each was written on its own,
+    /// before the three shared [`command_facts`]'s one reading of the command.
     fn reads_file_by_its_rule(tool: &str, args: &Value) -> bool {
         if reader_tool(tool) {
             return true;

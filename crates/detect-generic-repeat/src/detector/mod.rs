@@ -53,10 +53,17 @@ struct Pair<T = String> {
 impl Pair {
     /// Whether this kept pair is `other`.
     fn is(&self, other: &Pair<&str>) -> bool {
-        self.tool == other.tool
-            && self.call == other.call
-            && self.args == other.args
-            && self.result == other.result
+        self.as_ref() == *other
+    }
+
+    /// This pair with its tool name borrowed.
+    fn as_ref(&self) -> Pair<&str> {
+        Pair {
+            tool: &self.tool,
+            call: self.call,
+            args: self.args,
+            result: self.result,
+        }
     }
 }
 

@@ -203,9 +203,10 @@ impl GenericRepeat {
                         && c.skeleton == call.skeleton)
             });
         let progress = like && (st.trend.step(&rs.numbers) || renumbered);
+        let raw = Some(RawResult::of(content, images, st.last_raw.take()));
         if like && !progress {
             st.count = st.count.saturating_add(1);
-            st.last_raw = Some(RawResult::of(content, images, st.last_raw.take()));
+            st.last_raw = raw;
         } else {
             // A new streak at this call, in the old one's buffers (most results start one).
             // A like call that progressed keeps the trend; another starts a new one.
@@ -227,7 +228,7 @@ impl GenericRepeat {
                 shape: Some(rs.fp),
                 empty: rs.empty,
                 ids: rs.ids,
-                last_raw: Some(RawResult::of(content, images, st.last_raw.take())),
+                last_raw: raw,
                 trend,
                 count: 1,
                 start_call: self.state.calls,
