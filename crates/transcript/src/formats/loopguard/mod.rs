@@ -299,6 +299,7 @@ fn fast(text: &str, first: bool) -> Option<Record> {
 }
 
 /// The record of a line's fields; `None` when they do not make one.
+#[inline]
 fn record_of(f: Fields<'_>, first: bool) -> Option<Record> {
     let own = |c: Option<Text<'_>>| c.map(|t| t.0.into_owned());
     Some(match &*f.ty {

@@ -11,9 +11,10 @@
 //! nesting, any JSON error — makes it decline (`None`), and the serde read, then the
 //! field-by-field read that names the error, decide as they did before.
 
-use super::{escape, escape_len};
+use super::{escape, escape_len, record_of, Fields, Text};
 use crate::Record;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// Arrays and objects nested deeper than this (below the line's own object) are left to
 /// serde, whose limit is 128.
@@ -78,13 +79,20 @@ struct Str<'a> {
     escaped: bool,
 }
 
-impl Str<'_> {
-    fn owned(self) -> Option<String> {
+impl<'a> Str<'a> {
+    /// The text: borrowed, or unescaped when it holds an escape (`None` if that fails).
+    #[inline]
+    fn cow(self) -> Option<Cow<'a, str>> {
         if self.escaped {
-            unescape(self.body)
+            unescape(self.body).map(Cow::Owned)
         } else {
-            Some(self.body.to_owned())
+            Some(Cow::Borrowed(self.body))
         }
+    }
+
+    /// The text, owned.
+    fn owned(self) -> Option<String> {
+        self.cow().map(Cow::into_owned)
     }
 }
 
@@ -116,54 +124,32 @@ fn set<T>(slot: &mut Option<T>, v: T) -> Option<()> {
     Some(())
 }
 
-/// The record of the fields, as [`super::record_of`] makes it.
+/// The record of the fields: they are handed to [`super::record_of`] as the serde read's
+/// [`super::Fields`], each string borrowed from the line unless it holds an escape.
 fn build(f: Found<'_>, first: bool) -> Option<Record> {
     /// `Some(None)` for absent or `null`; `None` if the text cannot be had.
-    fn own(s: Option<Option<Str<'_>>>) -> Option<Option<String>> {
+    fn text(s: Option<Option<Str<'_>>>) -> Option<Option<Text<'_>>> {
         match s.flatten() {
             None => Some(None),
-            Some(s) => s.owned().map(Some),
+            Some(s) => s.cow().map(|c| Some(Text(c))),
         }
     }
-    let ty = f.ty?;
-    let unescaped;
-    let ty = if ty.escaped {
-        unescaped = unescape(ty.body)?;
-        unescaped.as_str()
-    } else {
-        ty.body
+    let fields = Fields {
+        ty: f.ty?.cow()?,
+        id: text(f.id)?,
+        tool: text(f.tool)?,
+        text: text(f.text)?,
+        thinking: text(f.thinking)?,
+        content: text(f.content)?,
+        source: text(f.source)?,
+        license: text(f.license)?,
+        args: f.args,
+        batch: f.batch.flatten(),
+        truncated: f.truncated.flatten(),
+        is_error: f.is_error.flatten(),
+        images: f.images.flatten(),
     };
-    Some(match ty {
-        "session" if first => Record::Session {
-            id: own(f.id)??,
-            source: own(f.source)?,
-            license: own(f.license)?,
-        },
-        "user" => Record::User {
-            text: own(f.text)??,
-        },
-        "assistant" => Record::Assistant {
-            text: own(f.text)?,
-            thinking: own(f.thinking)?,
-        },
-        "tool_call" => Record::ToolCall {
-            id: own(f.id)??,
-            tool: own(f.tool)??,
-            args: f.args?,
-            batch: f.batch.flatten(),
-            truncated: f.truncated.flatten().unwrap_or(false),
-        },
-        "tool_result" => Record::ToolResult {
-            id: own(f.id)??,
-            tool: own(f.tool)??,
-            content: own(f.content)??,
-            is_error: f.is_error.flatten().unwrap_or(false),
-            images: u32::try_from(f.images.flatten().unwrap_or(0)).ok()?,
-            truncated: f.truncated.flatten().unwrap_or(false),
-        },
-        "compaction" => Record::Compaction,
-        _ => return None,
-    })
+    record_of(fields, first)
 }
 
 struct Parser<'a> {
