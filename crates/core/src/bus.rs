@@ -6,7 +6,8 @@ use crate::event::{Event, EventKind, Origin};
 use crate::finding::Finding;
 use crate::fingerprint::{args_fingerprint, Fingerprint};
 use crate::normalize::{Normalizers, ResultInput, TextPass};
-use crate::shape::Echo;
+use crate::pool::StringPool;
+use crate::shape::{Echo, InlinePool};
 use crate::tools::Tools;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -116,11 +117,11 @@ const MAX_SPARE_STRINGS: usize = 8;
 #[derive(Default)]
 struct Spare {
     /// Emptied strings (call ids, tool names).
-    strings: Vec<String>,
+    strings: StringPool<MAX_SPARE_STRINGS>,
     /// The echo of the last answered call.
     echo: Option<Echo>,
     /// Emptied strings for the echoes' inline pieces.
-    inline: Vec<String>,
+    inline: InlinePool,
     /// The text pass's buffer.
     text: String,
     /// The result shape's buffers: its text and its numbers.
@@ -128,25 +129,6 @@ struct Spare {
 }
 
 impl Spare {
-    /// `s`, owned, in a spare string when there is one.
-    fn string(&mut self, s: &str) -> String {
-        match self.strings.pop() {
-            Some(mut owned) => {
-                owned.push_str(s);
-                owned
-            }
-            None => s.to_owned(),
-        }
-    }
-
-    /// Keeps `s` (emptied) for a later [`Spare::string`].
-    fn keep_string(&mut self, mut s: String) {
-        if self.strings.len() < MAX_SPARE_STRINGS {
-            s.clear();
-            self.strings.push(s);
-        }
-    }
-
     /// The echo of `args`, in the spare echo's buffers when there is one.
     fn echo(&mut self, args: &Value) -> Echo {
         let mut e = self.echo.take().unwrap_or_else(Echo::none);
@@ -393,7 +375,7 @@ impl Bus {
                 }
                 let args_fp = args_fingerprint(args);
                 let call = CallInfo {
-                    tool: self.spare.string(tool),
+                    tool: self.spare.strings.take(tool),
                     args_fp,
                     call_fp: call_fingerprint(tool, &args_fp),
                     batch,
@@ -404,8 +386,8 @@ impl Bus {
                 call_fp = Some(call.call_fp);
                 if self.state.pending.len() >= MAX_PENDING_CALLS {
                     if let Some(p) = self.state.pending.pop_front() {
-                        self.spare.keep_string(p.id);
-                        self.spare.keep_string(p.call.tool);
+                        self.spare.strings.keep(p.id);
+                        self.spare.strings.keep(p.call.tool);
                     }
                 }
                 let echo = self.shapes.then(|| self.spare.echo(args));
@@ -416,7 +398,7 @@ impl Bus {
                 } else {
                     Value::Null
                 };
-                let id = self.spare.string(id);
+                let id = self.spare.strings.take(id);
                 self.state.pending.push_back(Pending {
                     id,
                     call,
@@ -457,7 +439,7 @@ impl Bus {
                 let (call, args, orphan, echo) =
                     match found.and_then(|i| self.state.pending.remove(i)) {
                         Some(p) => {
-                            self.spare.keep_string(p.id);
+                            self.spare.strings.keep(p.id);
                             (p.call, Some(p.args), false, p.echo)
                         }
                         None => {
@@ -586,7 +568,7 @@ impl Bus {
         );
         // The result's buffers serve the next call and result.
         if let Some(r) = result_info {
-            self.spare.keep_string(r.call.tool);
+            self.spare.strings.keep(r.call.tool);
         }
         if let Some(s) = shape {
             let (text, numbers) = s.buffers.into_inner();

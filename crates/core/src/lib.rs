@@ -26,6 +26,7 @@ pub mod json;
 mod normalize;
 pub mod normalizers;
 pub mod options;
+mod pool;
 pub mod prose;
 mod registry;
 pub mod shape;
@@ -46,6 +47,7 @@ pub use fingerprint::{
 };
 pub use normalize::{Exact, Normalizer, Normalizers, ResultInput, TextPass};
 pub use options::Scope;
+pub use pool::StringPool;
 pub use registry::{
     BuildFn, EnvKind, EnvVar, MasterSwitch, OpenClawImport, OptionDoc, PresetTable, Registration,
     Registry, Renamed,

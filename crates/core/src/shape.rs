@@ -43,6 +43,9 @@ pub const MIN_ECHO_LINE: usize = 6;
 /// Single-line argument strings shorter than this are not removed inline.
 pub const MIN_ECHO_INLINE: usize = 4;
 const MAX_ECHO_INLINE: usize = 16;
+
+/// The emptied strings an [`Echo`]'s inline pieces are written into.
+pub(crate) type InlinePool = crate::StringPool<MAX_ECHO_INLINE>;
 const MAX_ECHO_INLINE_CHARS: usize = 200;
 const MAX_ECHO_NUMBERS: usize = 32;
 /// How far from an argument's number a result's number still counts as its echo.
@@ -79,28 +82,25 @@ impl Echo {
     /// The echo of `args` (every string and number leaf, up to [`MAX_ARGS_BYTES`]).
     pub fn of_args(args: &Value) -> Echo {
         let mut e = Echo::default();
-        e.refill(args, &mut Vec::new());
+        e.refill(args, &mut InlinePool::default());
         e
     }
 
     /// Makes this echo [`Echo::of_args`] of `args`, in the buffers it already holds (the
     /// bus's echo of an answered call serves the next call); its inline pieces are written
     /// into the emptied strings of `spare`, and its old ones left there.
-    pub(crate) fn refill(&mut self, args: &Value, spare: &mut Vec<String>) {
+    pub(crate) fn refill(&mut self, args: &Value, spare: &mut InlinePool) {
         self.lines.clear();
         self.short.clear();
-        for mut piece in self.inline.drain(..) {
-            if spare.len() < MAX_ECHO_INLINE {
-                piece.clear();
-                spare.push(piece);
-            }
+        for piece in self.inline.drain(..) {
+            spare.keep(piece);
         }
         self.numbers.clear();
         let mut budget = MAX_ARGS_BYTES;
         self.walk(args, &mut budget, spare);
     }
 
-    fn walk(&mut self, v: &Value, budget: &mut usize, spare: &mut Vec<String>) {
+    fn walk(&mut self, v: &Value, budget: &mut usize, spare: &mut InlinePool) {
         match v {
             Value::String(s) => {
                 let s = prefix_bytes(s, *budget);
@@ -140,7 +140,7 @@ impl Echo {
         }
     }
 
-    fn add_text(&mut self, s: &str, spare: &mut Vec<String>) {
+    fn add_text(&mut self, s: &str, spare: &mut InlinePool) {
         let mut lines = 0;
         for line in s.lines() {
             lines += 1;
@@ -157,14 +157,7 @@ impl Echo {
             && has_chars(t, MIN_ECHO_INLINE)
             && !has_chars(t, MAX_ECHO_INLINE_CHARS + 1)
         {
-            let piece = match spare.pop() {
-                Some(mut piece) => {
-                    piece.push_str(t);
-                    piece
-                }
-                None => t.to_owned(),
-            };
-            self.inline.push(piece);
+            self.inline.push(spare.take(t));
         }
         let mut digits = DigitRuns::new(s);
         while let Some(n) = digits.next_number() {

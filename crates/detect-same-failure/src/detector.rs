@@ -11,7 +11,7 @@ use crate::{Settings, NAME};
 use loopguard_core::shape::{self, Trend};
 use loopguard_core::{
     truncate_chars, Cx, Detector, Event, Facts, Finding, Fingerprint, FixedMap, Level, ResultInfo,
-    RunScope, MAX_EVIDENCE,
+    RunScope, StringPool, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -211,7 +211,7 @@ pub struct SameFailure {
     /// Fingerprints already computed (not state: a pure cache, rebuilt on demand).
     fps: FpTable,
     /// Id buffers of resolved calls, reused for the next calls' ids.
-    spare_ids: Vec<String>,
+    spare_ids: StringPool<MAX_PENDING>,
 }
 
 fn tool_fp(tool: &str) -> Fingerprint {
@@ -291,7 +291,7 @@ impl SameFailure {
             settings,
             state: State::default(),
             fps: FpTable::default(),
-            spare_ids: Vec::new(),
+            spare_ids: StringPool::default(),
         }
     }
 
@@ -361,9 +361,7 @@ impl SameFailure {
         };
         if let Some(p) = pending.as_mut() {
             // Only the id's buffer is kept, for the next call's id; the id is not read again.
-            if self.spare_ids.len() < MAX_PENDING {
-                self.spare_ids.push(std::mem::take(&mut p.id));
-            }
+            self.spare_ids.keep(std::mem::take(&mut p.id));
         }
         let reads = pending.as_ref().is_some_and(|p| p.reads);
         let fam = match pending.as_ref() {
@@ -495,12 +493,10 @@ impl SameFailure {
     fn remember_call(&mut self, id: &str, tool: &str, args: &serde_json::Value, seq: Option<u64>) {
         if self.state.pending.len() >= MAX_PENDING {
             if let Some(old) = self.state.pending.pop_front() {
-                self.spare_ids.push(old.id);
+                self.spare_ids.keep(old.id);
             }
         }
-        let mut owned = self.spare_ids.pop().unwrap_or_default();
-        owned.clear();
-        owned.push_str(id);
+        let owned = self.spare_ids.take(id);
         let facts = shape::command_facts(tool, args);
         self.state.pending.push_back(Pending {
             id: owned,

@@ -6,7 +6,7 @@ use crate::verdict::{Action, Delivery, Verdict};
 use crate::wording::{steer_text, Path, CONTINUE_STEER};
 use loopguard_core::{
     args_fingerprint, call_fingerprint, Bus, Config, ConfigError, Event, Finding, Fingerprint,
-    FixedMap, Level, Normalizers, Registry, StateError, Tools,
+    FixedMap, Level, Normalizers, Registry, StateError, StringPool, Tools,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -16,6 +16,9 @@ use std::collections::VecDeque;
 pub const MAX_BLOCKED_IDS: usize = 64;
 /// How many call ids of the current batch the guard remembers (for whole-batch blocks).
 pub const MAX_BATCH_CALLS: usize = 64;
+
+/// The emptied call-id buffers of ended batches.
+type IdPool = StringPool<MAX_BATCH_CALLS>;
 /// Version of the snapshot layout.
 pub const SNAPSHOT_VERSION: u64 = 1;
 
@@ -197,7 +200,7 @@ impl GuardTemplate {
             bus,
             settings: self.settings.clone(),
             state,
-            spare_ids: Vec::new(),
+            spare_ids: IdPool::default(),
         })
     }
 }
@@ -243,13 +246,10 @@ struct BatchState {
 impl BatchState {
     /// Begins batch `id`, keeping the buffer of call ids, and the ids' own buffers in
     /// `spare` (up to [`MAX_BATCH_CALLS`]).
-    fn start(&mut self, id: u64, spare: &mut Vec<String>) {
+    fn start(&mut self, id: u64, spare: &mut IdPool) {
         let mut calls = std::mem::take(&mut self.calls);
-        for mut old in calls.drain(..) {
-            if spare.len() < MAX_BATCH_CALLS {
-                old.clear();
-                spare.push(old);
-            }
+        for old in calls.drain(..) {
+            spare.keep(old);
         }
         *self = BatchState {
             id: Some(id),
@@ -398,7 +398,7 @@ pub struct Guard {
     state: State,
     /// The emptied call-id buffers of ended batches, for the next batches' ids (not state:
     /// a snapshot neither holds nor needs them).
-    spare_ids: Vec<String>,
+    spare_ids: IdPool,
 }
 
 impl Guard {
@@ -524,13 +524,7 @@ impl Guard {
             } else {
                 None
             };
-            let owned = slot.unwrap_or_else(|| match self.spare_ids.pop() {
-                Some(mut s) => {
-                    s.push_str(id);
-                    s
-                }
-                None => id.to_owned(),
-            });
+            let owned = slot.unwrap_or_else(|| self.spare_ids.take(id));
             calls.push_back(owned);
         }
         let v = self.decide_on(event, call, &findings);
