@@ -1,7 +1,8 @@
 //! Host conformance: one simulated agent loop driven through hosts of every shape — message
-//! events or not, batch ids or not, results in order, reversed, missing for refused calls,
-//! duplicated or orphaned, parallel batches — against every preset, through the library and
-//! the sidecar in lockstep (and a snapshot → restore copy of the library guard).
+//! events or not, batch ids or not, an id per call or one for all, results in order, reversed,
+//! missing for refused calls, duplicated, orphaned or numbered the host's own way, parallel
+//! batches — against every preset, through the library and the sidecar in lockstep (and a
+//! snapshot → restore copy of the library guard).
 //!
 //! Invariants:
 //! - a call that differs from every refused call is never refused once the model has moved on
@@ -37,6 +38,9 @@ enum Results {
 struct Shape {
     messages: bool,
     batch_ids: bool,
+    /// Every call and its result carry one id (a host whose provider gives calls no ids and
+    /// that passes the same placeholder each time).
+    one_id: bool,
     results: Results,
     /// Calls per step (the looping call and distinct siblings).
     batch: usize,
@@ -44,6 +48,7 @@ struct Shape {
 
 fn shapes() -> impl Strategy<Value = Shape> {
     (
+        any::<bool>(),
         any::<bool>(),
         any::<bool>(),
         prop_oneof![
@@ -57,9 +62,10 @@ fn shapes() -> impl Strategy<Value = Shape> {
         ],
         1usize..=3,
     )
-        .prop_map(|(messages, batch_ids, results, batch)| Shape {
+        .prop_map(|(messages, batch_ids, one_id, results, batch)| Shape {
             messages,
             batch_ids,
+            one_id,
             results,
             batch,
         })
@@ -216,7 +222,11 @@ fn simulate(
             } else {
                 distinct_file(step * 3 + j)
             };
-            let id = format!("call-{ids}");
+            let id = if shape.one_id {
+                "call".to_owned()
+            } else {
+                format!("call-{ids}")
+            };
             let v = h.send(OwnedEvent::ToolCall {
                 id: id.clone(),
                 tool: "read".to_owned(),
@@ -261,7 +271,8 @@ fn simulate(
                 1
             };
             let id = if shape.results == Results::Mismatched {
-                format!("result-of-{id}")
+                ids += 1;
+                format!("result-{ids}")
             } else {
                 id.clone()
             };
@@ -486,6 +497,7 @@ fn no_message_events_blocked_call_then_different_files_pass() {
     let shape = Shape {
         messages: false,
         batch_ids: false,
+        one_id: false,
         results: Results::InOrder,
         batch: 1,
     };
