@@ -403,14 +403,15 @@ impl Lines {
     }
 
     /// Whether the current line, ended here, looks like code: it opens like code, or its
-    /// last character, its shape as data (a long run without a space) or as a `Key: value`
-    /// field says so.
+    /// last character, its shape as data (a long run without a space), as a `Key: value`
+    /// field or as a `#` comment or directive says so.
     #[inline]
     fn line_is_code(&self) -> bool {
         let Some(first) = self.first else {
             return false;
         };
         self.opens_code()
+            || (first == '#' && self.hash_is_code())
             || matches!(
                 self.last,
                 ';' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | '=' | '\\'
@@ -420,6 +421,17 @@ impl Lines {
                 && self.solid >= 3
                 && self.solid_last == Some(':')
                 && first.is_alphabetic())
+    }
+
+    /// For a line opening with `#`: whether its first word says a script's comment or a
+    /// directive rather than a Markdown heading (`# Title`, `## Title`): the line is `#`
+    /// alone (a comment's blank line), or the first word goes on past its `#`s (`#!/bin/sh`,
+    /// `#include`, `#define`, `#[derive(…)]`, `#x = 1`). The first word's length and last
+    /// character are what [`Lines::feed`] and the masks note, so the answer is the same
+    /// however the line arrives.
+    #[inline]
+    fn hash_is_code(&self) -> bool {
+        (!self.spaced && self.solid == 1) || (self.solid >= 2 && self.solid_last != Some('#'))
     }
 
     #[inline]
@@ -1562,12 +1574,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_hash_comment_or_directive_is_code_a_heading_is_not() {
+        let is_code = |line: &str| {
+            let mut l = Lines::default();
+            for ch in line.chars() {
+                l.feed(ch);
+            }
+            l.line_is_code()
+        };
+        for code in [
+            "#",
+            "#!/usr/bin/env perl",
+            "#include <stdio.h>",
+            "#define WIDTH 80",
+            "#[derive(Debug)]",
+            "  #endif",
+        ] {
+            assert!(is_code(code), "{code:?}");
+        }
+        for prose in [
+            "# Character widths",
+            "## Usage",
+            "##",
+            "# ",
+            "### Step 3: run the tests",
+        ] {
+            assert!(!is_code(prose), "{prose:?}");
+        }
+    }
+
+    #[test]
     fn the_delta_line_feed_agrees_with_the_reference() {
         // Deltas fed through the evidence loop leave the classifier as feeding it character
         // by character.
         let alphabet = [
             ' ', '\t', '\n', '`', '~', 'a', 'Z', '1', ';', '{', '}', '(', '/', '\u{3000}', 'é',
-            '\u{85}', '=', '\\',
+            '\u{85}', '=', '\\', '#',
         ];
         let settings = Settings {
             evidence_scale: 1000,
@@ -1672,6 +1714,10 @@ mod tests {
             "serde = \"1\"\n",
             "~~~\n",
             "// TODO\n",
+            "#\n",
+            "# Widths of the characters\n",
+            "#define WIDTH 80\n",
+            "## Usage\n",
             "\r\n",
             "x",
         ];
