@@ -603,7 +603,21 @@ pub fn repetitive_legitimate() -> Vec<(&'static str, String)> {
         ("generated_signature_table", generated_signature_table()),
         ("javadoc_flag_table", javadoc_flag_table()),
         ("generated_width_table", generated_width_table()),
+        ("repeated_compiler_errors", repeated_compiler_errors()),
     ]
+}
+
+/// A compiler's expected output for a UI test of a macro: the compiler reports the same
+/// error once per expansion it checks, so one 420-character diagnostic is written out four
+/// times and a half (the last one cut by a different help line), as such files hold.
+pub fn repeated_compiler_errors() -> String {
+    let block = "error[E0308]: mismatched types\n  --> $DIR/cast_slice.rs:14:26\n   |\n14 |     let _: &mut [u16] = cast_slice!(&[0u8; 4]);\n   |                         ^^^^^^^^^^^^^^^^^^^^^^ types differ in mutability\n   |\n   = note: expected mutable reference `&mut [u16]`\n                      found reference `&_`\n   = note: this error originates in the macro `cast_slice` (in Nightly builds, run with -Z macro-backtrace for more info)\n\n";
+    let mut s = String::new();
+    for _ in 0..4 {
+        s.push_str(block);
+    }
+    s.push_str("error[E0308]: mismatched types\n  --> $DIR/cast_slice.rs:14:26\n   |\n14 |     let _: &mut [u16] = cast_slice!(&[0u8; 4]);\n   |                         ^^^^^^^^^^^^^^^^^^^^^^ expected `&mut [u16]`, found `&[u16]`\n\nerror: aborting due to 5 previous errors\n\nFor more information about this error, try `rustc --explain E0308`.\n");
+    s
 }
 
 /// A generated script module: a header of `#` comments (bare `#` lines between them, a
