@@ -384,7 +384,9 @@ impl Lines {
     }
 
     /// Whether the current line opens like code: a fence, an indent of four, a first
-    /// character that opens markup or code, or a `*` that continues a block comment. Settled
+    /// character that opens markup or code (a `|` among them: a table's row or a
+    /// compiler's gutter, `  |` and `12 |` in a diagnostic, not a sentence), or a `*` that
+    /// continues a block comment. Settled
     /// from the line's first visible character on, so it holds for a line still being
     /// written.
     #[inline]
@@ -397,7 +399,7 @@ impl Lines {
             || self.indent >= 4
             || matches!(
                 first,
-                '{' | '}' | '[' | ']' | '(' | ')' | '<' | '/' | '@' | ';' | '=' | '"' | '\''
+                '{' | '}' | '[' | ']' | '(' | ')' | '<' | '/' | '@' | ';' | '=' | '"' | '\'' | '|'
             )
             || (first == '*' && self.in_comment)
     }
@@ -1609,7 +1611,7 @@ mod tests {
         // by character.
         let alphabet = [
             ' ', '\t', '\n', '`', '~', 'a', 'Z', '1', ';', '{', '}', '(', '/', '\u{3000}', 'é',
-            '\u{85}', '=', '\\', '#',
+            '\u{85}', '=', '\\', '#', '|',
         ];
         let settings = Settings {
             evidence_scale: 1000,
@@ -1718,6 +1720,8 @@ mod tests {
             "# Widths of the characters\n",
             "#define WIDTH 80\n",
             "## Usage\n",
+            "   |\n",
+            "| a | b |\n",
             "\r\n",
             "x",
         ];
