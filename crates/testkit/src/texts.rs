@@ -613,27 +613,22 @@ pub fn repetitive_legitimate() -> Vec<(&'static str, String)> {
 /// times and a half (the last one cut by a different help line), as such files hold.
 pub fn repeated_compiler_errors() -> String {
     let block = "error[E0308]: mismatched types\n  --> $DIR/cast_slice.rs:14:26\n   |\n14 |     let _: &mut [u16] = cast_slice!(&[0u8; 4]);\n   |                         ^^^^^^^^^^^^^^^^^^^^^^ types differ in mutability\n   |\n   = note: expected mutable reference `&mut [u16]`\n                      found reference `&_`\n   = note: this error originates in the macro `cast_slice` (in Nightly builds, run with -Z macro-backtrace for more info)\n\n";
-    let mut s = String::new();
-    for _ in 0..4 {
-        s.push_str(block);
-    }
-    s.push_str("error[E0308]: mismatched types\n  --> $DIR/cast_slice.rs:14:26\n   |\n14 |     let _: &mut [u16] = cast_slice!(&[0u8; 4]);\n   |                         ^^^^^^^^^^^^^^^^^^^^^^ expected `&mut [u16]`, found `&[u16]`\n\nerror: aborting due to 5 previous errors\n\nFor more information about this error, try `rustc --explain E0308`.\n");
-    s
+    format!(
+        "{}error[E0308]: mismatched types\n  --> $DIR/cast_slice.rs:14:26\n   |\n14 |     let _: &mut [u16] = cast_slice!(&[0u8; 4]);\n   |                         ^^^^^^^^^^^^^^^^^^^^^^ expected `&mut [u16]`, found `&[u16]`\n\nerror: aborting due to 5 previous errors\n\nFor more information about this error, try `rustc --explain E0308`.\n",
+        block.repeat(4)
+    )
 }
 
 /// A compiler's expected output whose errors are mostly gutter lines (`   |`, a caret line,
 /// labels under the code) and notes: an error with its help first, then one error written
 /// three times, once per expansion checked. The gutter lines are not sentences.
 pub fn diagnostics_with_gutters() -> String {
-    let mut s = String::from(
-        "error[E0308]: mismatched types\n  --> $DIR/view_bytes.rs:41:44\n   |\n41 | const SRC_NOT_A_REFERENCE: &u8 = view_bytes!(0usize);\n   |                                  ------------^^^^^^-\n   |                                  |           |\n   |                                  |           expected reference, found `usize`\n   |                                  |           help: consider borrowing here: `&0usize`\n   |                                  expected due to this\n   |\n   = note: expected reference `&_`\n                   found type `usize`\n\n",
-    );
+    let first = "error[E0308]: mismatched types\n  --> $DIR/view_bytes.rs:41:44\n   |\n41 | const SRC_NOT_A_REFERENCE: &u8 = view_bytes!(0usize);\n   |                                  ------------^^^^^^-\n   |                                  |           |\n   |                                  |           expected reference, found `usize`\n   |                                  |           help: consider borrowing here: `&0usize`\n   |                                  expected due to this\n   |\n   = note: expected reference `&_`\n                   found type `usize`\n\n";
     let block = "error[E0308]: mismatched types\n  --> $DIR/view_bytes.rs:47:37\n   |\n47 | const DST_NOT_A_REFERENCE: usize = view_bytes!(&0u8);\n   |                                    ^^^^^^^^^^^^^^^^^ expected `usize`, found reference\n   |\n   = note:   expected type `usize`\n           found reference `&_`\n   = note: this error originates in the macro `view_bytes` (in Nightly builds, run with -Z macro-backtrace for more info)\n\n";
-    for _ in 0..3 {
-        s.push_str(block);
-    }
-    s.push_str("error: aborting due to 4 previous errors\n\nFor more information about this error, try `rustc --explain E0308`.\n");
-    s
+    format!(
+        "{first}{}error: aborting due to 4 previous errors\n\nFor more information about this error, try `rustc --explain E0308`.\n",
+        block.repeat(3)
+    )
 }
 
 /// A generated script module: a header of `#` comments (bare `#` lines between them, a
