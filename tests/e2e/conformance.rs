@@ -490,6 +490,49 @@ fn a_host_whose_result_ids_are_its_own_is_judged_like_any_other() {
     }
 }
 
+/// A host that forwards results alone (an after-the-tool hook, no call events): identical
+/// successful results of different edits are work, never refused; one error repeated is
+/// steered, and never blocked, for there is no call to refuse.
+#[test]
+fn a_host_that_sends_results_alone_is_steered_on_a_repeated_error_and_never_blocks() {
+    let result = |id: String, tool: &str, content: &str, is_error: bool| OwnedEvent::ToolResult {
+        id,
+        tool: tool.to_owned(),
+        content: content.to_owned(),
+        is_error,
+        images: 0,
+        details: None,
+    };
+    for preset in PRESETS {
+        let mut h = Hosts::new(preset, 9);
+        for i in 0..30 {
+            let tool = if i % 3 == 0 { "write" } else { "edit" };
+            let v = h.send(result(
+                format!("r{i}"),
+                tool,
+                "The file has been updated successfully.",
+                false,
+            ));
+            assert_eq!(v.action(), Action::Continue, "{preset}: success {i}");
+        }
+        let actions: Vec<Action> = (0..8)
+            .map(|i| {
+                let v = h.send(result(
+                    format!("e{i}"),
+                    "bash",
+                    "cat: notes/todo.txt: No such file or directory",
+                    true,
+                ));
+                v.action()
+            })
+            .collect();
+        assert!(!actions.contains(&Action::Block), "{preset}: {actions:?}");
+        if *preset == "default" {
+            assert!(actions.contains(&Action::Steer), "{preset}: {actions:?}");
+        }
+    }
+}
+
 /// The shape of the README's sidecar example: tool calls and results, no message events.
 /// Seven identical reads, then three different files.
 #[test]
