@@ -384,11 +384,10 @@ impl Lines {
     }
 
     /// Whether the current line opens like code: a fence, an indent of four, a first
-    /// character that opens markup or code (a `|` among them: a table's row or a
-    /// compiler's gutter, `  |` and `12 |` in a diagnostic, not a sentence), or a `*` that
-    /// continues a block comment. Settled
-    /// from the line's first visible character on, so it holds for a line still being
-    /// written.
+    /// character that opens markup or code (a `|` among them: a table's row, or the gutter
+    /// and caret lines of a compiler's diagnostic, not a sentence), or a `*` that continues
+    /// a block comment. Settled from the line's first visible character on, so it holds for
+    /// a line still being written.
     #[inline]
     fn opens_code(&self) -> bool {
         let Some(first) = self.first else {

@@ -35,16 +35,9 @@ fn no_line_of_the_code_shapes_is_judged_as_prose() {
         if name == "rules_and_indentation" {
             continue; // a status box and a config dump, judged as layout below
         }
-        if matches!(
-            name,
-            "repeated_doc_comments"
-                | "delivery_status_report"
-                | "repeated_compiler_errors"
-                | "diagnostics_with_gutters"
-        ) {
-            // Comment paragraphs, a mail's header fields and a compiler's closing sentence
-            // ("For more information about this error, …") read as prose; among code and
-            // fields of other shapes they are not a loop (checked above).
+        if texts::MIXES_PROSE.contains(&name) {
+            // Among code and fields of other shapes their sentences are not a loop (checked
+            // above).
             continue;
         }
         for line in text

@@ -574,6 +574,18 @@ pub fn one_line_api_page() -> String {
     s
 }
 
+/// The shapes of [`repetitive_legitimate`] that hold real sentences among their code,
+/// markup or fields (comment paragraphs, a mail's header fields, a compiler's closing
+/// "For more information about this error, …", an answer around declarations): a test that
+/// every line of a shape is code cannot ask it of these.
+pub const MIXES_PROSE: &[&str] = &[
+    "repeated_doc_comments",
+    "delivery_status_report",
+    "repeated_compiler_errors",
+    "diagnostics_with_gutters",
+    "declarations_in_an_answer",
+];
+
 /// Every legitimate shape above, by name.
 pub fn repetitive_legitimate() -> Vec<(&'static str, String)> {
     vec![
@@ -600,6 +612,7 @@ pub fn repetitive_legitimate() -> Vec<(&'static str, String)> {
         ("delivery_status_report", delivery_status_report()),
         ("one_line_api_page", one_line_api_page()),
         ("numbered_declarations", numbered_declarations()),
+        ("declarations_in_an_answer", declarations_in_an_answer()),
         ("generated_signature_table", generated_signature_table()),
         ("javadoc_flag_table", javadoc_flag_table()),
         ("generated_width_table", generated_width_table()),
@@ -685,34 +698,55 @@ pub fn javadoc_flag_table() -> String {
     s
 }
 
-/// A graphics API header: mostly `#define` lines (which do not read as code by their ends),
-/// then function declarations whose names differ in their numbers only. With numbers masked
-/// the declarations are copies of one line, but each is a statement ending on `;`, not a
-/// sentence of a counter loop.
+/// A graphics API header: mostly `#define` lines, then function declarations whose names
+/// differ in their numbers only (with numbers masked, copies of one line).
 pub fn numbered_declarations() -> String {
     let mut s = String::from("#ifndef LG_VERSION_4_1\n#define LG_VERSION_4_1 1\n");
-    for (i, name) in [
-        "LG_SHADER_BINARY_FORMATS",
-        "LG_NUM_SHADER_BINARY_FORMATS",
-        "LG_MAX_VERTEX_UNIFORM_VECTORS",
-        "LG_MAX_VARYING_VECTORS",
-        "LG_MAX_FRAGMENT_UNIFORM_VECTORS",
-        "LG_PROGRAM_BINARY_RETRIEVABLE_HINT",
-        "LG_PROGRAM_BINARY_LENGTH",
-        "LG_NUM_PROGRAM_BINARY_FORMATS",
-        "LG_PROGRAM_BINARY_FORMATS",
-        "LG_VERTEX_SHADER_BIT",
-        "LG_FRAGMENT_SHADER_BIT",
-        "LG_GEOMETRY_SHADER_BIT",
-        "LG_PROGRAM_SEPARABLE",
-        "LG_ACTIVE_PROGRAM",
-        "LG_PROGRAM_PIPELINE_BINDING",
-    ]
-    .iter()
-    .enumerate()
-    {
+    for (i, name) in LG_TOKENS.iter().enumerate() {
         s.push_str(&format!("#define {name} 0x{:04X}\n", 0x8DF8 + 3 * i));
     }
+    s.push_str(&lg_matrix_declarations());
+    s.push_str("#endif /* LG_VERSION_4_1 */\n");
+    s
+}
+
+/// The same API explained in an answer: the tokens as a list of bullets, then the
+/// declarations written out without a fence, so the message reads as prose. With numbers
+/// masked the declarations are copies of one line, but each is a statement ending on `;`,
+/// not a sentence of a counter loop.
+pub fn declarations_in_an_answer() -> String {
+    let mut s = String::from("Version 4.1 of the header adds these tokens:\n\n");
+    for (i, name) in LG_TOKENS.iter().enumerate() {
+        s.push_str(&format!("- `{name}`: 0x{:04X}\n", 0x8DF8 + 3 * i));
+    }
+    s.push_str("\nAnd one entry point per matrix shape and element type:\n\n");
+    s.push_str(&lg_matrix_declarations());
+    s.push_str("\nEach takes the program explicitly, so no program has to be bound first.\n");
+    s
+}
+
+/// The tokens of [`numbered_declarations`] and [`declarations_in_an_answer`].
+const LG_TOKENS: [&str; 15] = [
+    "LG_SHADER_BINARY_FORMATS",
+    "LG_NUM_SHADER_BINARY_FORMATS",
+    "LG_MAX_VERTEX_UNIFORM_VECTORS",
+    "LG_MAX_VARYING_VECTORS",
+    "LG_MAX_FRAGMENT_UNIFORM_VECTORS",
+    "LG_PROGRAM_BINARY_RETRIEVABLE_HINT",
+    "LG_PROGRAM_BINARY_LENGTH",
+    "LG_NUM_PROGRAM_BINARY_FORMATS",
+    "LG_PROGRAM_BINARY_FORMATS",
+    "LG_VERTEX_SHADER_BIT",
+    "LG_FRAGMENT_SHADER_BIT",
+    "LG_GEOMETRY_SHADER_BIT",
+    "LG_PROGRAM_SEPARABLE",
+    "LG_ACTIVE_PROGRAM",
+    "LG_PROGRAM_PIPELINE_BINDING",
+];
+
+/// Twelve declarations whose names differ in their numbers and element type only.
+fn lg_matrix_declarations() -> String {
+    let mut s = String::new();
     for (kind, ty) in [("fv", "LGfloat"), ("dv", "LGdouble")] {
         for (r, c) in [(2, 3), (3, 2), (2, 4), (4, 2), (3, 4), (4, 3)] {
             s.push_str(&format!(
@@ -720,7 +754,6 @@ pub fn numbered_declarations() -> String {
             ));
         }
     }
-    s.push_str("#endif /* LG_VERSION_4_1 */\n");
     s
 }
 
