@@ -384,10 +384,10 @@ impl Lines {
     }
 
     /// Whether the current line opens like code: a fence, an indent of four, a first
-    /// character that opens markup or code (a `|` among them: a table's row, or the gutter
-    /// and caret lines of a compiler's diagnostic, not a sentence), or a `*` that continues
-    /// a block comment. Settled from the line's first visible character on, so it holds for
-    /// a line still being written.
+    /// character that opens markup or code, an indented `|` (the gutter and caret lines of
+    /// a compiler's diagnostic, `   |`; a Markdown table's row, at the margin, stays prose),
+    /// or a `*` that continues a block comment. Settled from the line's first visible
+    /// character on, so it holds for a line still being written.
     #[inline]
     fn opens_code(&self) -> bool {
         let Some(first) = self.first else {
@@ -398,8 +398,9 @@ impl Lines {
             || self.indent >= 4
             || matches!(
                 first,
-                '{' | '}' | '[' | ']' | '(' | ')' | '<' | '/' | '@' | ';' | '=' | '"' | '\'' | '|'
+                '{' | '}' | '[' | ']' | '(' | ')' | '<' | '/' | '@' | ';' | '=' | '"' | '\''
             )
+            || (first == '|' && self.indent > 0)
             || (first == '*' && self.in_comment)
     }
 
@@ -1574,15 +1575,17 @@ impl Detector for TailPeriodicity {
 mod tests {
     use super::*;
 
+    /// Whether `line`, fed character by character and ended, reads as a line of code.
+    fn is_code(line: &str) -> bool {
+        let mut l = Lines::default();
+        for ch in line.chars() {
+            l.feed(ch);
+        }
+        l.line_is_code()
+    }
+
     #[test]
     fn a_hash_comment_or_directive_is_code_a_heading_is_not() {
-        let is_code = |line: &str| {
-            let mut l = Lines::default();
-            for ch in line.chars() {
-                l.feed(ch);
-            }
-            l.line_is_code()
-        };
         for code in [
             "#",
             "#!/usr/bin/env perl",
@@ -1602,6 +1605,16 @@ mod tests {
         ] {
             assert!(!is_code(prose), "{prose:?}");
         }
+    }
+
+    #[test]
+    fn an_indented_bar_is_a_gutter_a_table_row_is_not() {
+        assert!(is_code("   |"));
+        assert!(is_code(
+            "   |         ^^^^^^ expected `usize`, found reference"
+        ));
+        assert!(!is_code("| Endpoint | Method | Auth |"));
+        assert!(!is_code("| /api/v1/users | GET | bearer token |"));
     }
 
     #[test]
