@@ -295,6 +295,11 @@ impl Bus {
 
     /// Feeds one event to the interested detectors and returns their findings.
     pub fn observe(&mut self, event: &Event<'_>) -> Vec<Finding> {
+        if let Event::TextDelta { delta, .. } = event {
+            // The most frequent event, straight to its own path (not through the frame of
+            // the general one).
+            return self.advance_text(event, delta, true);
+        }
         self.advance(event, true)
     }
 

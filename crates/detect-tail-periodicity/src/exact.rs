@@ -233,19 +233,20 @@ fn quiet_loop_with<const SPARSE: bool, const LF: bool>(
     let mut stop = Stop::End;
     let mut it = bytes.iter();
     while let Some(&b) = it.as_slice().first() {
-        // One load gives the byte's class and its term of the hash.
-        let entry = if LF {
-            QUIET_BYTES[usize::from(b & 127)]
-        } else {
-            QUIET_BYTES_ALL[usize::from(b & 127)]
-        };
-        let class = entry & CLASS_MASK;
-        if LF && class == LINE_FEED {
+        // One load gives the byte's class and its term of the hash, another what the
+        // byte does to the filler run (256 entries each: no mask of the byte).
+        let entry = QUIET_BYTES[usize::from(b)];
+        if LF && entry & CLASS_MASK == LINE_FEED {
             stop = Stop::LineFeed;
             break;
         }
         it.next();
-        run = (run + 1) & class.wrapping_sub(1);
+        run = (run + 1)
+            & if LF {
+                QUIET_RUN[usize::from(b)]
+            } else {
+                QUIET_RUN_ALL[usize::from(b)]
+            };
         if run > max_filler {
             continue;
         }
@@ -269,28 +270,44 @@ fn quiet_loop_with<const SPARSE: bool, const LF: bool>(
     (bytes.len() - it.as_slice().len(), stop)
 }
 
-/// [`Finder::quiet_ascii`]'s table of the ASCII bytes: the byte's term of the gear hash
+/// [`Finder::quiet_ascii`]'s table of the bytes: the byte's term of the gear hash
 /// ([`term`]) in the bits above [`CLASS_MASK`], and its class in those: 1 for a letter or
-/// digit, 0 for filler, [`LINE_FEED`] for `\n`.
-const QUIET_BYTES: [u64; 128] = {
-    let mut t = [0u64; 128];
+/// digit, 0 for filler, [`LINE_FEED`] for `\n`. A byte above 127 reads as its low seven
+/// bits (the loop is given ASCII; the table has 256 entries so that no mask is needed).
+const QUIET_BYTES: [u64; 256] = {
+    let mut t = [0u64; 256];
     let mut c = 0usize;
-    while c < 128 {
-        let class = if c == b'\n' as usize {
+    while c < 256 {
+        let a = c & 127;
+        let class = if a == b'\n' as usize {
             LINE_FEED
         } else {
-            crate::detector::ALNUM_BYTES[c] as u64
+            crate::detector::ALNUM_BYTES[a] as u64
         };
-        t[c] = term(c as u32) | class;
+        t[c] = term(a as u32) | class;
         c += 1;
     }
     t
 };
-/// [`QUIET_BYTES`] with the line feed filler, as the filler cut sees it: the table of the
+/// What a byte does to the filler run in [`quiet_loop`], `run = (run + 1) & mask`: the mask
+/// is 0 for a letter or digit (the run starts over) and all ones for filler. The line feed's
+/// is 1, as the class of [`QUIET_BYTES`] gives it (the loop that stops at line feeds never
+/// uses it).
+const QUIET_RUN: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut c = 0usize;
+    while c < 256 {
+        t[c] = (QUIET_BYTES[c] & CLASS_MASK).wrapping_sub(1);
+        c += 1;
+    }
+    t
+};
+/// [`QUIET_RUN`] with the line feed filler, as the filler cut sees it: the table of the
 /// quiet loop that does not stop at line feeds.
-const QUIET_BYTES_ALL: [u64; 128] = {
-    let mut t = QUIET_BYTES;
-    t[b'\n' as usize] = term(b'\n' as u32);
+const QUIET_RUN_ALL: [u64; 256] = {
+    let mut t = QUIET_RUN;
+    t[b'\n' as usize] = u64::MAX;
+    t[b'\n' as usize | 128] = u64::MAX;
     t
 };
 /// The bits of a [`QUIET_BYTES`] entry that hold the class.
