@@ -405,7 +405,7 @@ impl Lines {
     /// a compiler's diagnostic, `   |`; a Markdown table's row, at the margin, stays prose),
     /// or a `*` that continues a block comment. Settled from the line's first visible
     /// character on, so it holds for a line still being written.
-    #[inline]
+    #[inline(always)]
     fn opens_code(&self) -> bool {
         let Some(first) = self.first else {
             return false;
