@@ -1251,8 +1251,11 @@ fn evidence_code(
         .tracker
         .quiet_ascii::<false>(bytes, &mut prep.run, max_filler);
     if pushed {
-        // The idle step of code (idempotent): what every quiet symbol's push does.
-        e.noisy_idle(true, 0);
+        // The idle step of code (idempotent): what every quiet symbol's push does (the
+        // noisy run cut, as `noisy_idle(true, 0)`), without a call.
+        if let Some(noisy) = e.noisy.as_deref_mut() {
+            noisy.cut();
+        }
     }
     e.ready = Ready(false);
     if used >= bytes.len() {
