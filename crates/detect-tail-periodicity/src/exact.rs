@@ -233,20 +233,14 @@ fn quiet_loop_with<const SPARSE: bool, const LF: bool>(
     let mut stop = Stop::End;
     let mut it = bytes.iter();
     while let Some(&b) = it.as_slice().first() {
-        // One load gives the byte's class and its term of the hash, another what the
-        // byte does to the filler run (256 entries each: no mask of the byte).
-        let entry = QUIET_BYTES[usize::from(b)];
-        if LF && entry & CLASS_MASK == LINE_FEED {
+        // One load gives the byte's term of the hash, another what it does to the filler
+        // run (256 entries each: no mask of the byte, no arithmetic on a class).
+        if LF && b & 127 == b'\n' {
             stop = Stop::LineFeed;
             break;
         }
         it.next();
-        run = (run + 1)
-            & if LF {
-                QUIET_RUN[usize::from(b)]
-            } else {
-                QUIET_RUN_ALL[usize::from(b)]
-            };
+        run = (run + 1) & QUIET_RUN[usize::from(b)];
         if run > max_filler {
             continue;
         }
@@ -254,7 +248,9 @@ fn quiet_loop_with<const SPARSE: bool, const LF: bool>(
             *slot = u32::from(b);
         }
         n += 1;
-        h = h.wrapping_mul(shift).wrapping_add(entry & !CLASS_MASK);
+        h = h
+            .wrapping_mul(shift)
+            .wrapping_add(QUIET_TERMS[usize::from(b)]);
         let b = bucket(h, HEADS - 1);
         t.chains[HEADS + ((n as usize) & (DENSE_LINKS - 1))] = t.chains[b];
         t.chains[b] = n as u32;
@@ -270,53 +266,40 @@ fn quiet_loop_with<const SPARSE: bool, const LF: bool>(
     (bytes.len() - it.as_slice().len(), stop)
 }
 
-/// [`Finder::quiet_ascii`]'s table of the bytes: the byte's term of the gear hash
-/// ([`term`]) in the bits above [`CLASS_MASK`], and its class in those: 1 for a letter or
-/// digit, 0 for filler, [`LINE_FEED`] for `\n`. A byte above 127 reads as its low seven
-/// bits (the loop is given ASCII; the table has 256 entries so that no mask is needed).
-const QUIET_BYTES: [u64; 256] = {
+/// [`quiet_loop`]'s table of the bytes' terms of the gear hash ([`term`]); a byte above 127
+/// reads as its low seven bits (the loop is given ASCII; 256 entries, so that no mask of the
+/// byte is needed).
+const QUIET_TERMS: [u64; 256] = {
     let mut t = [0u64; 256];
     let mut c = 0usize;
     while c < 256 {
-        let a = c & 127;
-        let class = if a == b'\n' as usize {
-            LINE_FEED
-        } else {
-            crate::detector::ALNUM_BYTES[a] as u64
-        };
-        t[c] = term(a as u32) | class;
+        t[c] = term((c & 127) as u32);
         c += 1;
     }
     t
 };
 /// What a byte does to the filler run in [`quiet_loop`], `run = (run + 1) & mask`: the mask
-/// is 0 for a letter or digit (the run starts over) and all ones for filler. The line feed's
-/// is 1, as the class of [`QUIET_BYTES`] gives it (the loop that stops at line feeds never
-/// uses it).
+/// is 0 for a letter or digit (the run starts over) and all ones for filler, the line feed
+/// included (the loop that stops at line feeds never reads its entry); a byte above 127
+/// reads as its low seven bits.
 const QUIET_RUN: [u64; 256] = {
     let mut t = [0u64; 256];
     let mut c = 0usize;
     while c < 256 {
-        t[c] = (QUIET_BYTES[c] & CLASS_MASK).wrapping_sub(1);
+        t[c] = if crate::detector::ALNUM_BYTES[c & 127] != 0 {
+            0
+        } else {
+            u64::MAX
+        };
         c += 1;
     }
     t
 };
-/// [`QUIET_RUN`] with the line feed filler, as the filler cut sees it: the table of the
-/// quiet loop that does not stop at line feeds.
-const QUIET_RUN_ALL: [u64; 256] = {
-    let mut t = QUIET_RUN;
-    t[b'\n' as usize] = u64::MAX;
-    t[b'\n' as usize | 128] = u64::MAX;
-    t
-};
-/// The bits of a [`QUIET_BYTES`] entry that hold the class.
+/// The low bits that every [`term`] leaves clear (the hash every index of a message was
+/// built with: a restored or rebuilt index must hash as the one it replaces).
 const CLASS_MASK: u64 = 3;
-/// The class of the line feed in [`QUIET_BYTES`].
-const LINE_FEED: u64 = 2;
 
-/// A symbol's term of the gear hash: its value spread over 64 bits, the two low bits clear
-/// (so the quiet loop keeps the ASCII terms and classes in one table).
+/// A symbol's term of the gear hash: its value spread over 64 bits, the two low bits clear.
 #[inline(always)]
 const fn term(sym: u32) -> u64 {
     (sym as u64 + 1).wrapping_mul(HASH_BASE) & !CLASS_MASK
