@@ -1211,8 +1211,12 @@ fn evidence_next(
     if !delta.is_ascii() {
         return evidence_delta(e, s, prep, lines, delta, base);
     }
-    if let Some(hit) = evidence_code(e, s, prep, lines, delta, base) {
-        hit
+    if let Some(used) = evidence_code(e, prep, lines, delta) {
+        if used >= delta.len() {
+            return None;
+        }
+        let rest = delta.get(used..).unwrap_or("");
+        evidence_ascii(e, s, prep, lines, rest, base + used as u64)
     } else if e.ready.0 {
         evidence_resume(e, s, prep, lines, delta, base)
     } else {
@@ -1225,17 +1229,17 @@ fn evidence_next(
 /// the noisy run cut), so the classifier takes the whole delta first
 /// ([`Lines::feed_code_ascii`]) and one quiet loop then takes all its bytes, line feeds
 /// included, with no stop per line. Where the delta leaves code, nothing is done (`None`);
-/// where the quiet loop stops part way (a checkpoint made a candidate live, the ring grows),
-/// the classifier is put back where it stopped and [`evidence_ascii`] goes on from there.
+/// else the bytes taken (all of them, the common case). Where the quiet loop stops part way
+/// (a checkpoint made a candidate live, the ring grows), the classifier is put back where it
+/// stopped, and the caller's [`evidence_ascii`] goes on from there. (A small answer, in
+/// registers: the hit of the rest is the caller's to return.)
 #[inline(never)]
 fn evidence_code(
     e: &mut Evidence,
-    s: &Settings,
     prep: &mut Prep,
     lines: &mut Lines,
     delta: &str,
-    base: u64,
-) -> Option<Option<(u64, Option<u64>, u64)>> {
+) -> Option<usize> {
     // In code, the sentence class does not matter to the rule.
     if !(lines.code() && e.quiet(true, 0)) {
         return None;
@@ -1258,14 +1262,12 @@ fn evidence_code(
         }
     }
     e.ready = Ready(false);
-    if used >= bytes.len() {
-        return Some(None);
+    if used < bytes.len() {
+        // Put back as the character loop leaves it at `used` (code all the way there).
+        *lines = before;
+        lines.feed_code_ascii(bytes.get(..used).unwrap_or(&[]));
     }
-    // Put back as the character loop leaves it at `used` (code all the way there).
-    *lines = before;
-    lines.feed_code_ascii(bytes.get(..used).unwrap_or(&[]));
-    let rest = delta.get(used..).unwrap_or("");
-    Some(evidence_ascii(e, s, prep, lines, rest, base + used as u64))
+    Some(used)
 }
 
 /// [`evidence_ascii`] on an ASCII delta that continues a settled line of quiet text
