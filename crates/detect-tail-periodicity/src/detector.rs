@@ -673,11 +673,12 @@ impl Chant {
         let p = len - k;
         let unit = min.div_ceil(p) * p;
         // The smallest period only grows: past this the content can no longer hold two
-        // copies of its unit within the reach.
-        if 2 * unit > reach {
+        // copies of its unit, or `chant-copies` copies of its root, within the reach (it
+        // could never fire: dropped at once, the quiet path takes the message sooner).
+        let need = s.chant_copies.saturating_mul(p).max(2 * unit);
+        if 2 * unit > reach || s.chant_copies.saturating_mul(p) > reach {
             return None;
         }
-        let need = s.chant_copies.saturating_mul(p).max(2 * unit);
         Some((len >= need).then_some((p as u64, len as u64)))
     }
 }
@@ -1627,6 +1628,35 @@ mod tests {
         ] {
             assert!(!is_code(prose), "{prose:?}");
         }
+    }
+
+    #[test]
+    fn a_chant_that_can_no_longer_fire_is_dropped_at_once() {
+        // With the defaults (min-unit 30, chant-copies 16) a chant is followed through its
+        // first 180 symbols and fires at 16 copies of its root: a root of 12 symbols or more
+        // cannot get there, so the content is dropped as soon as its smallest period passes
+        // 11 (the quiet path then takes the message), not at 180 symbols.
+        let s = Settings::default();
+        let mut chant = Chant::default();
+        let text = "fn main() { let total = 0; }";
+        let dropped = text
+            .chars()
+            .position(|ch| chant.push(&s, u32::from(ch)).is_none());
+        assert_eq!(dropped, Some(11), "dropped at the 12th symbol");
+        // A root of 11 symbols can still fire (16 × 11 = 176): followed, and it fires.
+        let mut chant = Chant::default();
+        let mut fired = None;
+        for (i, ch) in "abcdefghij ".repeat(16).chars().enumerate() {
+            match chant.push(&s, u32::from(ch)) {
+                None => panic!("dropped at symbol {i}"),
+                Some(Some(hit)) => {
+                    fired = Some((i, hit));
+                    break;
+                }
+                Some(None) => {}
+            }
+        }
+        assert_eq!(fired, Some((175, (11, 176))));
     }
 
     #[test]
