@@ -715,9 +715,17 @@ impl PartialEq for Ready {
 }
 
 impl Evidence {
+    /// The rule of one message under `s` (tests; the detector computes the engine's copies
+    /// once and calls [`Evidence::with_copies`]).
+    #[cfg(test)]
     fn new(s: &Settings) -> Evidence {
+        Evidence::with_copies(s, engine_copies(s))
+    }
+
+    /// The rule of one message under `s`, its engine at `k` copies ([`engine_copies`] of
+    /// `s`).
+    fn with_copies(s: &Settings, k: u64) -> Evidence {
         let cap = crate::evidence::back_cap(s.evidence_scale);
-        let k = engine_copies(s);
         Evidence {
             tracker: RunTracker::with_copies(s.min_unit, s.max_unit, cap, k),
             need: (u64::MAX, u64::MAX),
@@ -962,6 +970,9 @@ const SPARE_MAX: usize = 1 << 15;
 #[derive(Debug)]
 pub struct TailPeriodicity {
     settings: Settings,
+    /// [`engine_copies`] of the settings (a function of them alone, computed once rather
+    /// than for every message).
+    copies: u64,
     state: State,
     /// The evidence rule of an earlier message, whose buffers (ring, index) the next
     /// message's rule takes over rather than allocating and growing its own: state no
@@ -973,6 +984,7 @@ impl TailPeriodicity {
     /// A detector with `settings`.
     pub fn new(settings: Settings) -> TailPeriodicity {
         TailPeriodicity {
+            copies: engine_copies(&settings),
             settings,
             state: State::default(),
             spare: None,
@@ -1097,12 +1109,13 @@ impl TailPeriodicity {
         let lines = &mut self.state.lines;
         let s = &self.settings;
         let spare = &mut self.spare;
+        let copies = self.copies;
         let engine = self
             .state
             .engine
             .get_or_insert_with(|| match (s.algorithm, s.rule) {
                 (Algorithm::Exact, Rule::Evidence) => {
-                    let mut e = Box::new(Evidence::new(s));
+                    let mut e = Box::new(Evidence::with_copies(s, copies));
                     if let Some(mut old) = spare.take() {
                         e.recycle(&mut old);
                     }
