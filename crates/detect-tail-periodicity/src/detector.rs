@@ -697,16 +697,37 @@ struct Evidence {
     /// (chant-copies on, the engine at three copies).
     #[serde(default)]
     chant: Option<Box<Chant>>,
-    /// The last delta left the rule quiet on a settled line, with the noisy run's idle step
-    /// taken for the line's class: an ASCII delta of the same stream may go straight to the
-    /// quiet loop ([`evidence_resume`]). Cleared by anything else that feeds the rule.
+    /// What the last delta left that lets the next one skip a test: the rule quiet on a
+    /// settled line of text, with the noisy run's idle step taken for the line's class (an
+    /// ASCII delta of the same stream may go straight to the quiet loop,
+    /// [`evidence_resume`]), or code taken whole by [`evidence_code`] (the text is code and
+    /// the rule's content settled: only its run tracker's quiet needs asking again).
+    /// Cleared by anything else that feeds the rule.
     #[serde(skip)]
     ready: Ready,
 }
 
 /// [`Evidence::ready`]: a cache of what the state says, so equal whatever its value.
 #[derive(Clone, Copy, Debug, Default)]
-struct Ready(bool);
+struct Ready(u8);
+
+impl Ready {
+    /// Nothing to skip.
+    const NONE: Ready = Ready(0);
+    /// A settled line of quiet text ([`evidence_resume`]).
+    const RESUME: Ready = Ready(1);
+    /// Code taken whole by [`evidence_code`]: the text reads as code, the first content
+    /// was seen and no chant is followed.
+    const CODE: Ready = Ready(2);
+
+    fn resume(self) -> bool {
+        self.0 == Ready::RESUME.0
+    }
+
+    fn code(self) -> bool {
+        self.0 == Ready::CODE.0
+    }
+}
 
 impl PartialEq for Ready {
     fn eq(&self, _: &Ready) -> bool {
@@ -738,7 +759,7 @@ impl Evidence {
                 })
             }),
             chant: (s.chant_copies > 0 && k > 2).then(Box::default),
-            ready: Ready(false),
+            ready: Ready::NONE,
         }
     }
 
@@ -1156,7 +1177,7 @@ impl TailPeriodicity {
             }
             Engine::Evidence(e) => {
                 if let Some(sym) = sep {
-                    e.ready = Ready(false);
+                    e.ready = Ready::NONE;
                     if let Some((q, span)) = e.push(s, sym, lines.code(), lines.sentence()) {
                         hit = Some((q, Some(span), base));
                     }
@@ -1205,7 +1226,7 @@ fn evidence_delta(
     if delta.is_ascii() {
         evidence_ascii(e, s, prep, lines, delta, base)
     } else {
-        e.ready = Ready(false);
+        e.ready = Ready::NONE;
         evidence_chars(e, s, prep, lines, delta, delta.char_indices(), base)
     }
 }
@@ -1231,7 +1252,7 @@ fn evidence_next(
         }
         let rest = delta.get(used..).unwrap_or("");
         evidence_ascii(e, s, prep, lines, rest, base + used as u64)
-    } else if e.ready.0 {
+    } else if e.ready.resume() {
         evidence_resume(e, s, prep, lines, delta, base)
     } else {
         evidence_ascii(e, s, prep, lines, delta, base)
@@ -1254,8 +1275,14 @@ fn evidence_code(
     lines: &mut Lines,
     delta: &str,
 ) -> Option<usize> {
-    // In code, the sentence class does not matter to the rule.
-    if !(lines.code() && e.quiet(true, 0)) {
+    // In code, the sentence class does not matter to the rule. After code taken whole, the
+    // text still reads as code and the content is settled: only the tracker may have moved.
+    let code = if e.ready.code() {
+        e.tracker.quiet()
+    } else {
+        lines.code() && e.quiet(true, 0)
+    };
+    if !code {
         return None;
     }
     let bytes = delta.as_bytes();
@@ -1275,11 +1302,14 @@ fn evidence_code(
             noisy.cut();
         }
     }
-    e.ready = Ready(false);
     if used < bytes.len() {
+        e.ready = Ready::NONE;
         // Put back as the character loop leaves it at `used` (code all the way there).
         *lines = before;
         lines.feed_code_ascii(bytes.get(..used).unwrap_or(&[]));
+    } else {
+        // Code held after every byte: it holds for the next delta's first.
+        e.ready = Ready::CODE;
     }
     Some(used)
 }
@@ -1307,7 +1337,7 @@ fn evidence_resume(
     if rest.is_empty() {
         return None;
     }
-    e.ready = Ready(false);
+    e.ready = Ready::NONE;
     evidence_ascii(e, s, prep, lines, delta.get(used..)?, base + used as u64)
 }
 
@@ -1460,7 +1490,11 @@ fn evidence_ascii(
         i += 1;
     }
     lines.note_last_ascii(bytes.get(from..).unwrap_or(&[]));
-    e.ready = Ready(cl.quiet && cl.settled && cl.idle_done);
+    e.ready = if cl.quiet && cl.settled && cl.idle_done {
+        Ready::RESUME
+    } else {
+        Ready::NONE
+    };
     None
 }
 
