@@ -965,7 +965,7 @@ impl Finder {
         let i = self.n;
         if i >= self.next_due {
             // New checkpoints see only the characters before `i`.
-            self.due(i);
+            self.due_out_of_line(i);
         }
         self.ring.put(i, sym);
         self.n = i + 1;
@@ -1021,11 +1021,8 @@ impl Finder {
         while used < bytes.len() && self.live == 0 && self.index.synced {
             let n0 = self.n;
             if n0 >= self.next_due {
-                // As `append` does before the symbol at a checkpoint; the most frequent one,
-                // the first level's alone and fruitless, without a call.
-                if !(n0 < self.rest_due && self.quick_first(n0)) {
-                    self.due(n0);
-                }
+                // As `append` does before the symbol at a checkpoint.
+                self.due(n0);
                 continue;
             }
             if n0 < from {
@@ -1162,27 +1159,43 @@ impl Finder {
         out
     }
 
-    /// The slow part of [`Finder::append`]: (re)builds the index after a restore and runs
-    /// the checkpoints due at `i`.
-    #[cold]
+    /// Runs the checkpoints due at `i` (before the symbol at `i`): the most frequent one,
+    /// the first level's alone and fruitless (about half of them on code), where it is
+    /// called, without a call; the others in [`Finder::due_rest`].
+    #[inline(always)]
     fn due(&mut self, i: u64) {
+        if !(self.index.synced && i < self.rest_due && self.quick_checkpoints::<1>(i)) {
+            self.due_rest(i);
+        }
+    }
+
+    /// [`Finder::due`] out of line, for [`Finder::append`] (a symbol at a time: its loop
+    /// stays small; the quiet loop's caller has it inline).
+    #[cold]
+    #[inline(never)]
+    fn due_out_of_line(&mut self, i: u64) {
+        self.due(i);
+    }
+
+    /// The slow part of [`Finder::due`]: (re)builds the index after a restore, else tries
+    /// the first two levels' fruitless checkpoint, else runs the checkpoints due at `i`.
+    #[cold]
+    fn due_rest(&mut self, i: u64) {
         if !self.index.synced {
             self.rebuild_index();
-        } else if (i < self.rest_due && self.quick_checkpoints(i, 1))
-            || (i < self.later_due && self.quick_checkpoints(i, 2))
-        {
+        } else if i < self.later_due && self.quick_checkpoints::<2>(i) {
             return;
         }
         self.checkpoints(i);
     }
 
-    /// The most frequent checkpoints, fruitless (the common case): only the first `k` levels
+    /// The most frequent checkpoints, fruitless (the common case): only the first `K` levels
     /// (one or two) are due, each dense without candidates, and the gram ending at `c` has no
     /// earlier end within the reach of any of them (or it may not search yet). Returns false
     /// (nothing done) otherwise.
-    #[inline]
-    fn quick_checkpoints(&mut self, c: u64, k: usize) -> bool {
-        let Some(due) = self.levels.get(..k) else {
+    #[inline(always)]
+    fn quick_checkpoints<const K: usize>(&mut self, c: u64) -> bool {
+        let Some(due) = self.levels.get(..K) else {
             return false;
         };
         if due
@@ -1198,11 +1211,11 @@ impl Finder {
         {
             return false;
         }
-        for l in self.levels.iter_mut().take(k) {
+        for l in self.levels.iter_mut().take(K) {
             l.checkpoint = c;
             l.next = c + l.step;
         }
-        if k > 1 {
+        if K > 1 {
             if let Some(b) = self.levels.get(1) {
                 self.rest_due = b.next.min(self.later_due);
             }
@@ -1210,26 +1223,6 @@ impl Finder {
         if let Some(a) = self.levels.first() {
             self.next_due = a.next.min(self.rest_due);
         }
-        true
-    }
-
-    /// [`Finder::quick_checkpoints`] of the first level alone (`k = 1`, the most frequent
-    /// checkpoint), inlined in the quiet path: the same test and the same updates.
-    #[inline(always)]
-    fn quick_first(&mut self, c: u64) -> bool {
-        let Some(l) = self.levels.first_mut() else {
-            return false;
-        };
-        if l.mode != Mode::Dense || !l.cands.is_empty() || l.next > c {
-            return false;
-        }
-        let nearest = u64::from((c as u32).wrapping_sub(self.index.dense_start(c)));
-        if nearest < l.hi && l.k * l.lo <= c + l.step {
-            return false;
-        }
-        l.checkpoint = c;
-        l.next = c + l.step;
-        self.next_due = l.next.min(self.rest_due);
         true
     }
 
