@@ -676,7 +676,7 @@ impl Chant {
         // copies of its unit, or `chant-copies` copies of its root, within the reach (it
         // could never fire: dropped at once, the quiet path takes the message sooner).
         let need = s.chant_copies.saturating_mul(p).max(2 * unit);
-        if 2 * unit > reach || s.chant_copies.saturating_mul(p) > reach {
+        if need > reach {
             return None;
         }
         Some((len >= need).then_some((p as u64, len as u64)))
@@ -701,7 +701,7 @@ struct Evidence {
     /// settled line of text, with the noisy run's idle step taken for the line's class (an
     /// ASCII delta of the same stream may go straight to the quiet loop,
     /// [`evidence_resume`]), or code taken whole by [`evidence_code`] (the text is code and
-    /// the rule's content settled: only its run tracker's quiet needs asking again).
+    /// the rule quiet: neither needs asking again).
     /// Cleared by anything else that feeds the rule.
     #[serde(skip)]
     ready: Ready,
@@ -716,8 +716,8 @@ impl Ready {
     const NONE: Ready = Ready(0);
     /// A settled line of quiet text ([`evidence_resume`]).
     const RESUME: Ready = Ready(1);
-    /// Code taken whole by [`evidence_code`]: the text reads as code, the first content
-    /// was seen and no chant is followed.
+    /// Code taken whole by [`evidence_code`]: the text reads as code and the rule is quiet
+    /// ([`Evidence::quiet`] in code).
     const CODE: Ready = Ready(2);
 
     fn resume(self) -> bool {
@@ -1275,14 +1275,9 @@ fn evidence_code(
     lines: &mut Lines,
     delta: &str,
 ) -> Option<usize> {
-    // In code, the sentence class does not matter to the rule. After code taken whole, the
-    // text still reads as code and the content is settled: only the tracker may have moved.
-    let code = if e.ready.code() {
-        e.tracker.quiet()
-    } else {
-        lines.code() && e.quiet(true, 0)
-    };
-    if !code {
+    // In code, the sentence class does not matter to the rule. After code taken whole
+    // (`Ready::CODE`) both tests hold still: nothing has fed the rule since.
+    if !(e.ready.code() || (lines.code() && e.quiet(true, 0))) {
         return None;
     }
     let bytes = delta.as_bytes();
@@ -1308,7 +1303,10 @@ fn evidence_code(
         *lines = before;
         lines.feed_code_ascii(bytes.get(..used).unwrap_or(&[]));
     } else {
-        // Code held after every byte: it holds for the next delta's first.
+        // Code held after every byte, so it holds before the next delta's first; and the
+        // rule is still quiet: the quiet loop stops before a byte once a checkpoint makes a
+        // candidate live, so a delta taken whole leaves none.
+        debug_assert!(e.quiet(true, 0));
         e.ready = Ready::CODE;
     }
     Some(used)

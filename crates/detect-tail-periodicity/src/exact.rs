@@ -297,12 +297,12 @@ const QUIET_RUN: [u64; 256] = {
 };
 /// The low bits that every [`term`] leaves clear (the hash every index of a message was
 /// built with: a restored or rebuilt index must hash as the one it replaces).
-const CLASS_MASK: u64 = 3;
+const TERM_CLEAR_BITS: u64 = 3;
 
 /// A symbol's term of the gear hash: its value spread over 64 bits, the two low bits clear.
 #[inline(always)]
 const fn term(sym: u32) -> u64 {
-    (sym as u64 + 1).wrapping_mul(HASH_BASE) & !CLASS_MASK
+    (sym as u64 + 1).wrapping_mul(HASH_BASE) & !TERM_CLEAR_BITS
 }
 
 /// Sampling stride of the sparse tier.
