@@ -295,20 +295,23 @@ impl Bus {
 
     /// Feeds one event to the interested detectors and returns their findings.
     pub fn observe(&mut self, event: &Event<'_>) -> Vec<Finding> {
-        if let Event::TextDelta { delta, .. } = event {
-            // The most frequent event, straight to its own path (not through the frame of
-            // the general one).
-            return self.advance_text(event, delta, true);
-        }
         self.advance(event, true)
     }
 
+    /// Moves the lifecycle on by `event` and, with `dispatch`, shows it to the interested
+    /// detectors. A text delta, the most frequent event by far (a streamed answer is
+    /// thousands of them; no fact to compute, no turn or run to start), goes to its own path
+    /// without entering the frame of the general one.
+    #[inline]
     fn advance(&mut self, event: &Event<'_>, dispatch: bool) -> Vec<Finding> {
         if let Event::TextDelta { delta, .. } = event {
-            // The most frequent event by far (a streamed answer is thousands of them): no
-            // fact to compute, no turn or run to start.
             return self.advance_text(event, delta, dispatch);
         }
+        self.advance_event(event, dispatch)
+    }
+
+    /// [`Bus::advance`] for every event but a text delta.
+    fn advance_event(&mut self, event: &Event<'_>, dispatch: bool) -> Vec<Finding> {
         let mut decoded = None;
         let event = event.with_decoded_args(&mut decoded);
         let event = &*event;
