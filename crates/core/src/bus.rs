@@ -732,7 +732,7 @@ fn deliver(detectors: &mut [Box<dyn Detector>], ids: &[usize], event: &Event<'_>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::Interest;
+    use crate::event::{Interest, Stream};
     use crate::finding::Level;
     use crate::tools::ToolKind;
     use serde_json::json;
@@ -768,6 +768,25 @@ mod tests {
             seen: std::sync::Arc::clone(&seen),
         })]);
         (bus, seen)
+    }
+
+    #[test]
+    fn a_text_delta_moves_the_message_offset_by_its_characters() {
+        // Through the text path (observed or vetoed), by characters, not bytes; a new
+        // message starts again at 0. The general body of `advance` would leave it still.
+        let (mut bus, _) = probe(Interest::of(&[EventKind::TextDelta]));
+        let delta = |stream, delta| Event::TextDelta { stream, delta };
+        bus.observe(&Event::MessageStart);
+        bus.observe(&delta(Stream::Text, "The header wörks"));
+        assert_eq!(bus.char_offset(), 16);
+        bus.observe(&delta(Stream::Thinking, " — so "));
+        assert_eq!(bus.char_offset(), 22);
+        bus.observe_vetoed(&delta(Stream::Text, "done."));
+        assert_eq!(bus.char_offset(), 27);
+        bus.observe(&Event::MessageStart);
+        assert_eq!(bus.char_offset(), 0);
+        bus.observe(&delta(Stream::Text, "ok"));
+        assert_eq!(bus.char_offset(), 2);
     }
 
     #[test]
