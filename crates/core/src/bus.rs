@@ -145,6 +145,8 @@ pub struct Bus {
     tools: Tools,
     /// Some detector interested in results reads their shapes.
     shapes: bool,
+    /// Some detector interested in results reads their normalised fingerprint.
+    normalized: bool,
     state: BusState,
     spare: Spare,
 }
@@ -178,10 +180,14 @@ impl Bus {
     ) -> Bus {
         let mut index = vec![Vec::new(); EventKind::ALL.len()];
         let mut shapes = false;
+        let mut normalized = false;
         for (i, d) in detectors.iter().enumerate() {
             let interest = d.interest();
-            shapes |=
-                interest.contains(EventKind::ToolResult) && d.facts().contains(Facts::RESULT_SHAPE);
+            if interest.contains(EventKind::ToolResult) {
+                let facts = d.facts();
+                shapes |= facts.contains(Facts::RESULT_SHAPE);
+                normalized |= facts.contains(Facts::NORMALIZED_RESULT);
+            }
             for k in EventKind::ALL {
                 if interest.contains(k) {
                     index[k as usize].push(i);
@@ -194,6 +200,7 @@ impl Bus {
             normalizers,
             tools,
             shapes,
+            normalized,
             state: BusState::default(),
             spare: Spare::default(),
         }
@@ -399,9 +406,10 @@ impl Bus {
                     }
                 }
                 let echo = self.shapes.then(|| self.spare.echo(args));
-                // Only a normaliser that reads the arguments needs them at result time: a
-                // `write`'s whole file content is not copied for nothing.
-                let args = if self.normalizers.uses_args(tool) {
+                // Only a normaliser that reads the arguments needs them at result time, and
+                // only when a detector reads normalised fingerprints: a `write`'s whole file
+                // content is not copied for nothing.
+                let args = if self.normalized && self.normalizers.uses_args(tool) {
                     (*args).clone()
                 } else {
                     Value::Null
@@ -497,7 +505,11 @@ impl Bus {
                     details: *d,
                     text_pass: Some(&text_pass),
                 };
-                let norm_fp = self.normalizers.fingerprint(&input);
+                let norm_fp = if self.normalized {
+                    self.normalizers.fingerprint(&input)
+                } else {
+                    Fingerprint::default()
+                };
                 result_info = Some(ResultInfo {
                     call,
                     orphan,
@@ -1001,6 +1013,65 @@ mod tests {
         }
     }
 
+    /// [`NormProbe`] declaring only the facts it is given.
+    struct DeclaringProbe(NormProbe, Facts);
+
+    impl Detector for DeclaringProbe {
+        fn name(&self) -> &'static str {
+            "declaring-probe"
+        }
+        fn interest(&self) -> Interest {
+            self.0.interest()
+        }
+        fn facts(&self) -> Facts {
+            self.1
+        }
+        fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
+            self.0.observe(event, cx);
+        }
+    }
+
+    #[test]
+    fn results_are_normalised_only_for_a_detector_that_declares_it() {
+        let poll_args = json!({"action": "poll", "sessionId": "s"});
+        let expected = Normalizers::builtin().fingerprint(&ResultInput {
+            tool: "process",
+            args: Some(&poll_args),
+            content: "still running",
+            is_error: false,
+            images: 0,
+            details: None,
+            text_pass: None,
+        });
+        let run = |facts: &[Facts]| {
+            let seen = std::sync::Arc::default();
+            let detectors: Vec<Box<dyn Detector>> = facts
+                .iter()
+                .map(|f| {
+                    let probe = NormProbe(std::sync::Arc::clone(&seen));
+                    Box::new(DeclaringProbe(probe, *f)) as Box<dyn Detector>
+                })
+                .collect();
+            let mut bus = Bus::new(detectors);
+            bus.observe(&Event::tool_call("p", "process", &poll_args));
+            let kept = bus.state.pending.front().map(|p| p.args.clone());
+            bus.observe(&Event::tool_result("p", "process", "still running", false));
+            let seen = seen.lock().unwrap().clone();
+            (kept, seen)
+        };
+        // No detector reads it: no normaliser runs, and the poll's args are not kept for one.
+        let (kept, seen) = run(&[Facts::NONE, Facts::RESULT_SHAPE]);
+        assert_eq!(kept, Some(Value::Null));
+        assert_eq!(seen, vec![Fingerprint::default(); 2]);
+        // One detector declares it: every detector sees the same normalised fingerprint.
+        let (kept, seen) = run(&[Facts::NONE, Facts::NORMALIZED_RESULT]);
+        assert_eq!(kept, Some(poll_args.clone()));
+        assert_eq!(seen, vec![expected; 2]);
+        // The default declaration (every fact) includes it.
+        let (_, seen) = run(&[Facts::ALL]);
+        assert_eq!(seen, vec![expected]);
+    }
+
     #[test]
     fn args_are_kept_only_for_normalisers_that_read_them() {
         let seen = std::sync::Arc::default();
@@ -1117,7 +1188,7 @@ mod tests {
             "shape-probe"
         }
         fn facts(&self) -> Facts {
-            Facts::RESULT_SHAPE
+            Facts::RESULT_SHAPE.union(Facts::NORMALIZED_RESULT)
         }
         fn observe(&mut self, _: &Event<'_>, cx: &mut Cx<'_>) {
             if let (Some(r), Some(s), Ok(mut v)) = (cx.result(), cx.result_shape(), self.0.lock()) {

@@ -41,7 +41,10 @@ pub struct ResultInfo {
     pub orphan: bool,
     /// How many calls the result's batch has (known once its results arrive).
     pub batch_size: u32,
-    /// Fingerprint after the tool's normaliser removed volatile fields.
+    /// Fingerprint after the tool's normaliser removed volatile fields. Computed only on a
+    /// bus where a detector interested in results declared [`Facts::NORMALIZED_RESULT`]
+    /// (every detector that does not override [`Detector::facts`] does); elsewhere it is
+    /// `Fingerprint::default()`.
     pub norm_fp: Fingerprint,
     /// The source's error flag.
     pub is_error: bool,
@@ -65,19 +68,22 @@ pub struct RunScope<'a> {
     pub new_run: bool,
 }
 
-/// Facts a detector reads beyond those the bus always computes ([`CallInfo`], [`ResultInfo`]).
-/// The bus prepares the union of its detectors' facts, and computes each at most once per
-/// event, when a detector first asks for it.
+/// Facts a detector reads beyond those the bus always computes ([`CallInfo`], and
+/// [`ResultInfo`] but its `norm_fp`). The bus computes only the union of the facts its
+/// detectors declare (a fact no detector reads costs nothing), each at most once per event.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Facts(u32);
 
 impl Facts {
     /// No extra facts.
     pub const NONE: Facts = Facts(0);
-    /// [`Cx::result_shape`]: the bus keeps each call's [`Echo`] until its result.
+    /// [`Cx::result_shape`]: the bus keeps each call's [`Echo`] until its result, and shapes
+    /// the result when a detector first asks.
     pub const RESULT_SHAPE: Facts = Facts(1);
+    /// [`ResultInfo::norm_fp`]: the bus runs the tool's normaliser over every result.
+    pub const NORMALIZED_RESULT: Facts = Facts(2);
     /// Every fact.
-    pub const ALL: Facts = Facts(1);
+    pub const ALL: Facts = Facts(3);
 
     /// Both sets.
     #[must_use]

@@ -39,7 +39,7 @@ impl KnownPoll {
 
 impl Detector for KnownPoll {
     // OpenClaw's history is scoped to the run and the user turn.
-    loopguard_core::detector_basics!(name: NAME, interest: [ToolCall, ToolResult], facts: NONE, run_scoped: state.history);
+    loopguard_core::detector_basics!(name: NAME, interest: [ToolCall, ToolResult], facts: NORMALIZED_RESULT, run_scoped: state.history);
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {

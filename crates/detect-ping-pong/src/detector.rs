@@ -525,10 +525,11 @@ impl Detector for PingPong {
     loopguard_core::detector_basics!(name: NAME, interest: [ToolCall, ToolResult]);
 
     fn facts(&self) -> Facts {
+        // Every outcome is recorded by its normalised fingerprint.
         if self.shapes() {
-            Facts::RESULT_SHAPE
+            Facts::RESULT_SHAPE.union(Facts::NORMALIZED_RESULT)
         } else {
-            Facts::NONE
+            Facts::NORMALIZED_RESULT
         }
     }
 

@@ -685,3 +685,34 @@ fn an_answered_alternation_is_judged_by_its_results() {
     s.tool_call(t, a);
     assert!(last(default_preset(), s.events()).is_empty());
 }
+
+/// The default preset's whole table, shape cycles included.
+fn default_preset_with_shape_cycles() -> Box<dyn Detector> {
+    from_toml(
+        "alternation-warns-on-progress = false\nalternation-judges-unanswered = true\n\
+         detect-cycles = true\ncycle-identity = \"shape\"",
+    )
+    .unwrap()
+}
+
+#[test]
+fn with_shape_cycles_an_alternation_is_still_judged_by_its_normalised_results() {
+    // The alternation tier compares each outcome with the one two calls back by the bus's
+    // normalised fingerprint, even where cycles are told apart by shape: a detector that
+    // did not ask the bus for that fact would see every outcome as the same.
+    const WORDS: [&str; 10] = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+        "juliett",
+    ];
+    let listing = |i: usize| format!("{}.rs {}.rs", WORDS[i % 10], WORDS[(i / 10 + 3) % 10]);
+    let mut s = alternating(19, listing);
+    let (t, a) = list();
+    s.tool_call(t, a);
+    assert!(last(default_preset_with_shape_cycles(), s.events()).is_empty());
+    // The same alternation answered identically every time is blocked.
+    let mut s = alternating(19, |_| "alpha.rs bravo.rs".to_owned());
+    let (t, a) = list();
+    s.tool_call(t, a);
+    let f = last(default_preset_with_shape_cycles(), s.events());
+    assert!(f.iter().any(|f| f.level == Level::Critical), "{f:?}");
+}

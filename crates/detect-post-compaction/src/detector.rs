@@ -124,7 +124,7 @@ impl PostCompactionGuard {
 }
 
 impl Detector for PostCompactionGuard {
-    loopguard_core::detector_basics!(name: NAME, interest: [Compaction, ToolResult], facts: NONE);
+    loopguard_core::detector_basics!(name: NAME, interest: [Compaction, ToolResult], facts: NORMALIZED_RESULT);
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {

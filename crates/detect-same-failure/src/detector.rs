@@ -536,10 +536,9 @@ impl Detector for SameFailure {
     loopguard_core::detector_basics!(name: NAME, interest: [User, ToolCall, ToolResult]);
 
     fn facts(&self) -> Facts {
-        if self.settings.failure_identity == FailureIdentity::Shape {
-            Facts::RESULT_SHAPE
-        } else {
-            Facts::NONE
+        match self.settings.failure_identity {
+            FailureIdentity::Shape => Facts::RESULT_SHAPE,
+            FailureIdentity::Exact => Facts::NORMALIZED_RESULT,
         }
     }
 

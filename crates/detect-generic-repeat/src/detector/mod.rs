@@ -294,10 +294,15 @@ impl Detector for GenericRepeat {
     }
 
     fn facts(&self) -> Facts {
-        if self.settings.similar_calls.is_some() {
+        let shape = if self.settings.similar_calls.is_some() {
             Facts::RESULT_SHAPE
         } else {
             Facts::NONE
+        };
+        // Every rule reads a result through `identity`: the raw identity is hashed here.
+        match self.settings.result_identity {
+            ResultIdentity::Normalized => shape.union(Facts::NORMALIZED_RESULT),
+            ResultIdentity::Raw => shape,
         }
     }
 
