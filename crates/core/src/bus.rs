@@ -1031,18 +1031,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn results_are_normalised_only_for_a_detector_that_declares_it() {
-        let poll_args = json!({"action": "poll", "sessionId": "s"});
-        let expected = Normalizers::builtin().fingerprint(&ResultInput {
+    /// The built-in normalisers' fingerprint of a `process` result "still running".
+    fn still_running(args: Option<&Value>) -> Fingerprint {
+        Normalizers::builtin().fingerprint(&ResultInput {
             tool: "process",
-            args: Some(&poll_args),
+            args,
             content: "still running",
             is_error: false,
             images: 0,
             details: None,
             text_pass: None,
-        });
+        })
+    }
+
+    #[test]
+    fn results_are_normalised_only_for_a_detector_that_declares_it() {
+        let poll_args = json!({"action": "poll", "sessionId": "s"});
+        let expected = still_running(Some(&poll_args));
         let run = |facts: &[Facts]| {
             let seen = std::sync::Arc::default();
             let detectors: Vec<Box<dyn Detector>> = facts
@@ -1084,24 +1089,8 @@ mod tests {
         let kept: Vec<&Value> = bus.state.pending.iter().map(|p| &p.args).collect();
         assert_eq!(kept, vec![&Value::Null, &poll_args]);
         bus.observe(&Event::tool_result("p", "process", "still running", false));
-        let expected = Normalizers::builtin().fingerprint(&ResultInput {
-            tool: "process",
-            args: Some(&poll_args),
-            content: "still running",
-            is_error: false,
-            images: 0,
-            details: None,
-            text_pass: None,
-        });
-        let without_args = Normalizers::builtin().fingerprint(&ResultInput {
-            tool: "process",
-            args: None,
-            content: "still running",
-            is_error: false,
-            images: 0,
-            details: None,
-            text_pass: None,
-        });
+        let expected = still_running(Some(&poll_args));
+        let without_args = still_running(None);
         assert_ne!(expected, without_args, "the poll rule must depend on args");
         assert_eq!(*seen.lock().unwrap(), vec![expected]);
     }
