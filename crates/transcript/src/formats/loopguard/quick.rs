@@ -11,7 +11,7 @@
 //! nesting, any JSON error — makes it decline (`None`), and the serde read, then the
 //! field-by-field read that names the error, decide as they did before.
 
-use super::{escape, escape_len, record_of, Fields, Text};
+use super::{escape, escape_len};
 use crate::Record;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -124,32 +124,49 @@ fn set<T>(slot: &mut Option<T>, v: T) -> Option<()> {
     Some(())
 }
 
-/// The record of the fields: they are handed to [`super::record_of`] as the serde read's
-/// [`super::Fields`], each string borrowed from the line unless it holds an escape.
+/// The record of the fields, as [`super::record_of`] makes it from the serde read's
+/// [`super::Fields`]; only the strings the record keeps are copied out (unescaped).
 fn build(f: Found<'_>, first: bool) -> Option<Record> {
-    /// `Some(None)` for absent or `null`; `None` if the text cannot be had.
-    fn text(s: Option<Option<Str<'_>>>) -> Option<Option<Text<'_>>> {
+    /// An optional text: `Some(None)` for absent or `null`.
+    fn opt(s: Option<Option<Str<'_>>>) -> Option<Option<String>> {
         match s.flatten() {
             None => Some(None),
-            Some(s) => s.cow().map(|c| Some(Text(c))),
+            Some(s) => s.owned().map(Some),
         }
     }
-    let fields = Fields {
-        ty: f.ty?.cow()?,
-        id: text(f.id)?,
-        tool: text(f.tool)?,
-        text: text(f.text)?,
-        thinking: text(f.thinking)?,
-        content: text(f.content)?,
-        source: text(f.source)?,
-        license: text(f.license)?,
-        args: f.args,
-        batch: f.batch.flatten(),
-        truncated: f.truncated.flatten(),
-        is_error: f.is_error.flatten(),
-        images: f.images.flatten(),
-    };
-    record_of(fields, first)
+    /// A required text: `None` for absent or `null`.
+    fn req(s: Option<Option<Str<'_>>>) -> Option<String> {
+        s.flatten()?.owned()
+    }
+    Some(match &*f.ty?.cow()? {
+        "session" if first => Record::Session {
+            id: req(f.id)?,
+            source: opt(f.source)?,
+            license: opt(f.license)?,
+        },
+        "user" => Record::User { text: req(f.text)? },
+        "assistant" => Record::Assistant {
+            text: opt(f.text)?,
+            thinking: opt(f.thinking)?,
+        },
+        "tool_call" => Record::ToolCall {
+            id: req(f.id)?,
+            tool: req(f.tool)?,
+            args: f.args?,
+            batch: f.batch.flatten(),
+            truncated: f.truncated.flatten().unwrap_or(false),
+        },
+        "tool_result" => Record::ToolResult {
+            id: req(f.id)?,
+            tool: req(f.tool)?,
+            content: req(f.content)?,
+            is_error: f.is_error.flatten().unwrap_or(false),
+            images: u32::try_from(f.images.flatten().unwrap_or(0)).ok()?,
+            truncated: f.truncated.flatten().unwrap_or(false),
+        },
+        "compaction" => Record::Compaction,
+        _ => return None,
+    })
 }
 
 struct Parser<'a> {
