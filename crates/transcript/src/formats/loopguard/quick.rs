@@ -344,11 +344,13 @@ impl<'a> Parser<'a> {
                 }
                 self.i += 1;
                 self.ws();
-                let mut map = Map::new();
                 if self.peek()? == b'}' {
                     self.i += 1;
-                    return Some(Value::Object(map));
+                    return Some(Value::Object(Map::new()));
                 }
+                // Room for the few members of a usual tool call's arguments, allocated
+                // once rather than grown from nothing at the first insert.
+                let mut map = Map::with_capacity(4);
                 loop {
                     let key = self.string()?.owned()?;
                     if map.is_empty() && key == RAW_VALUE_TOKEN {
