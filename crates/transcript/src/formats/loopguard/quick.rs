@@ -72,19 +72,20 @@ pub(super) fn read(line: &str, first: bool) -> Option<Record> {
     build(f, first)
 }
 
-/// The body of a JSON string (between its quotes) and whether it holds an escape.
+/// The body of a JSON string (between its quotes) and where its escapes end.
 #[derive(Clone, Copy)]
 struct Str<'a> {
     body: &'a str,
-    escaped: bool,
+    /// The end of the body's last escape (0 when it has none): no backslash follows it.
+    escaped_to: usize,
 }
 
 impl<'a> Str<'a> {
     /// The text: borrowed, or unescaped when it holds an escape (`None` if that fails).
     #[inline]
     fn cow(self) -> Option<Cow<'a, str>> {
-        if self.escaped {
-            unescape(self.body).map(Cow::Owned)
+        if self.escaped_to > 0 {
+            unescape(self.body, self.escaped_to).map(Cow::Owned)
         } else {
             Some(Cow::Borrowed(self.body))
         }
@@ -230,7 +231,7 @@ impl<'a> Parser<'a> {
     fn string(&mut self) -> Option<Str<'a>> {
         self.eat(b'"')?;
         let start = self.i;
-        let mut escaped = false;
+        let mut escaped_to = start;
         loop {
             let at = self.special(self.i);
             match self.b.get(at)? {
@@ -238,12 +239,12 @@ impl<'a> Parser<'a> {
                     self.i = at + 1;
                     return Some(Str {
                         body: self.s.get(start..at)?,
-                        escaped,
+                        escaped_to: escaped_to - start,
                     });
                 }
                 b'\\' => {
-                    escaped = true;
                     self.i = at + escape_len(self.b.get(at..)?)?;
+                    escaped_to = self.i;
                 }
                 _ => return None,
             }
@@ -466,22 +467,23 @@ enum Number<'a> {
     Other(&'a str),
 }
 
-/// The text of a string body whose escapes [`Parser::string`] checked.
-fn unescape(body: &str) -> Option<String> {
+/// The text of a string body whose escapes [`Parser::string`] checked, the last of them
+/// ending at `end`: the backslashes before it are found with `memchr`, what follows it is
+/// copied as it is. (Out of line: inlined, it would weigh on every string read.)
+#[inline(never)]
+fn unescape(body: &str, end: usize) -> Option<String> {
     let b = body.as_bytes();
     let mut out = String::with_capacity(body.len());
     let mut i = 0;
-    loop {
-        let rest = b.get(i..)?;
-        let Some(k) = memchr::memchr(b'\\', rest) else {
-            out.push_str(body.get(i..)?);
-            return Some(out);
-        };
+    while i < end {
+        let k = memchr::memchr(b'\\', b.get(i..end)?)?;
         out.push_str(body.get(i..i + k)?);
-        let (c, n) = escape(rest.get(k..)?)?;
+        let (c, n) = escape(b.get(i + k..)?)?;
         out.push(c);
         i += k + n;
     }
+    out.push_str(body.get(end..)?);
+    Some(out)
 }
 
 #[cfg(test)]
