@@ -70,7 +70,10 @@ struct Lines {
 
 /// What [`Lines::line`] left to its caller.
 enum Left {
+    /// Nothing, or items queued.
     Nothing,
+    /// The item of a loopguard line, handed straight to the caller rather than queued.
+    Item(Item),
     /// A long loopguard line of this many bytes: the caller gives its buffer up to the record
     /// ([`formats::loopguard::parse_line_owned`]).
     Owned(usize),
@@ -156,11 +159,15 @@ impl<R: BufRead> Records<R> {
             if st.ended {
                 return Ok(None);
             }
-            self.read_one()?;
+            // The queues are empty: a line's own item can be yielded at once.
+            if let Some(item) = self.read_one()? {
+                return Ok(Some(item));
+            }
         }
     }
 
-    fn read_one(&mut self) -> Result<(), TranscriptError> {
+    /// Reads one line; its item when it is a loopguard line's (the rest is queued).
+    fn read_one(&mut self) -> Result<Option<Item>, TranscriptError> {
         // A line wholly inside the reader's buffer is read where it lies.
         let available = loop {
             match self.reader.fill_buf() {
@@ -174,9 +181,12 @@ impl<R: BufRead> Records<R> {
                 let index = self.st.lines;
                 self.st.lines += 1;
                 let raw = available.get(..end).unwrap_or_default();
-                self.st.line(index, raw, false);
+                let left = self.st.line(index, raw, false);
                 self.reader.consume(end + 1);
-                return Ok(());
+                return Ok(match left {
+                    Left::Item(item) => Some(item),
+                    Left::Nothing | Left::Owned(_) => None,
+                });
             }
         }
         self.read_copied()
@@ -184,7 +194,7 @@ impl<R: BufRead> Records<R> {
 
     /// [`Records::read_one`] of a line copied into the line buffer: one that straddles the
     /// reader's buffer, the last without a newline, or one too long.
-    fn read_copied(&mut self) -> Result<(), TranscriptError> {
+    fn read_copied(&mut self) -> Result<Option<Item>, TranscriptError> {
         self.buf.clear();
         if self.buf.capacity() > KEEP_BUFFER_BYTES {
             self.buf = Vec::new();
@@ -198,25 +208,28 @@ impl<R: BufRead> Records<R> {
             if let Some(native) = &mut st.native {
                 native.drain(true, &mut st.out, &mut st.issues);
             }
-            return Ok(());
+            return Ok(None);
         }
         st.lines += 1;
         if n > st.max_line {
             st.line_problem(index, LineError::TooLong(st.max_line));
-            return Ok(());
+            return Ok(None);
         }
         let raw = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
-        // A long line gives its buffer up to the record: its longest text is held once.
-        if let Left::Owned(len) = st.line(index, raw, true) {
-            let mut line = std::mem::take(&mut self.buf);
-            line.truncate(len);
-            let parsed = match String::from_utf8(line) {
-                Ok(line) => formats::loopguard::parse_line_owned(line, st.records == 0),
-                Err(e) => Err(LineError::Utf8(e.utf8_error().valid_up_to())),
-            };
-            st.push_record(index, parsed);
-        }
-        Ok(())
+        Ok(match st.line(index, raw, true) {
+            Left::Nothing => None,
+            Left::Item(item) => Some(item),
+            // A long line gives its buffer up to the record: its longest text is held once.
+            Left::Owned(len) => {
+                let mut line = std::mem::take(&mut self.buf);
+                line.truncate(len);
+                let parsed = match String::from_utf8(line) {
+                    Ok(line) => formats::loopguard::parse_line_owned(line, st.records == 0),
+                    Err(e) => Err(LineError::Utf8(e.utf8_error().valid_up_to())),
+                };
+                Some(st.record_item(index, parsed))
+            }
+        })
     }
 }
 
@@ -270,23 +283,23 @@ impl Lines {
             }
             None => {
                 let parsed = formats::loopguard::parse_line(text, self.records == 0);
-                self.push_record(index, parsed);
+                return Left::Item(self.record_item(index, parsed));
             }
         }
         Left::Nothing
     }
 
-    /// Queues the record of line `index`, or keeps its error.
-    fn push_record(&mut self, index: usize, parsed: Result<Record, LineError>) {
+    /// The item of loopguard line `index`: its record, or its error.
+    fn record_item(&mut self, index: usize, parsed: Result<Record, LineError>) -> Item {
         match parsed {
             Ok(record) => {
                 self.records += 1;
-                self.out.push_back(Entry {
+                Item::Entry(Entry {
                     line: index,
                     record,
-                });
+                })
             }
-            Err(problem) => self.bad = Some(self.line_error(index, problem)),
+            Err(problem) => Item::Bad(self.line_error(index, problem)),
         }
     }
 
