@@ -233,6 +233,12 @@ impl<R: BufRead> Records<R> {
     }
 }
 
+/// Whether `trim` would leave nothing of `text`, known at its first character that is not
+/// white space (no trimming of both ends of every line).
+fn is_blank(text: &str) -> bool {
+    text.chars().all(char::is_whitespace)
+}
+
 impl Lines {
     /// The format: recognised from the first non-blank line; loopguard until then.
     fn format(&self) -> Format {
@@ -258,7 +264,7 @@ impl Lines {
                 return Left::Nothing;
             }
         };
-        if text.trim().is_empty() {
+        if is_blank(text) {
             return Left::Nothing;
         }
         if self.format.is_none() {
@@ -328,6 +334,16 @@ impl Lines {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn blank_is_what_trim_leaves_empty(
+            text in "[ \t\r\u{b}\u{c}\u{85}\u{a0}\u{2028}\u{3000}\u{feff}a{}]{0,6}"
+        ) {
+            prop_assert_eq!(is_blank(&text), text.trim().is_empty(), "{:?}", text);
+        }
+    }
 
     fn items<R: BufRead>(mut r: Records<R>) -> (Vec<String>, usize) {
         let mut got = Vec::new();
