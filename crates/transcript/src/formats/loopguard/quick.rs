@@ -228,6 +228,10 @@ impl<'a> Parser<'a> {
 
     /// A string, the cursor on its opening quote: its escapes are checked (a surrogate must
     /// be half of a pair), control bytes refused.
+    ///
+    /// Inlined where it is called: most strings are short, and a call's own cost was most
+    /// of theirs.
+    #[inline(always)]
     fn string(&mut self) -> Option<Str<'a>> {
         self.eat(b'"')?;
         let start = self.i;
