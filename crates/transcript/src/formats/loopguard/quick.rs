@@ -35,28 +35,28 @@ pub(super) fn read(line: &str, first: bool) -> Option<Record> {
     p.eat(b'{')?;
     p.ws();
     loop {
-        let key = p.key()?;
+        let key = p.field_key()?;
         p.ws();
         p.eat(b':')?;
         p.ws();
         match key {
-            b"type" => set(&mut f.ty, p.string()?)?,
-            b"id" => set(&mut f.id, p.opt_string()?)?,
-            b"tool" => set(&mut f.tool, p.opt_string()?)?,
-            b"text" => set(&mut f.text, p.opt_string()?)?,
-            b"thinking" => set(&mut f.thinking, p.opt_string()?)?,
-            b"content" => set(&mut f.content, p.opt_string()?)?,
-            b"source" => set(&mut f.source, p.opt_string()?)?,
-            b"license" => set(&mut f.license, p.opt_string()?)?,
-            b"args" => {
+            Key::Type => set(&mut f.ty, p.string()?)?,
+            Key::Id => set(&mut f.id, p.opt_string()?)?,
+            Key::Tool => set(&mut f.tool, p.opt_string()?)?,
+            Key::Text => set(&mut f.text, p.opt_string()?)?,
+            Key::Thinking => set(&mut f.thinking, p.opt_string()?)?,
+            Key::Content => set(&mut f.content, p.opt_string()?)?,
+            Key::Source => set(&mut f.source, p.opt_string()?)?,
+            Key::License => set(&mut f.license, p.opt_string()?)?,
+            Key::Args => {
                 let v = p.value(0)?;
                 set(&mut f.args, v)?
             }
-            b"batch" => set(&mut f.batch, p.opt_u64()?)?,
-            b"images" => set(&mut f.images, p.opt_u64()?)?,
-            b"truncated" => set(&mut f.truncated, p.opt_bool()?)?,
-            b"is_error" => set(&mut f.is_error, p.opt_bool()?)?,
-            _ => p.skip(0)?,
+            Key::Batch => set(&mut f.batch, p.opt_u64()?)?,
+            Key::Images => set(&mut f.images, p.opt_u64()?)?,
+            Key::Truncated => set(&mut f.truncated, p.opt_bool()?)?,
+            Key::IsError => set(&mut f.is_error, p.opt_bool()?)?,
+            Key::Other => p.skip(0)?,
         }
         p.ws();
         match p.next()? {
@@ -70,6 +70,63 @@ pub(super) fn read(line: &str, first: bool) -> Option<Record> {
         return None;
     }
     build(f, first)
+}
+
+/// The keys of the format, and any other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Type,
+    Id,
+    Tool,
+    Text,
+    Thinking,
+    Content,
+    Source,
+    License,
+    Args,
+    Batch,
+    Images,
+    Truncated,
+    IsError,
+    Other,
+}
+
+impl Key {
+    /// The key whose raw bytes (without escapes) are `key`.
+    fn of(key: &[u8]) -> Key {
+        match key {
+            b"type" => Key::Type,
+            b"id" => Key::Id,
+            b"tool" => Key::Tool,
+            b"text" => Key::Text,
+            b"thinking" => Key::Thinking,
+            b"content" => Key::Content,
+            b"source" => Key::Source,
+            b"license" => Key::License,
+            b"args" => Key::Args,
+            b"batch" => Key::Batch,
+            b"images" => Key::Images,
+            b"truncated" => Key::Truncated,
+            b"is_error" => Key::IsError,
+            _ => Key::Other,
+        }
+    }
+}
+
+/// Up to eight bytes as the low bytes of a little-endian word, the rest zero.
+const fn word(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let mut i = 0;
+    while i < b.len() && i < 8 {
+        w[i] = b[i];
+        i += 1;
+    }
+    u64::from_le_bytes(w)
+}
+
+/// Eight copies of a byte.
+const fn splat(b: u8) -> u64 {
+    u64::from_le_bytes([b; 8])
 }
 
 /// The body of a JSON string (between its quotes) and where its escapes end.
@@ -212,6 +269,64 @@ impl<'a> Parser<'a> {
     /// The index of the first `"`, `\` or control byte at or after `i` (the end if none).
     fn special(&self, i: usize) -> usize {
         loopguard_core::json::special_from(self.b, i)
+    }
+
+    /// An object key, the cursor on its opening quote: [`Key::of`] its raw bytes, read by
+    /// [`Parser::key`], but a known key is told from the eight bytes that follow the quote
+    /// (its closing quote among them, or just after for the three longest), without a scan.
+    #[inline]
+    fn field_key(&mut self) -> Option<Key> {
+        match self.known_key() {
+            Some((key, len)) => {
+                self.i += len + 2;
+                Some(key)
+            }
+            None => self.key().map(Key::of),
+        }
+    }
+
+    /// The known key at the cursor and its length, when its bytes and closing quote are all
+    /// there; `None` leaves the key to [`Parser::key`].
+    #[inline]
+    fn known_key(&self) -> Option<(Key, usize)> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let rest = self.b.get(self.i + 1..)?;
+        let w = u64::from_le_bytes(*rest.first_chunk::<8>()?);
+        // The high bit of each byte of `w` that is a quote, exact up to the lowest one.
+        let q = w ^ splat(b'"');
+        let quotes = q.wrapping_sub(splat(1)) & !q & splat(0x80);
+        if quotes == 0 {
+            // No quote in the eight bytes: one of the longest keys, or another.
+            let after = rest.get(8..)?;
+            let (key, tail): (Key, &[u8]) = match w {
+                w if w == word(b"is_error") => (Key::IsError, b"\""),
+                w if w == word(b"thinking") => (Key::Thinking, b"\""),
+                w if w == word(b"truncate") => (Key::Truncated, b"d\""),
+                _ => return None,
+            };
+            return after.starts_with(tail).then_some((key, 8 + tail.len() - 1));
+        }
+        // The key's bytes up to its first quote, that quote included: a known key's if it
+        // is one (no quote comes earlier, and the bytes above are masked off).
+        let len = (quotes.trailing_zeros() / 8) as usize;
+        let with_quote = w & (u64::MAX >> (8 * (7 - len)));
+        const KEYS: [(u64, Key); 10] = [
+            (word(b"type\""), Key::Type),
+            (word(b"id\""), Key::Id),
+            (word(b"tool\""), Key::Tool),
+            (word(b"args\""), Key::Args),
+            (word(b"content\""), Key::Content),
+            (word(b"images\""), Key::Images),
+            (word(b"text\""), Key::Text),
+            (word(b"batch\""), Key::Batch),
+            (word(b"source\""), Key::Source),
+            (word(b"license\""), Key::License),
+        ];
+        KEYS.iter()
+            .find(|&&(k, _)| k == with_quote)
+            .map(|&(_, key)| (key, len))
     }
 
     /// An object key without escapes, the cursor on its opening quote; its raw bytes.
@@ -811,6 +926,32 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// A key told from its first bytes is the key the scan reads, the cursor left in the
+        /// same place.
+        #[test]
+        fn keys_are_told_as_the_scan_reads_them(
+            key in prop_oneof![
+                prop::sample::select(KEYS.to_vec()).prop_map(String::from),
+                (prop::sample::select(KEYS.to_vec()), 0usize..10, "[a-z_\"\\\\\u{1}é]{0,3}")
+                    .prop_map(|(k, cut, extra)| {
+                        let cut = cut.min(k.len());
+                        format!("{}{extra}", &k[..cut])
+                    }),
+                "[a-z_\"\\\\\u{1}é]{0,12}",
+            ],
+            close in prop::bool::weighted(0.9),
+            tail in "[\":,0-9a-z{}\\[\\] ]{0,12}",
+        ) {
+            let text = format!("\"{key}{}{tail}", if close { "\"" } else { "" });
+            let mut told = Parser { s: &text, b: text.as_bytes(), i: 0 };
+            let mut scanned = Parser { s: &text, b: text.as_bytes(), i: 0 };
+            let a = told.field_key();
+            prop_assert_eq!(a, scanned.key().map(Key::of), "{:?}", text);
+            if a.is_some() {
+                prop_assert_eq!(told.i, scanned.i, "{:?}", text);
+            }
+        }
 
         #[test]
         fn well_formed_lines_read_quickly_as_serde_reads_them(l in line(true)) {
