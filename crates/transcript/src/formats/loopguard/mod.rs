@@ -210,33 +210,31 @@ fn fast_in_place(text: &str, first: bool) -> Option<InPlace> {
 /// assert_eq!(&bad, br#"x\ud800y"#);
 /// ```
 pub fn unescape_in_place(buf: &mut [u8]) -> Option<usize> {
-    if !buf.contains(&b'\\') {
+    let Some(first) = memchr::memchr(b'\\', buf) else {
         return Some(buf.len());
+    };
+    // Every escape is checked first: nothing is written unless all of them are good.
+    let mut r = first;
+    while r < buf.len() {
+        r += escape_len(buf.get(r..)?)?;
+        r += memchr::memchr(b'\\', buf.get(r..)?).unwrap_or(buf.len() - r);
     }
-    unescape(buf, false)?;
-    unescape(buf, true)
-}
-
-/// One pass of [`unescape_in_place`]: checks only, or checks and writes.
-fn unescape(buf: &mut [u8], write: bool) -> Option<usize> {
-    let (mut r, mut w) = (0usize, 0usize);
+    // Then each escape is written over, and the run of plain bytes after it moved down to
+    // follow (the bytes before the first escape stay where they are).
+    let (mut r, mut w) = (first, first);
     let mut tmp = [0u8; 4];
-    while let Some(&b) = buf.get(r) {
-        if b != b'\\' {
-            if write {
-                *buf.get_mut(w)? = b;
-            }
-            r += 1;
-            w += 1;
-            continue;
-        }
+    while r < buf.len() {
         let (c, n) = escape(buf.get(r..)?)?;
         r += n;
         let out = c.encode_utf8(&mut tmp).as_bytes();
-        if write {
-            buf.get_mut(w..w + out.len())?.copy_from_slice(out);
-        }
+        buf.get_mut(w..w + out.len())?.copy_from_slice(out);
         w += out.len();
+        let run = memchr::memchr(b'\\', buf.get(r..)?).unwrap_or(buf.len() - r);
+        // Both ranges lie in `buf` (`w <= r`: an escape is never shorter than its text).
+        buf.get(w..r + run)?;
+        buf.copy_within(r..r + run, w);
+        r += run;
+        w += run;
     }
     Some(w)
 }
@@ -476,6 +474,68 @@ fn opt_u64(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The in-place unescape as it was: byte by byte, one pass to check, one to write.
+    fn unescape_in_place_reference(buf: &mut [u8]) -> Option<usize> {
+        fn pass(buf: &mut [u8], write: bool) -> Option<usize> {
+            let (mut r, mut w) = (0usize, 0usize);
+            let mut tmp = [0u8; 4];
+            while let Some(&b) = buf.get(r) {
+                if b != b'\\' {
+                    if write {
+                        *buf.get_mut(w)? = b;
+                    }
+                    r += 1;
+                    w += 1;
+                    continue;
+                }
+                let (c, n) = escape(buf.get(r..)?)?;
+                r += n;
+                let out = c.encode_utf8(&mut tmp).as_bytes();
+                if write {
+                    buf.get_mut(w..w + out.len())?.copy_from_slice(out);
+                }
+                w += out.len();
+            }
+            Some(w)
+        }
+        pass(buf, false)?;
+        pass(buf, true)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The in-place unescape leaves the buffer as the reference does and says the same.
+        #[test]
+        fn unescape_in_place_agrees_with_the_reference(
+            pieces in prop::collection::vec(
+                prop_oneof![
+                    6 => "[a-z é日😀]{0,8}",
+                    4 => prop::sample::select(vec![
+                        r"\n", r#"\""#, r"\\", r"\/", r"\b", r"\f", r"\r", r"\t", r"\u00e9",
+                        r"\u0000", r"\ud83d\ude00", r"\uDBFF\uDFFF", r"\u20AC",
+                    ])
+                    .prop_map(String::from),
+                    1 => prop::sample::select(vec![
+                        r"\ud800", r"\udc00", r"\ud83dx", r"\x", r"\u12", r"\", r"\u+abc",
+                    ])
+                    .prop_map(String::from),
+                ],
+                0..8,
+            )
+        ) {
+            let body = pieces.concat().into_bytes();
+            let (mut a, mut b) = (body.clone(), body.clone());
+            let (na, nb) = (unescape_in_place(&mut a), unescape_in_place_reference(&mut b));
+            prop_assert_eq!(na, nb, "{:?}", String::from_utf8_lossy(&body));
+            prop_assert_eq!(&a[..na.unwrap_or(a.len())], &b[..nb.unwrap_or(b.len())]);
+            if na.is_none() {
+                prop_assert_eq!(&a, &body, "untouched on failure");
+            }
+        }
+    }
 
     #[test]
     fn a_long_line_given_up_reads_as_the_same_record() {
