@@ -27,6 +27,7 @@ pub const TYPES: &[&str] = &[
 /// A line of the common shapes is read in one hand-written pass (`quick.rs`); one it declines
 /// is read by serde into borrowed fields (no JSON tree but the call's `args`); a line that
 /// fails that too is read again field by field, to say exactly what is wrong.
+#[inline]
 pub fn parse_line(text: &str, first: bool) -> Result<Record, LineError> {
     if let Some(r) = quick::read(text, first) {
         return Ok(r);
