@@ -299,14 +299,13 @@ impl<'a> Parser<'a> {
         let quotes = q.wrapping_sub(splat(1)) & !q & splat(0x80);
         if quotes == 0 {
             // No quote in the eight bytes: one of the longest keys, or another.
-            let after = rest.get(8..)?;
-            let (key, tail): (Key, &[u8]) = match w {
-                w if w == word(b"is_error") => (Key::IsError, b"\""),
-                w if w == word(b"thinking") => (Key::Thinking, b"\""),
-                w if w == word(b"truncate") => (Key::Truncated, b"d\""),
+            let (key, len) = match w {
+                w if w == word(b"is_error") => (Key::IsError, 8),
+                w if w == word(b"thinking") => (Key::Thinking, 8),
+                w if w == word(b"truncate") && rest.get(8) == Some(&b'd') => (Key::Truncated, 9),
                 _ => return None,
             };
-            return after.starts_with(tail).then_some((key, 8 + tail.len() - 1));
+            return (rest.get(len) == Some(&b'"')).then_some((key, len));
         }
         // The key's bytes up to its first quote, that quote included: a known key's if it
         // is one (no quote comes earlier, and the bytes above are masked off).
