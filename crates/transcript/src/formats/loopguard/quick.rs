@@ -456,7 +456,6 @@ impl<'a> Parser<'a> {
     /// A JSON value built as serde_json builds it.
     fn value(&mut self, depth: usize) -> Option<Value> {
         Some(match self.peek()? {
-            b'"' => Value::String(self.string()?.owned()?),
             b'{' => {
                 if depth >= MAX_DEPTH {
                     return None;
@@ -478,7 +477,7 @@ impl<'a> Parser<'a> {
                     self.ws();
                     self.eat(b':')?;
                     self.ws();
-                    let v = self.value(depth + 1)?;
+                    let v = self.member(depth + 1)?;
                     map.insert(key, v);
                     self.ws();
                     match self.next()? {
@@ -501,7 +500,7 @@ impl<'a> Parser<'a> {
                     return Some(Value::Array(items));
                 }
                 loop {
-                    items.push(self.value(depth + 1)?);
+                    items.push(self.member(depth + 1)?);
                     self.ws();
                     match self.next()? {
                         b',' => self.ws(),
@@ -511,6 +510,24 @@ impl<'a> Parser<'a> {
                 }
                 Value::Array(items)
             }
+            _ => self.scalar()?,
+        })
+    }
+
+    /// A member of an array or object: a scalar read in place, a container by recursion.
+    #[inline(always)]
+    fn member(&mut self, depth: usize) -> Option<Value> {
+        match self.peek()? {
+            b'{' | b'[' => self.value(depth),
+            _ => self.scalar(),
+        }
+    }
+
+    /// A string, number, `true`, `false` or `null`, built as serde_json builds it.
+    #[inline(always)]
+    fn scalar(&mut self) -> Option<Value> {
+        Some(match self.peek()? {
+            b'"' => Value::String(self.string()?.owned()?),
             b't' => self.lit(b"true").map(|()| Value::Bool(true))?,
             b'f' => self.lit(b"false").map(|()| Value::Bool(false))?,
             b'n' => self.lit(b"null").map(|()| Value::Null)?,
