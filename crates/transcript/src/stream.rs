@@ -74,9 +74,9 @@ enum Left {
     Nothing,
     /// The item of a loopguard line, handed straight to the caller rather than queued.
     Item(Item),
-    /// A long loopguard line of this many bytes: the caller gives its buffer up to the record
+    /// A long loopguard line: the caller gives its text up to the record
     /// ([`formats::loopguard::parse_line_owned`]).
-    Owned(usize),
+    Owned,
 }
 
 impl std::fmt::Debug for LineState {
@@ -181,12 +181,9 @@ impl<R: BufRead> Records<R> {
                 let index = self.st.lines;
                 self.st.lines += 1;
                 let raw = available.get(..end).unwrap_or_default();
-                let left = self.st.line(index, raw, false);
+                let item = self.st.line(index, raw);
                 self.reader.consume(end + 1);
-                return Ok(match left {
-                    Left::Item(item) => Some(item),
-                    Left::Nothing | Left::Owned(_) => None,
-                });
+                return Ok(item);
             }
         }
         self.read_copied()
@@ -216,17 +213,27 @@ impl<R: BufRead> Records<R> {
             return Ok(None);
         }
         let raw = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
-        Ok(match st.line(index, raw, true) {
+        // The line's length without its `\r` (which `line` takes off).
+        let len = raw.strip_suffix(b"\r").map_or(raw.len(), <[u8]>::len);
+        if len < formats::loopguard::IN_PLACE_BYTES {
+            return Ok(st.line(index, raw));
+        }
+        // A long line is checked once, as the string it is given up as: a loopguard line's
+        // record takes it over, so that its longest text is held once.
+        let mut line = std::mem::take(&mut self.buf);
+        line.truncate(len);
+        let text = match String::from_utf8(line) {
+            Ok(text) => text,
+            Err(e) => {
+                st.line_problem(index, LineError::Utf8(e.utf8_error().valid_up_to()));
+                return Ok(None);
+            }
+        };
+        Ok(match st.text_line(index, &text, true) {
             Left::Nothing => None,
             Left::Item(item) => Some(item),
-            // A long line gives its buffer up to the record: its longest text is held once.
-            Left::Owned(len) => {
-                let mut line = std::mem::take(&mut self.buf);
-                line.truncate(len);
-                let parsed = match String::from_utf8(line) {
-                    Ok(line) => formats::loopguard::parse_line_owned(line, st.records == 0),
-                    Err(e) => Err(LineError::Utf8(e.utf8_error().valid_up_to())),
-                };
+            Left::Owned => {
+                let parsed = formats::loopguard::parse_line_owned(text, st.records == 0);
                 Some(st.record_item(index, parsed))
             }
         })
@@ -252,18 +259,30 @@ impl Lines {
         }
     }
 
-    /// Reads line `index` (without its newline). With `can_own`, a long loopguard line is
-    /// left to the caller, who owns its buffer.
-    fn line(&mut self, index: usize, raw: &[u8], can_own: bool) -> Left {
+    /// Reads line `index` (without its newline); the item of a loopguard line.
+    fn line(&mut self, index: usize, raw: &[u8]) -> Option<Item> {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let text = match std::str::from_utf8(raw) {
             Ok(t) => t,
             Err(e) => {
                 let problem = LineError::Utf8(e.valid_up_to());
                 self.line_problem(index, problem);
-                return Left::Nothing;
+                return None;
             }
         };
+        match self.text_line(index, text, false) {
+            Left::Item(item) => Some(item),
+            Left::Nothing | Left::Owned => None,
+        }
+    }
+
+    /// Reads line `index`, its text checked as UTF-8. With `can_own`, a long loopguard line
+    /// is left to the caller, who owns its text.
+    ///
+    /// Inlined into both callers: the common one, [`Lines::line`], then hands its record on
+    /// without a further move.
+    #[inline(always)]
+    fn text_line(&mut self, index: usize, text: &str, can_own: bool) -> Left {
         if is_blank(text) {
             return Left::Nothing;
         }
@@ -285,7 +304,7 @@ impl Lines {
                 st.drain(false, &mut self.out, &mut self.issues);
             }
             None if can_own && text.len() >= formats::loopguard::IN_PLACE_BYTES => {
-                return Left::Owned(text.len());
+                return Left::Owned;
             }
             None => {
                 let parsed = formats::loopguard::parse_line(text, self.records == 0);
@@ -357,7 +376,7 @@ mod tests {
     /// the buffer's end, the last one without a newline, too long) read the same.
     #[test]
     fn lines_read_in_the_buffer_or_copied_read_the_same() {
-        let text: &[u8] = b"{\"type\":\"session\",\"id\":\"s\"}\r\n\n  \r\n{\"type\":\"user\",\"text\":\"a\\u00e9\"}\n\xff\xfe\n{\"type\":\"tool_call\",\"id\":\"c\",\"tool\":\"t\",\"args\":{\"p\":[1,2.5,\"x\"]}}\r\nnot json\n{\"type\":\"user\",\"text\":\"a long line, longer than the limit of the reads below\"}\n{\"type\":\"compaction\"}";
+        let text: &[u8] = b"{\"type\":\"session\",\"id\":\"s\"}\r\n\n  \r\n{\"type\":\"user\",\"text\":\"a\\u00e9\"}\n\xff\xfe\n{\"type\":\"tool_call\",\"id\":\"c\",\"tool\":\"t\",\"args\":{\"p\":[1,2.5,\"x\"]}}\r\nnot json\n{\"type\":\"user\",\"text\":\"a long line, longer than the limit of the reads below\"}\n{\"type\":\"user\"\r\r\n{\"type\":\"compaction\"}";
         // Limits at, just below and just above each line's length.
         let mut maxes: Vec<usize> = text
             .split_inclusive(|&b| b == b'\n')
@@ -383,6 +402,37 @@ mod tests {
                 }
             }
         }
+        // Lines longer than the in-place threshold, read in a buffer that holds them or copied
+        // out of a small one (where a loopguard line's text is given up to its record).
+        let big = "y".repeat(formats::loopguard::IN_PLACE_BYTES);
+        let long: Vec<u8> = [
+            format!("{{\"type\":\"user\",\"text\":\"{big}\"}}\n").into_bytes(),
+            b"{\"type\":\"session\",\"id\":\"s\"}\n".to_vec(),
+            format!("{{\"type\":\"tool_result\",\"id\":\"c\",\"tool\":\"t\",\"content\":\"a\\n{big}\\u00e9\"}}\r\n").into_bytes(),
+            [format!("{{\"type\":\"user\",\"text\":\"{big}").as_bytes(), b"\xff\"}\n"].concat(),
+            format!("{}\r\n", " ".repeat(formats::loopguard::IN_PLACE_BYTES + 1)).into_bytes(),
+            format!("{{\"type\":\"user\",\"x\":\"{big}\"}}\n").into_bytes(),
+            format!("{{\"type\":\"assistant\",\"thinking\":\"{big}\"}}").into_bytes(),
+        ]
+        .concat();
+        let whole = items(Records::new(
+            std::io::BufReader::with_capacity(long.len() + 1, &long[..]),
+            "t.jsonl",
+        ));
+        assert_eq!(
+            whole.0.len(),
+            6,
+            "{:?}",
+            whole.0.iter().map(|i| i.get(..80)).collect::<Vec<_>>()
+        );
+        let copied = items(Records::new(
+            std::io::BufReader::with_capacity(4096, &long[..]),
+            "t.jsonl",
+        ));
+        assert!(
+            copied == whole,
+            "long lines copied out read as in the buffer"
+        );
         let native = b"{\"type\":\"session\",\"id\":\"x\",\"timestamp\":\"2025-11-20T23:33:50.805Z\",\"cwd\":\"/w\"}\n\xff\n{\"type\":\"mystery\"}\n";
         let whole = items(Records::new(&native[..], "p.jsonl"));
         for cap in 1..=native.len() + 1 {
