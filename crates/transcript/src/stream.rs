@@ -242,6 +242,7 @@ impl<R: BufRead> Records<R> {
 
 /// Whether `trim` would leave nothing of `text`, known at its first character that is not
 /// white space (no trimming of both ends of every line).
+#[inline]
 fn is_blank(text: &str) -> bool {
     text.chars().all(char::is_whitespace)
 }
