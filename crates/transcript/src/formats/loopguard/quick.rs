@@ -69,7 +69,7 @@ pub(super) fn read(line: &str, first: bool) -> Option<Record> {
     if p.i != p.b.len() {
         return None;
     }
-    build(f, first)
+    build(&mut f, first)
 }
 
 /// The keys of the format, and any other.
@@ -183,8 +183,9 @@ fn set<T>(slot: &mut Option<T>, v: T) -> Option<()> {
 }
 
 /// The record of the fields, as [`super::record_of`] makes it from the serde read's
-/// [`super::Fields`]; only the strings the record keeps are copied out (unescaped).
-fn build(f: Found<'_>, first: bool) -> Option<Record> {
+/// [`super::Fields`]; only the strings the record keeps are copied out (unescaped). The
+/// fields are lent, not moved (a move copied all of them), `args` taken out.
+fn build(f: &mut Found<'_>, first: bool) -> Option<Record> {
     /// An optional text: `Some(None)` for absent or `null`.
     fn opt(s: Option<Option<Str<'_>>>) -> Option<Option<String>> {
         match s.flatten() {
@@ -210,7 +211,7 @@ fn build(f: Found<'_>, first: bool) -> Option<Record> {
         "tool_call" => Record::ToolCall {
             id: req(f.id)?,
             tool: req(f.tool)?,
-            args: f.args?,
+            args: f.args.take()?,
             batch: f.batch.flatten(),
             truncated: f.truncated.flatten().unwrap_or(false),
         },
