@@ -410,6 +410,24 @@ fn mask_ids_into(
     let mut from = 0;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
+        // `i` is always at a word boundary here. Plain text (punctuation, words without a
+        // digit, single spaces between them) is stepped over 8 bytes at a time, then back
+        // to the start of the word the skip stopped in, which is read below as a whole.
+        if matches!(class(b), PUNCT | LETTER) {
+            let mut j = skip_plain(bytes, i);
+            if bytes
+                .get(j)
+                .is_some_and(|&c| matches!(class(c), LETTER | DIGIT))
+            {
+                while j > i && bytes.get(j - 1).is_some_and(|&p| class(p) == LETTER) {
+                    j -= 1;
+                }
+            }
+            if j > i {
+                i = j;
+                continue;
+            }
+        }
         match class(b) {
             PUNCT => i += 1,
             LETTER | DIGIT => {
@@ -462,6 +480,46 @@ fn mask_ids_into(
         }
     }
     out.push_str(line.get(from..).unwrap_or(""));
+}
+
+/// Eight copies of a byte, one per byte of a word.
+const fn splat(b: u8) -> u64 {
+    u64::from_ne_bytes([b; 8])
+}
+
+/// The high bit of each byte of `x` that lies in `lo..=hi` (`1 <= lo <= hi < 0x80`); bytes of
+/// `0x80` or more are never in the range. No carry crosses a byte: each sum stays below 256.
+fn bytes_in(x: u64, lo: u8, hi: u8) -> u64 {
+    let y = x & splat(0x7f);
+    let at_least_lo = y.wrapping_add(splat(0x80 - lo));
+    let above_hi = y.wrapping_add(splat(0x7f - hi));
+    at_least_lo & !above_hi & !x & splat(0x80)
+}
+
+/// The first index from `i` (at most 8 bytes short of where the bytes end) whose byte may
+/// need rewriting by [`mask_ids_into`], read 8 bytes at a time: a digit, a non-ASCII byte,
+/// ASCII whitespace other than a space, or a space followed by whitespace or a non-ASCII
+/// byte. The byte at `i` is not a space (a space at a line's start is not plain).
+fn skip_plain(bytes: &[u8], mut i: usize) -> usize {
+    // Each step reads the 8 bytes at `i` and the 8 after `i + 1` (a space's next byte).
+    while let (Some(here), Some(next)) = (bytes.get(i..i + 8), bytes.get(i + 1..i + 9)) {
+        let (mut x, mut n) = ([0u8; 8], [0u8; 8]);
+        x.copy_from_slice(here);
+        n.copy_from_slice(next);
+        let (x, n) = (u64::from_le_bytes(x), u64::from_le_bytes(n));
+        let high = splat(0x80);
+        let no_text_next = (n & high) | bytes_in(n, b'\t', b'\r') | bytes_in(n, b' ', b' ');
+        let special = (x & high)
+            | bytes_in(x, b'0', b'9')
+            | bytes_in(x, b'\t', b'\r')
+            | (bytes_in(x, b' ', b' ') & no_text_next);
+        if special != 0 {
+            // Little-endian: the lowest set bit is the first special byte.
+            return i + (special.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i
 }
 
 /// The word `line[start..end]`, which holds a digit: a temp id becomes `#`, otherwise each
@@ -1473,6 +1531,72 @@ mod tests {
         );
     }
 
+    /// [`mask_ids_into`] as it was before its 8-byte skip: byte by byte.
+    fn mask_ids_bytewise(
+        line: &str,
+        out: &mut String,
+        number: &mut dyn FnMut(u64),
+        id: &mut dyn FnMut(&str),
+    ) {
+        let bytes = line.as_bytes();
+        // `line[from..i]` is kept as it is, and written when something else must be.
+        let mut from = 0;
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
+            match class(b) {
+                PUNCT => i += 1,
+                LETTER | DIGIT => {
+                    let mut end = i;
+                    let mut digits = false;
+                    while let Some(c) = bytes.get(end).map(|&b| class(b)) {
+                        if c != LETTER && c != DIGIT {
+                            break;
+                        }
+                        digits |= c == DIGIT;
+                        end += 1;
+                    }
+                    if digits {
+                        mask_word(line, i, end, &mut from, out, number, id);
+                    }
+                    i = end;
+                }
+                SPACE
+                    if b == b' '
+                        && (i > from || !out.is_empty())
+                        && bytes
+                            .get(i + 1)
+                            .is_some_and(|&n| matches!(class(n), PUNCT | LETTER | DIGIT)) =>
+                {
+                    // One space between text and more ASCII text is its own collapse.
+                    i += 1;
+                }
+                _ => {
+                    let Some(c) = line.get(i..).and_then(|r| r.chars().next()) else {
+                        break;
+                    };
+                    if !c.is_whitespace() {
+                        i += c.len_utf8();
+                        continue;
+                    }
+                    // A whitespace run: one space, when there is text before and after it.
+                    out.push_str(line.get(from..i).unwrap_or(""));
+                    let text_before = !out.is_empty();
+                    while let Some(c) = line.get(i..).and_then(|r| r.chars().next()) {
+                        if !c.is_whitespace() {
+                            if text_before {
+                                out.push(' ');
+                            }
+                            break;
+                        }
+                        i += c.len_utf8();
+                    }
+                    from = i;
+                }
+            }
+        }
+        out.push_str(line.get(from..).unwrap_or(""));
+    }
+
     /// The character-by-character masking `mask_ids_into` must agree with.
     fn mask_by_chars(line: &str, out: &mut String, numbers: &mut Vec<u64>, ids: &mut Vec<String>) {
         let mut space = false;
@@ -1719,6 +1843,46 @@ mod tests {
         proptest::collection::vec(proptest::sample::select(pieces), 0..8).prop_map(|v| v.concat())
     }
 
+    /// Texts of the pieces [`skip_plain`] tells apart, so that each lands on every offset of
+    /// an 8-byte step: letters, digits, temp ids, punctuation, single and double spaces, other
+    /// ASCII whitespace, non-ASCII letters and spaces, control bytes.
+    fn masked_text() -> impl Strategy<Value = String> {
+        let pieces: Vec<&str> = vec![
+            "a",
+            "Z",
+            "_",
+            "abcdefg",
+            "word",
+            "tmp",
+            "x1",
+            "7",
+            "42",
+            "0099",
+            "3f9a2c1b",
+            "tmpk3j9x2",
+            ".",
+            ":",
+            "/",
+            "-",
+            "\"",
+            "#",
+            "\u{7f}",
+            "\u{1}",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\r",
+            "\u{b}",
+            "\u{c}",
+            "é",
+            "\u{a0}",
+            "\u{3000}",
+            "日本",
+        ];
+        proptest::collection::vec(proptest::sample::select(pieces), 0..40).prop_map(|v| v.concat())
+    }
+
     proptest! {
         #[test]
         fn prop_has_is_contains(h in "[ab\u{e9}: ]{0,24}", n in "[ab\u{e9}:]{0,4}") {
@@ -1802,6 +1966,22 @@ mod tests {
             let (mut got, mut got_n, mut got_ids) = (prefix, Vec::new(), Vec::new());
             mask_ids_into(&s, &mut got, &mut |n| got_n.push(n), &mut |w| got_ids.push(w.to_owned()));
             prop_assert_eq!(got, want);
+            prop_assert_eq!(got_n, want_n);
+            prop_assert_eq!(got_ids, want_ids);
+        }
+
+        /// The 8-byte skip changes nothing: the same text, numbers and ids as byte by byte,
+        /// with and without text written before.
+        #[test]
+        fn prop_mask_ids_into_is_the_bytewise_masking(
+            prefix in "[ a]{0,2}",
+            s in masked_text(),
+        ) {
+            let (mut want, mut want_n, mut want_ids) = (prefix.clone(), Vec::new(), Vec::new());
+            mask_ids_bytewise(&s, &mut want, &mut |n| want_n.push(n), &mut |w| want_ids.push(w.to_owned()));
+            let (mut got, mut got_n, mut got_ids) = (prefix, Vec::new(), Vec::new());
+            mask_ids_into(&s, &mut got, &mut |n| got_n.push(n), &mut |w| got_ids.push(w.to_owned()));
+            prop_assert_eq!(got, want, "{:?}", s);
             prop_assert_eq!(got_n, want_n);
             prop_assert_eq!(got_ids, want_ids);
         }
