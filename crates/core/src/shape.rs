@@ -232,27 +232,48 @@ fn has_chars(s: &str, n: usize) -> bool {
 /// The hash of [`collapse`] of `t`, a text without whitespace at either end, without building
 /// it when `t` is collapsed already.
 fn hash_collapsed_trimmed(t: &str) -> u64 {
-    let collapsed = if t.is_ascii() {
-        // ASCII whitespace is one byte: a text is collapsed when its only whitespace is
-        // single spaces.
-        let b = t.as_bytes();
-        !b.iter()
-            .any(|&c| matches!(c, b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'))
-            && !b.windows(2).any(|w| w == b"  ")
-    } else {
-        let mut prev_space = false;
-        t.chars().all(|c| {
-            let space = c.is_whitespace();
-            let ok = !space || (c == ' ' && !prev_space);
-            prev_space = space;
-            ok
-        })
-    };
-    if collapsed {
+    if is_collapsed(t) {
         hash_str(t)
     } else {
         hash_str(&collapse(t))
     }
+}
+
+/// Whether the only whitespace of `t` is single spaces. ASCII text is read 8 bytes at a time
+/// (with the byte after each, a space's next one); from the first step holding a non-ASCII
+/// byte, other whitespace or two spaces, the rest is read character by character.
+fn is_collapsed(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut i = 0;
+    while let (Some(here), Some(next)) = (b.get(i..i + 8), b.get(i + 1..i + 9)) {
+        let (x, n) = (le_u64(here), le_u64(next));
+        let stop = (x & splat(0x80))
+            | bytes_in(x, b'\t', b'\r')
+            | (bytes_in(x, b' ', b' ') & bytes_in(n, b' ', b' '));
+        if stop != 0 {
+            break;
+        }
+        i += 8;
+    }
+    // Every byte before `i` is ASCII: `i` is a character boundary, and the byte before it is
+    // whitespace only when it is a space.
+    let Some(rest) = t.get(i..) else {
+        return false;
+    };
+    let mut prev_space = i > 0 && b.get(i - 1) == Some(&b' ');
+    rest.chars().all(|c| {
+        let space = c.is_whitespace();
+        let ok = !space || (c == ' ' && !prev_space);
+        prev_space = space;
+        ok
+    })
+}
+
+/// The little-endian number of 8 bytes.
+fn le_u64(bytes: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(bytes.get(..8).unwrap_or(&[0; 8]));
+    u64::from_le_bytes(a)
 }
 
 /// Whitespace runs become one space.
@@ -503,10 +524,7 @@ fn bytes_in(x: u64, lo: u8, hi: u8) -> u64 {
 fn skip_plain(bytes: &[u8], mut i: usize) -> usize {
     // Each step reads the 8 bytes at `i` and the 8 after `i + 1` (a space's next byte).
     while let (Some(here), Some(next)) = (bytes.get(i..i + 8), bytes.get(i + 1..i + 9)) {
-        let (mut x, mut n) = ([0u8; 8], [0u8; 8]);
-        x.copy_from_slice(here);
-        n.copy_from_slice(next);
-        let (x, n) = (u64::from_le_bytes(x), u64::from_le_bytes(n));
+        let (x, n) = (le_u64(here), le_u64(next));
         let high = splat(0x80);
         let no_text_next = (n & high) | bytes_in(n, b'\t', b'\r') | bytes_in(n, b' ', b' ');
         let special = (x & high)
@@ -862,17 +880,34 @@ impl TokenSet {
 
 /// One token's hash; `masked` is a scratch buffer reused from token to token.
 fn push_token(t: &str, out: &mut Vec<u32>, masked: &mut String) {
+    if t.bytes().all(is_word) {
+        let digits = t.bytes().filter(u8::is_ascii_digit).count();
+        push_word(t, digits, out, masked);
+    } else {
+        push_masked(t, out, masked);
+    }
+}
+
+/// [`push_token`] of a token of ASCII letters, digits and `_`, `digits` of them digits
+/// (counted as the token was cut).
+fn push_word(t: &str, digits: usize, out: &mut Vec<u32>, masked: &mut String) {
     if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
         return;
     }
     // A word of ASCII letters and `_` masks to itself (no digit run, not a temp id), and a
     // run of digits (a JSON number is `0`) to `#`.
-    if t.bytes().all(|b| is_word(b) && !b.is_ascii_digit()) {
+    if digits == 0 {
         out.push((hash_str(t) >> 32) as u32);
-        return;
-    }
-    if t.bytes().all(|b| b.is_ascii_digit()) {
+    } else if digits == t.len() {
         out.push((hash_str("#") >> 32) as u32);
+    } else {
+        push_masked(t, out, masked);
+    }
+}
+
+/// [`push_token`] of a token that masks to something else than itself or `#`.
+fn push_masked(t: &str, out: &mut Vec<u32>, masked: &mut String) {
+    if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
         return;
     }
     masked.clear();
@@ -888,14 +923,18 @@ fn tokens(v: &Value, out: &mut Vec<u32>, budget: &mut usize, masked: &mut String
             if s.is_ascii() {
                 // One byte per character, alphanumeric exactly when its character is: the
                 // same tokens, split without decoding.
-                let mut start = 0;
+                // Each token's digits are counted as it is cut.
+                let (mut start, mut digits) = (0, 0);
                 for (i, &b) in s.as_bytes().iter().enumerate() {
-                    if !is_word(b) {
-                        push_token(s.get(start..i).unwrap_or(""), out, masked);
+                    if b.is_ascii_digit() {
+                        digits += 1;
+                    } else if !is_word(b) {
+                        push_word(s.get(start..i).unwrap_or(""), digits, out, masked);
                         start = i + 1;
+                        digits = 0;
                     }
                 }
-                push_token(s.get(start..).unwrap_or(""), out, masked);
+                push_word(s.get(start..).unwrap_or(""), digits, out, masked);
             } else {
                 for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
                     push_token(t, out, masked);
@@ -1611,6 +1650,25 @@ mod tests {
         out.push_str(line.get(from..).unwrap_or(""));
     }
 
+    /// Whether `t` is collapsed, as [`hash_collapsed_trimmed`] first told it: the ASCII rule
+    /// for ASCII text, the character rule otherwise.
+    fn is_collapsed_by_its_rules(t: &str) -> bool {
+        if t.is_ascii() {
+            let b = t.as_bytes();
+            !b.iter()
+                .any(|&c| matches!(c, b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'))
+                && !b.windows(2).any(|w| w == b"  ")
+        } else {
+            let mut prev_space = false;
+            t.chars().all(|c| {
+                let space = c.is_whitespace();
+                let ok = !space || (c == ' ' && !prev_space);
+                prev_space = space;
+                ok
+            })
+        }
+    }
+
     /// The character-by-character masking `mask_ids_into` must agree with.
     fn mask_by_chars(line: &str, out: &mut String, numbers: &mut Vec<u64>, ids: &mut Vec<String>) {
         let mut space = false;
@@ -2009,6 +2067,14 @@ mod tests {
         ) {
             let ns: Vec<&str> = ns.iter().map(String::as_str).collect();
             prop_assert_eq!(has_any(&s, &ns), ns.iter().any(|n| s.contains(n)));
+        }
+
+        /// The 8-byte test of a collapsed text answers as the rules, on texts whose spaces,
+        /// other whitespace and non-ASCII characters land on every offset of a step.
+        #[test]
+        fn prop_is_collapsed_is_its_rules(s in masked_text()) {
+            prop_assert_eq!(is_collapsed(&s), is_collapsed_by_its_rules(&s), "{:?}", s);
+            prop_assert_eq!(hash_collapsed_trimmed(s.trim()), hash_str(&collapse(&s)));
         }
 
         /// The token hash's shortcut: a word of ASCII letters and `_` is its own mask,
