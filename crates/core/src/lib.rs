@@ -30,6 +30,7 @@ mod pool;
 pub mod prose;
 mod registry;
 pub mod shape;
+mod swar;
 pub mod tools;
 
 pub use bus::{call_fingerprint, Bus, Lifecycle, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};

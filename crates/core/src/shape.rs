@@ -20,6 +20,7 @@
 //! result and [`MAX_ARGS_BYTES`] bytes of arguments are read.
 
 use crate::fingerprint::Fingerprint;
+use crate::swar::{bytes_in, le_u64, splat};
 use crate::FixedState;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -142,7 +143,7 @@ impl Echo {
 
     fn add_text(&mut self, s: &str, spare: &mut InlinePool) {
         let mut lines = 0;
-        for line in s.lines() {
+        for line in crate::swar::lines(s) {
             lines += 1;
             let t = strip_line_number(line.trim()).trim();
             if has_chars(t, MIN_ECHO_LINE) {
@@ -267,13 +268,6 @@ fn is_collapsed(t: &str) -> bool {
         prev_space = space;
         ok
     })
-}
-
-/// The little-endian number of 8 bytes.
-fn le_u64(bytes: &[u8]) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(bytes.get(..8).unwrap_or(&[0; 8]));
-    u64::from_le_bytes(a)
 }
 
 /// Whitespace runs become one space.
@@ -503,20 +497,6 @@ fn mask_ids_into(
     out.push_str(line.get(from..).unwrap_or(""));
 }
 
-/// Eight copies of a byte, one per byte of a word.
-const fn splat(b: u8) -> u64 {
-    u64::from_ne_bytes([b; 8])
-}
-
-/// The high bit of each byte of `x` that lies in `lo..=hi` (`1 <= lo <= hi < 0x80`); bytes of
-/// `0x80` or more are never in the range. No carry crosses a byte: each sum stays below 256.
-fn bytes_in(x: u64, lo: u8, hi: u8) -> u64 {
-    let y = x & splat(0x7f);
-    let at_least_lo = y.wrapping_add(splat(0x80 - lo));
-    let above_hi = y.wrapping_add(splat(0x7f - hi));
-    at_least_lo & !above_hi & !x & splat(0x80)
-}
-
 /// The first index from `i` (at most 8 bytes short of where the bytes end) whose byte may
 /// need rewriting by [`mask_ids_into`], read 8 bytes at a time: a digit, a non-ASCII byte,
 /// ASCII whitespace other than a space, or a space followed by whitespace or a non-ASCII
@@ -710,7 +690,7 @@ pub(crate) fn result_shape_in(
                 owned.as_str()
             }
         };
-        for line in part.lines() {
+        for line in crate::swar::lines(part) {
             let trimmed = line.trim();
             if echo.has_trimmed_line(trimmed) {
                 continue;

@@ -67,7 +67,7 @@ fn streamed(input: &ResultInput<'_>, extra: &[String]) -> Fingerprint {
     h.text(&args_fingerprint(&details).to_hex());
     h.begin_part();
     let mut line = String::new();
-    for mut part in input.content.trim().split_inclusive('\n') {
+    for mut part in crate::swar::lines_inclusive(input.content.trim()) {
         // A line of many megabytes (inline base64) is taken in pieces, so the buffer stays
         // small.
         while !part.is_empty() {

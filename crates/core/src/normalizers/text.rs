@@ -33,7 +33,7 @@ pub(crate) fn normalize_text(s: &str) -> String {
 /// enough).
 pub(crate) fn normalize_text_into(s: &str, out: &mut String) {
     out.reserve(s.len());
-    for line in s.split_inclusive('\n') {
+    for line in crate::swar::lines_inclusive(s) {
         normalize_line(line, out);
     }
 }
@@ -892,6 +892,22 @@ mod props {
         #[test]
         fn prop_noise_shaped_text_never_panics(s in "[a-z0-9 :=\\[\\]<>\"./_-]{0,60}", k in "(in|took|pid|session|request id|req_|/bin/bash: line|In \\[|<<<X id=\")") {
             let _ = normalize_text(&format!("{k}{s}"));
+        }
+
+        /// Lines cut 8 bytes at a time are the lines `split_inclusive` cuts.
+        #[test]
+        fn prop_lines_are_cut_as_split_inclusive(
+            s in "(\n|\r\n|a|7|é|\u{3000}| |took 3 s|pid 42|2026-03-13T19:44:50Z|/bin/bash: line 3: ){0,30}"
+        ) {
+            prop_assert_eq!(
+                crate::swar::lines_inclusive(&s).collect::<Vec<_>>(),
+                s.split_inclusive('\n').collect::<Vec<_>>()
+            );
+            let mut want = String::new();
+            for line in s.split_inclusive('\n') {
+                normalize_line(line, &mut want);
+            }
+            prop_assert_eq!(normalize_text(&s), want);
         }
 
         #[test]
