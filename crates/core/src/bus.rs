@@ -124,8 +124,8 @@ struct Spare {
     inline: InlinePool,
     /// The text pass's buffer.
     text: String,
-    /// The result shape's buffers: its text and its numbers.
-    shape: (String, Vec<u64>),
+    /// The result shape's buffers: its text, its numbers, its cut lines.
+    shape: crate::shape::ShapeBuffers,
 }
 
 impl Spare {
@@ -591,12 +591,11 @@ impl Bus {
             self.spare.strings.keep(r.call.tool);
         }
         if let Some(s) = shape {
-            let (text, numbers) = s.buffers.into_inner();
-            let numbers = match s.cell.into_inner() {
-                Some(rs) => rs.numbers,
-                None => numbers,
-            };
-            self.spare.shape = (text, numbers);
+            let mut buffers = s.buffers.into_inner();
+            if let Some(rs) = s.cell.into_inner() {
+                buffers.numbers = rs.numbers;
+            }
+            self.spare.shape = buffers;
             if s.echo.is_some() {
                 self.spare.echo = s.echo;
             }

@@ -105,7 +105,7 @@ pub(crate) struct LazyShape<'a> {
     pub(crate) cell: OnceCell<ResultShape>,
     /// The buffers the shape is computed in (the bus's, from the previous result): the
     /// shaped text, and the numbers that become the shape's.
-    pub(crate) buffers: std::cell::Cell<(String, Vec<u64>)>,
+    pub(crate) buffers: std::cell::Cell<crate::shape::ShapeBuffers>,
 }
 
 impl std::fmt::Debug for LazyShape<'_> {
@@ -226,15 +226,14 @@ impl<'a> Cx<'a> {
         let s = self.shape?;
         Some(s.cell.get_or_init(|| {
             let none = Echo::none();
-            let (mut out, numbers) = s.buffers.take();
+            let mut buffers = s.buffers.take();
             let shape = crate::shape::result_shape_in(
                 s.echo.as_ref().unwrap_or(&none),
                 s.content,
                 Some(s.text_pass),
-                &mut out,
-                numbers,
+                &mut buffers,
             );
-            s.buffers.set((out, Vec::new()));
+            s.buffers.set(buffers);
             shape
         }))
     }

@@ -661,20 +661,36 @@ pub(crate) fn result_shape_with(
     content: &str,
     pass: Option<&crate::normalize::TextPass>,
 ) -> ResultShape {
-    let mut out = String::with_capacity(content.len().min(HEAD_BYTES + TAIL_BYTES));
-    result_shape_in(echo, content, pass, &mut out, Vec::new())
+    let mut buffers = ShapeBuffers {
+        out: String::with_capacity(content.len().min(HEAD_BYTES + TAIL_BYTES)),
+        ..ShapeBuffers::default()
+    };
+    result_shape_in(echo, content, pass, &mut buffers)
 }
 
-/// [`result_shape_with`] in reused buffers: the shaped text is written into `out` (cleared
-/// first), and the shape's numbers into `numbers` (cleared first), so that a bus that gives
-/// each result the buffers of the previous one allocates nothing per result.
+/// The buffers a result's shape is computed in: a bus that gives each result the buffers of
+/// the previous one allocates nothing per result.
+#[derive(Debug, Default)]
+pub(crate) struct ShapeBuffers {
+    /// The shaped text (cleared first).
+    pub(crate) out: String,
+    /// The numbers that become the shape's (cleared first; the shape takes them).
+    pub(crate) numbers: Vec<u64>,
+    /// Where a line is cut the echo's inline pieces out of ([`cut_pieces`]); boxed, so that
+    /// the buffers move cheaply from result to result.
+    cuts: Option<Box<[String; 2]>>,
+}
+
+/// [`result_shape_with`] in reused buffers: the shaped text is written into `buffers.out`,
+/// and the shape's numbers into `buffers.numbers`.
 pub(crate) fn result_shape_in(
     echo: &Echo,
     content: &str,
     pass: Option<&crate::normalize::TextPass>,
-    out: &mut String,
-    mut numbers: Vec<u64>,
+    buffers: &mut ShapeBuffers,
 ) -> ResultShape {
+    let ShapeBuffers { out, numbers, cuts } = buffers;
+    let mut numbers = std::mem::take(numbers);
     out.clear();
     numbers.clear();
     let mut ids: Option<u64> = None;
@@ -695,15 +711,8 @@ pub(crate) fn result_shape_in(
             if echo.has_trimmed_line(trimmed) {
                 continue;
             }
-            let mut owned: Option<String> = None;
-            for piece in &echo.inline {
-                let cur = owned.as_deref().unwrap_or(line);
-                if has(cur, piece) {
-                    owned = Some(cur.replace(piece.as_str(), "\u{1}"));
-                }
-            }
-            let line = match owned.as_deref() {
-                Some(replaced) => replaced.trim(),
+            let line = match cut_pieces(line, &echo.inline, cuts) {
+                Some(cut) => cut.trim(),
                 None => trimmed,
             };
             if line.is_empty() {
@@ -733,6 +742,42 @@ pub(crate) fn result_shape_in(
         numbers,
         ids,
     }
+}
+
+/// `line` with each of `pieces` it holds replaced by `\u{1}`, one piece after the other (as
+/// `str::replace` would), written into `cuts` (the line cut so far in one, the next cut
+/// written into the other; allocated at the first line that holds a piece); `None` when it
+/// holds none.
+fn cut_pieces<'c>(
+    line: &str,
+    pieces: &[String],
+    cuts: &'c mut Option<Box<[String; 2]>>,
+) -> Option<&'c str> {
+    // The pieces before the first one the line holds leave it as it is.
+    let first = pieces.iter().position(|p| has(line, p))?;
+    let cuts = cuts.get_or_insert_with(Box::default);
+    let [done, next] = &mut **cuts;
+    done.clear();
+    replace_into(line, pieces.get(first)?, "\u{1}", done);
+    for piece in pieces.get(first + 1..).unwrap_or_default() {
+        if has(done, piece) {
+            next.clear();
+            replace_into(done, piece, "\u{1}", next);
+            std::mem::swap(done, next);
+        }
+    }
+    Some(done.as_str())
+}
+
+/// `text.replace(from, to)`, appended to `out`.
+fn replace_into(text: &str, from: &str, to: &str, out: &mut String) {
+    let mut last = 0;
+    for (start, _) in text.match_indices(from) {
+        out.push_str(text.get(last..start).unwrap_or(""));
+        out.push_str(to);
+        last = start + from.len();
+    }
+    out.push_str(text.get(last..).unwrap_or(""));
 }
 
 /// Whether the numbers of consecutive results of one call move steadily. A position whose
@@ -1649,6 +1694,19 @@ mod tests {
         }
     }
 
+    /// The echo's inline pieces cut out of a line as they were first: a new string for each
+    /// piece the line holds.
+    fn cut_pieces_by_replace(line: &str, pieces: &[String]) -> Option<String> {
+        let mut owned: Option<String> = None;
+        for piece in pieces {
+            let cur = owned.as_deref().unwrap_or(line);
+            if has(cur, piece) {
+                owned = Some(cur.replace(piece.as_str(), "\u{1}"));
+            }
+        }
+        owned
+    }
+
     /// The character-by-character masking `mask_ids_into` must agree with.
     fn mask_by_chars(line: &str, out: &mut String, numbers: &mut Vec<u64>, ids: &mut Vec<String>) {
         let mut space = false;
@@ -2055,6 +2113,25 @@ mod tests {
         fn prop_is_collapsed_is_its_rules(s in masked_text()) {
             prop_assert_eq!(is_collapsed(&s), is_collapsed_by_its_rules(&s), "{:?}", s);
             prop_assert_eq!(hash_collapsed_trimmed(s.trim()), hash_str(&collapse(&s)));
+        }
+
+        /// Pieces cut in two reused buffers are the pieces cut by `str::replace`, line after
+        /// line (what one line leaves in the buffers never shows in the next).
+        #[test]
+        fn prop_cut_pieces_is_replace(
+            lines in proptest::collection::vec(masked_text(), 1..4),
+            pieces in proptest::collection::vec("(ab|a|é|7 |  |\u{1}|word|abab){1,3}", 0..4),
+        ) {
+            let mut cuts = None;
+            for line in &lines {
+                let want = cut_pieces_by_replace(line, &pieces);
+                prop_assert_eq!(cut_pieces(line, &pieces, &mut cuts).map(str::to_owned), want);
+            }
+            for (text, from) in lines.iter().zip(&pieces) {
+                let mut out = String::from("x");
+                replace_into(text, from, "\u{1}", &mut out);
+                prop_assert_eq!(out, format!("x{}", text.replace(from.as_str(), "\u{1}")));
+            }
         }
 
         /// The token hash's shortcut: a word of ASCII letters and `_` is its own mask,
