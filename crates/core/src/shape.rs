@@ -145,14 +145,14 @@ impl Echo {
         let mut lines = 0;
         for line in crate::swar::lines(s) {
             lines += 1;
-            let t = strip_line_number(line.trim()).trim();
+            let t = trim(strip_line_number(trim(line)));
             if has_chars(t, MIN_ECHO_LINE) {
                 self.lines.insert(hash_collapsed_trimmed(t));
             } else if !t.is_empty() {
                 self.short.insert(hash_str(t));
             }
         }
-        let t = s.trim();
+        let t = trim(s);
         if lines <= 1
             && self.inline.len() < MAX_ECHO_INLINE
             && has_chars(t, MIN_ECHO_INLINE)
@@ -169,7 +169,7 @@ impl Echo {
     /// Whether the trimmed `line` (line-number prefix removed) is a line of the arguments; a
     /// short line counts only when the result numbers it (`1233:        }`).
     pub fn has_line(&self, line: &str) -> bool {
-        self.has_trimmed_line(line.trim())
+        self.has_trimmed_line(trim(line))
     }
 
     /// [`Echo::has_line`] of a line already trimmed. An echo without lines has none of them:
@@ -179,7 +179,7 @@ impl Echo {
             return false;
         }
         let stripped = strip_line_number(trimmed);
-        let t = stripped.trim();
+        let t = trim(stripped);
         if has_chars(t, MIN_ECHO_LINE) {
             return self.lines.contains(&hash_collapsed_trimmed(t));
         }
@@ -215,6 +215,23 @@ fn strip_line_number(line: &str) -> &str {
         return rest;
     }
     line
+}
+
+/// `s.trim()`, told from the bytes at either end when both are ASCII (the whitespace of ASCII
+/// is `\t` to `\r` and the space); a text that starts or ends with a non-ASCII character is
+/// left to `str::trim`.
+fn trim(s: &str) -> &str {
+    let ws = |c: &u8| matches!(c, b'\t'..=b'\r' | b' ');
+    let b = s.as_bytes();
+    let Some(start) = b.iter().position(|c| !ws(c)) else {
+        // Only ASCII whitespace.
+        return "";
+    };
+    let end = b.iter().rposition(|c| !ws(c)).map_or(start, |e| e + 1);
+    match (b.get(start), b.get(end.wrapping_sub(1))) {
+        (Some(f), Some(l)) if f.is_ascii() && l.is_ascii() => s.get(start..end).unwrap_or(""),
+        _ => s.trim(),
+    }
 }
 
 /// Whether `s` has at least `n` characters: told by its length alone unless that lies
@@ -700,19 +717,19 @@ pub(crate) fn result_shape_in(
         let owned;
         let part = match pass {
             // The whole content, already trimmed: the text pass of `content.trim()`.
-            Some(p) if tail.is_none() && part.len() == part.trim().len() => p.of(part),
+            Some(p) if tail.is_none() && part.len() == trim(part).len() => p.of(part),
             _ => {
                 owned = crate::normalizers::text::normalize_text(part);
                 owned.as_str()
             }
         };
         for line in crate::swar::lines(part) {
-            let trimmed = line.trim();
+            let trimmed = trim(line);
             if echo.has_trimmed_line(trimmed) {
                 continue;
             }
             let line = match cut_pieces(line, &echo.inline, cuts) {
-                Some(cut) => cut.trim(),
+                Some(cut) => trim(cut),
                 None => trimmed,
             };
             if line.is_empty() {
@@ -2132,6 +2149,12 @@ mod tests {
                 replace_into(text, from, "\u{1}", &mut out);
                 prop_assert_eq!(out, format!("x{}", text.replace(from.as_str(), "\u{1}")));
             }
+        }
+
+        /// The byte trim is `str::trim`, with ASCII and non-ASCII whitespace at either end.
+        #[test]
+        fn prop_trim_is_str_trim(s in masked_text()) {
+            prop_assert_eq!(trim(&s), s.trim(), "{:?}", s);
         }
 
         /// The token hash's shortcut: a word of ASCII letters and `_` is its own mask,
