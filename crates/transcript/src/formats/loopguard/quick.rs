@@ -17,8 +17,10 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 /// Arrays and objects nested deeper than this (below the line's own object) are left to
-/// serde, whose limit is 128.
-const MAX_DEPTH: usize = 64;
+/// serde, whose limit is 128. Tool arguments rarely nest past a few levels; the bound keeps
+/// the quick read's recursion shallow even where its frames are large (an unoptimised build
+/// on a small thread stack: about 8 KB a level).
+const MAX_DEPTH: usize = 16;
 
 /// The first key of an object that serde_json reads as a raw value rather than a map.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
@@ -1074,5 +1076,25 @@ mod tests {
         );
         assert!(read(&deep, false).is_none());
         agrees(&deep).unwrap();
+    }
+
+    /// Arguments nested to the quick read's bound are read quickly; one level more is left
+    /// to serde (the same record), so that the quick read never recurses deeper.
+    #[test]
+    fn args_nested_past_the_bound_are_left_to_serde() {
+        let nested = |levels: usize| {
+            format!(
+                r#"{{"type":"tool_call","id":"c","tool":"t","args":{{"a":{}1{}}}}}"#,
+                "[".repeat(levels),
+                "]".repeat(levels)
+            )
+        };
+        let within = nested(MAX_DEPTH - 1);
+        assert!(read(&within, false).is_some());
+        agrees(&within).unwrap();
+        let past = nested(MAX_DEPTH);
+        assert!(read(&past, false).is_none());
+        agrees(&past).unwrap();
+        assert!(super::super::fast(&past, false).is_some());
     }
 }
