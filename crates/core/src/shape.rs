@@ -447,13 +447,27 @@ fn mask_ids_into(
         // to the start of the word the skip stopped in, which is read below as a whole.
         if matches!(class(b), PUNCT | LETTER) {
             let mut j = skip_plain(bytes, i);
-            if bytes
-                .get(j)
-                .is_some_and(|&c| matches!(class(c), LETTER | DIGIT))
-            {
+            let at = j;
+            let stop = bytes.get(j).map(|&c| class(c));
+            if matches!(stop, Some(LETTER | DIGIT)) {
                 while j > i && bytes.get(j - 1).is_some_and(|&p| class(p) == LETTER) {
                     j -= 1;
                 }
+            }
+            if stop == Some(DIGIT) {
+                // The skip stopped at a digit: its word (letters back to `j`, then letters and
+                // digits on) holds a digit, and is masked without being read again from its
+                // start.
+                let mut end = at + 1;
+                while bytes
+                    .get(end)
+                    .is_some_and(|&c| matches!(class(c), LETTER | DIGIT))
+                {
+                    end += 1;
+                }
+                mask_word(line, j, end, &mut from, out, number, id);
+                i = end;
+                continue;
             }
             if j > i {
                 i = j;
@@ -2104,6 +2118,28 @@ mod tests {
             prefix in "[ a]{0,2}",
             s in masked_text(),
         ) {
+            let (mut want, mut want_n, mut want_ids) = (prefix.clone(), Vec::new(), Vec::new());
+            mask_ids_bytewise(&s, &mut want, &mut |n| want_n.push(n), &mut |w| want_ids.push(w.to_owned()));
+            let (mut got, mut got_n, mut got_ids) = (prefix, Vec::new(), Vec::new());
+            mask_ids_into(&s, &mut got, &mut |n| got_n.push(n), &mut |w| got_ids.push(w.to_owned()));
+            prop_assert_eq!(got, want, "{:?}", s);
+            prop_assert_eq!(got_n, want_n);
+            prop_assert_eq!(got_ids, want_ids);
+        }
+
+        /// A word the 8-byte skip stops in at a digit is masked as byte by byte: letters
+        /// before the digit on either side of an 8-byte step, hex and temp ids, non-ASCII
+        /// text and whitespace around them, and arbitrary text.
+        #[test]
+        fn prop_words_stopped_at_a_digit_are_the_bytewise_masking(
+            prefix in "[ a]{0,2}",
+            pad in "[a-z _.]{0,9}",
+            parts in proptest::collection::vec(
+                "([a-zA-Z_]{0,19}[0-9]{1,5}[a-z0-9_]{0,6}|[a-f0-9]{6,12}|tmp[a-z0-9]{2,6}|[ .:/#-]{1,3}|  |\t|é|\u{3000}|(?s).{0,4})",
+                0..12,
+            ),
+        ) {
+            let s = format!("{pad}{}", parts.concat());
             let (mut want, mut want_n, mut want_ids) = (prefix.clone(), Vec::new(), Vec::new());
             mask_ids_bytewise(&s, &mut want, &mut |n| want_n.push(n), &mut |w| want_ids.push(w.to_owned()));
             let (mut got, mut got_n, mut got_ids) = (prefix, Vec::new(), Vec::new());
