@@ -476,6 +476,17 @@ fn keyword_at(line: &str, i: usize) -> Hit {
     keyword_value_at(line, i, word_len)
 }
 
+/// The keyword of [`TIME_WORDS`], [`DURATION_KEYS`] or [`ID_WORDS`] spelt by `word` (lower
+/// case), if any.
+fn keyword_named(word: &[u8]) -> Option<&'static str> {
+    TIME_WORDS
+        .iter()
+        .chain(DURATION_KEYS)
+        .chain(ID_WORDS)
+        .find(|k| k.len() == word.len() && k.as_bytes() == word)
+        .copied()
+}
+
 /// [`keyword_at`] for the word of `word_len` bytes at `i` (letters, digits, `_`, `-`; at
 /// most 16), whatever its first letter and length.
 fn keyword_value_at(line: &str, i: usize, word_len: usize) -> Hit {
@@ -484,9 +495,11 @@ fn keyword_value_at(line: &str, i: usize, word_len: usize) -> Hit {
     for (d, s) in buf.iter_mut().zip(&bytes[i..i + word_len]) {
         *d = s.to_ascii_lowercase();
     }
-    // The word is ASCII (letters, digits, `_`, `-`).
-    let word = std::str::from_utf8(&buf[..word_len]).ok()?;
-    let word = word.trim_end_matches('-');
+    // The word without its trailing `-`s, when it is one of the keywords: no other word has
+    // a value read after it.
+    let lower = buf.get(..word_len)?;
+    let kept = lower.iter().rposition(|&b| b != b'-').map_or(0, |p| p + 1);
+    let word = keyword_named(lower.get(..kept)?)?;
     let after_word = i + word.len();
     let value_start = skip_separators(bytes, after_word);
     if value_start == after_word && !DURATION_KEYS.contains(&word) {
@@ -810,6 +823,66 @@ mod props {
         out.push_str(&line[copied..]);
     }
 
+    /// [`keyword_value_at`] as it was before [`keyword_named`]: the word read as a string,
+    /// then looked for in each list.
+    fn keyword_value_at_by_str(line: &str, i: usize, word_len: usize) -> Hit {
+        let bytes = line.as_bytes();
+        let mut buf = [0u8; 16];
+        for (d, s) in buf.iter_mut().zip(&bytes[i..i + word_len]) {
+            *d = s.to_ascii_lowercase();
+        }
+        // The word is ASCII (letters, digits, `_`, `-`).
+        let word = std::str::from_utf8(&buf[..word_len]).ok()?;
+        let word = word.trim_end_matches('-');
+        let after_word = i + word.len();
+        let value_start = skip_separators(bytes, after_word);
+        if value_start == after_word && !DURATION_KEYS.contains(&word) {
+            // a separator is required between a keyword and its value
+            return None;
+        }
+        if TIME_WORDS.contains(&word) {
+            return duration_at(bytes, value_start).map(|end| (value_start, end));
+        }
+        if DURATION_KEYS.contains(&word) {
+            if value_start == after_word {
+                return None;
+            }
+            let n = number_len(bytes, value_start);
+            return (n > 0 && !bytes.get(value_start + n).is_some_and(|b| is_word_byte(*b)))
+                .then_some((value_start, value_start + n));
+        }
+        match word {
+            "pid" => {
+                let n = bytes[value_start..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+                (n > 0 && !bytes.get(value_start + n).is_some_and(|b| is_word_byte(*b)))
+                    .then_some((value_start, value_start + n))
+            }
+            "session" | "sessionid" | "session_id" | "session-id" => {
+                id_token_at(line, value_start, word == "session")
+            }
+            "requestid" | "request_id" | "request-id" | "x-request-id" => {
+                id_token_at(line, value_start, false)
+            }
+            "request" => {
+                // `request id: …`
+                let rest = line.get(value_start..)?;
+                let lower = rest.get(..2)?.to_ascii_lowercase();
+                if lower != "id" || rest.as_bytes().get(2).is_some_and(|b| is_word_byte(*b)) {
+                    return None;
+                }
+                let v = skip_separators(bytes, value_start + 2);
+                if v == value_start + 2 {
+                    return None;
+                }
+                id_token_at(line, v, false)
+            }
+            _ => None,
+        }
+    }
+
     fn agrees_with_every_byte(line: &str) -> Result<(), TestCaseError> {
         let (mut fast, mut slow) = (String::new(), String::new());
         scan_inline(line, &mut fast);
@@ -885,6 +958,25 @@ mod props {
         #[test]
         fn prop_word_filters_change_nothing_on_any_text(s in "(?s).{0,80}") {
             agrees_with_every_byte(&s)?;
+        }
+
+        /// Reading a keyword's value after naming it among the keywords first changes no
+        /// match: keywords in any case, with `-`s, near-keywords, and arbitrary words.
+        #[test]
+        fn prop_keyword_named_changes_no_match(
+            line in "(in|IN|took|Elapsed|time|duration|after|wall|duration_ms|elapsedms|tookms|took_ms|time_ms|pid|Session|sessionid|session_id|session-id|requestid|request_id|request-id|x-request-id|request|ins|tim|pids|sessions|[a-z0-9_-]{1,16}|(?s).{0,4})(-{0,2})([ :=\"'#]{0,3})(id[: ]{1,2})?([0-9]{1,5}(\\.[0-9]{1,2})? ?(ms|s|sec|min)?|[a-z0-9-]{4,12}|(?s).{0,6})"
+        ) {
+            let bytes = line.as_bytes();
+            let word_len = bytes
+                .iter()
+                .take_while(|b| is_word_byte(**b) || **b == b'-')
+                .count()
+                .min(16);
+            prop_assert_eq!(
+                keyword_value_at(&line, 0, word_len),
+                keyword_value_at_by_str(&line, 0, word_len),
+                "{:?}", line
+            );
         }
 
         #[test]
