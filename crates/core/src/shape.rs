@@ -465,7 +465,7 @@ fn mask_ids_into(
                 {
                     end += 1;
                 }
-                mask_word(line, j, end, &mut from, out, number, id);
+                mask_word(line, j, at, end, &mut from, out, number, id);
                 i = end;
                 continue;
             }
@@ -487,7 +487,7 @@ fn mask_ids_into(
                     end += 1;
                 }
                 if digits {
-                    mask_word(line, i, end, &mut from, out, number, id);
+                    mask_word(line, i, i, end, &mut from, out, number, id);
                 }
                 i = end;
             }
@@ -551,12 +551,14 @@ fn skip_plain(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The word `line[start..end]`, which holds a digit: a temp id becomes `#`, otherwise each
-/// digit run does. Writes the kept text before it first (`line[*from..]`), and moves `from`
+/// The word `line[start..end]`, which holds a digit and none before `first_digit`: a temp id
+/// becomes `#`, otherwise each digit run does. Writes the kept text before it first (`line[*from..]`), and moves `from`
 /// past what it rewrote.
+#[allow(clippy::too_many_arguments)]
 fn mask_word(
     line: &str,
     start: usize,
+    first_digit: usize,
     end: usize,
     from: &mut usize,
     out: &mut String,
@@ -572,7 +574,7 @@ fn mask_word(
         return;
     }
     let wb = word.as_bytes();
-    let mut j = 0;
+    let mut j = first_digit.saturating_sub(start);
     while j < wb.len() {
         if !wb[j].is_ascii_digit() {
             j += 1;
@@ -1665,7 +1667,7 @@ mod tests {
                         end += 1;
                     }
                     if digits {
-                        mask_word(line, i, end, &mut from, out, number, id);
+                        mask_word(line, i, i, end, &mut from, out, number, id);
                     }
                     i = end;
                 }
