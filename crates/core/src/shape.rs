@@ -437,6 +437,17 @@ fn mask_ids_into(
     number: &mut dyn FnMut(u64),
     id: &mut dyn FnMut(&str),
 ) {
+    mask_ids_with::<true>(line, out, number, id);
+}
+
+/// [`mask_ids_into`], with `SKIP` stepping over plain text 8 bytes at a time ([`skip_plain`]);
+/// without it, byte by byte (the tests' reference: both must write the same).
+fn mask_ids_with<const SKIP: bool>(
+    line: &str,
+    out: &mut String,
+    number: &mut dyn FnMut(u64),
+    id: &mut dyn FnMut(&str),
+) {
     let bytes = line.as_bytes();
     // `line[from..i]` is kept as it is, and written when something else must be.
     let mut from = 0;
@@ -445,7 +456,7 @@ fn mask_ids_into(
         // `i` is always at a word boundary here. Plain text (punctuation, words without a
         // digit, single spaces between them) is stepped over 8 bytes at a time, then back
         // to the start of the word the skip stopped in, which is read below as a whole.
-        if matches!(class(b), PUNCT | LETTER) {
+        if SKIP && matches!(class(b), PUNCT | LETTER) {
             let mut j = skip_plain(bytes, i);
             let at = j;
             let stop = bytes.get(j).map(|&c| class(c));
@@ -1242,10 +1253,10 @@ impl<'a> Needles<'a> {
         let mut i = 0;
         // Places whose byte starts no phrase are passed over in a tight loop of table
         // look-ups, without looking at the byte after.
-        while let Some(k) = h
-            .get(i..)
-            .and_then(|r| r.iter().position(|&b| self.starts(b)))
-        {
+        while let Some(k) = h.get(i..).and_then(|r| {
+            r.iter()
+                .position(|&b| has_bit(&self.firsts, usize::from(b)))
+        }) {
             i += k;
             let rest = h.get(i..).unwrap_or_default();
             let candidate = match rest {
@@ -1265,12 +1276,6 @@ impl<'a> Needles<'a> {
         }
         false
     }
-
-    /// Whether some phrase starts with the byte `b`.
-    fn starts(&self, b: u8) -> bool {
-        // `b >> 6` is below 4: the index needs no check.
-        self.firsts[usize::from(b >> 6)] & (1 << (b & 63)) != 0
-    }
 }
 
 /// The bit of a [`Needles`] pair table for the two bytes `b`, `c`.
@@ -1278,8 +1283,11 @@ const fn pair_bit(b: u8, c: u8) -> usize {
     ((b as usize).wrapping_mul(31) ^ c as usize) & 255
 }
 
+/// Bit `i` (taken modulo 256) of a 256-bit set. The word's index is below 4 by its mask:
+/// no check is needed, which keeps [`Needles::find_in`]'s first-byte loop tight.
+#[inline]
 fn has_bit(bits: &[u64; 4], i: usize) -> bool {
-    bits.get(i >> 6).is_some_and(|w| w & (1 << (i & 63)) != 0)
+    bits[(i >> 6) & 3] & (1 << (i & 63)) != 0
 }
 
 /// Whether `content`, whose first non-empty line (within [`ERROR_SCAN_CHARS`]) is `first`,
@@ -1640,72 +1648,6 @@ mod tests {
             args_shape("edit", &json!({"line": 45, "text": "x"})),
             args_shape("edit", &json!({"line": 44, "text": "x"}))
         );
-    }
-
-    /// [`mask_ids_into`] as it was before its 8-byte skip: byte by byte.
-    fn mask_ids_bytewise(
-        line: &str,
-        out: &mut String,
-        number: &mut dyn FnMut(u64),
-        id: &mut dyn FnMut(&str),
-    ) {
-        let bytes = line.as_bytes();
-        // `line[from..i]` is kept as it is, and written when something else must be.
-        let mut from = 0;
-        let mut i = 0;
-        while let Some(&b) = bytes.get(i) {
-            match class(b) {
-                PUNCT => i += 1,
-                LETTER | DIGIT => {
-                    let mut end = i;
-                    let mut digits = false;
-                    while let Some(c) = bytes.get(end).map(|&b| class(b)) {
-                        if c != LETTER && c != DIGIT {
-                            break;
-                        }
-                        digits |= c == DIGIT;
-                        end += 1;
-                    }
-                    if digits {
-                        mask_word(line, i, i, end, &mut from, out, number, id);
-                    }
-                    i = end;
-                }
-                SPACE
-                    if b == b' '
-                        && (i > from || !out.is_empty())
-                        && bytes
-                            .get(i + 1)
-                            .is_some_and(|&n| matches!(class(n), PUNCT | LETTER | DIGIT)) =>
-                {
-                    // One space between text and more ASCII text is its own collapse.
-                    i += 1;
-                }
-                _ => {
-                    let Some(c) = line.get(i..).and_then(|r| r.chars().next()) else {
-                        break;
-                    };
-                    if !c.is_whitespace() {
-                        i += c.len_utf8();
-                        continue;
-                    }
-                    // A whitespace run: one space, when there is text before and after it.
-                    out.push_str(line.get(from..i).unwrap_or(""));
-                    let text_before = !out.is_empty();
-                    while let Some(c) = line.get(i..).and_then(|r| r.chars().next()) {
-                        if !c.is_whitespace() {
-                            if text_before {
-                                out.push(' ');
-                            }
-                            break;
-                        }
-                        i += c.len_utf8();
-                    }
-                    from = i;
-                }
-            }
-        }
-        out.push_str(line.get(from..).unwrap_or(""));
     }
 
     /// Whether `t` is collapsed, as [`hash_collapsed_trimmed`] first told it: the ASCII rule
@@ -2121,7 +2063,7 @@ mod tests {
             s in masked_text(),
         ) {
             let (mut want, mut want_n, mut want_ids) = (prefix.clone(), Vec::new(), Vec::new());
-            mask_ids_bytewise(&s, &mut want, &mut |n| want_n.push(n), &mut |w| want_ids.push(w.to_owned()));
+            mask_ids_with::<false>(&s, &mut want, &mut |n| want_n.push(n), &mut |w| want_ids.push(w.to_owned()));
             let (mut got, mut got_n, mut got_ids) = (prefix, Vec::new(), Vec::new());
             mask_ids_into(&s, &mut got, &mut |n| got_n.push(n), &mut |w| got_ids.push(w.to_owned()));
             prop_assert_eq!(got, want, "{:?}", s);
@@ -2143,7 +2085,7 @@ mod tests {
         ) {
             let s = format!("{pad}{}", parts.concat());
             let (mut want, mut want_n, mut want_ids) = (prefix.clone(), Vec::new(), Vec::new());
-            mask_ids_bytewise(&s, &mut want, &mut |n| want_n.push(n), &mut |w| want_ids.push(w.to_owned()));
+            mask_ids_with::<false>(&s, &mut want, &mut |n| want_n.push(n), &mut |w| want_ids.push(w.to_owned()));
             let (mut got, mut got_n, mut got_ids) = (prefix, Vec::new(), Vec::new());
             mask_ids_into(&s, &mut got, &mut |n| got_n.push(n), &mut |w| got_ids.push(w.to_owned()));
             prop_assert_eq!(got, want, "{:?}", s);
