@@ -16,9 +16,7 @@
 /// ```
 #[inline]
 pub fn special_from(bytes: &[u8], from: usize) -> usize {
-    const fn splat(b: u8) -> u64 {
-        u64::from_le_bytes([b; 8])
-    }
+    use crate::swar::splat;
     // The high bit of each byte of `x` that is zero (exact up to the lowest one).
     const fn zero_bytes(x: u64) -> u64 {
         x.wrapping_sub(splat(1)) & !x & splat(0x80)

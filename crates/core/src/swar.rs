@@ -1,5 +1,6 @@
 //! Bytes read 8 at a time as one `u64` (little-endian: byte `k` of the slice is byte `k` of
-//! the number), for scans that pass over long runs of uninteresting bytes.
+//! the number), for scans that pass over long runs of uninteresting bytes; and a text's lines
+//! cut where `memchr` finds their newlines.
 
 /// Eight copies of a byte.
 pub(crate) const fn splat(b: u8) -> u64 {
@@ -25,32 +26,15 @@ pub(crate) fn bytes_in(x: u64, lo: u8, hi: u8) -> u64 {
     at_least_lo & !above_hi & !x & splat(0x80)
 }
 
-/// The index of the first `byte` of `bytes`.
-pub(crate) fn find_byte(bytes: &[u8], byte: u8) -> Option<usize> {
-    let mut i = 0;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let x = le_u64(chunk) ^ splat(byte);
-        // The high bit of each zero byte of `x`; a borrow may also mark bytes above the first
-        // zero one, never below it: the lowest mark is exact.
-        let zero = x.wrapping_sub(splat(1)) & !x & splat(0x80);
-        if zero != 0 {
-            return Some(i + (zero.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    let rest = bytes.get(i..)?;
-    rest.iter().position(|&b| b == byte).map(|k| i + k)
-}
-
 /// The lines of `s`, each with its newline (the last one may have none): what
-/// `s.split_inclusive('\n')` yields, each end found 8 bytes at a time.
+/// `s.split_inclusive('\n')` yields, each end found by `memchr`.
 pub(crate) fn lines_inclusive(s: &str) -> impl Iterator<Item = &str> {
     let mut rest = s;
     std::iter::from_fn(move || {
         if rest.is_empty() {
             return None;
         }
-        let end = find_byte(rest.as_bytes(), b'\n').map_or(rest.len(), |i| i + 1);
+        let end = memchr::memchr(b'\n', rest.as_bytes()).map_or(rest.len(), |i| i + 1);
         // A newline's next byte starts a character: both halves exist.
         let (line, after) = (rest.get(..end)?, rest.get(end..)?);
         rest = after;
@@ -85,14 +69,6 @@ mod tests {
         fn prop_lines_are_str_lines(s in "(\n|\r|\r\n|a|7|é|\u{3000}| |abcdefgh){0,30}") {
             prop_assert_eq!(lines_inclusive(&s).collect::<Vec<_>>(), s.split_inclusive('\n').collect::<Vec<_>>());
             prop_assert_eq!(lines(&s).collect::<Vec<_>>(), s.lines().collect::<Vec<_>>());
-        }
-
-        #[test]
-        fn prop_find_byte_is_position(
-            bytes in proptest::collection::vec(prop_oneof![Just(b'\n'), Just(b'\x0b'), Just(0u8), Just(0xffu8), any::<u8>()], 0..40),
-            byte in prop_oneof![Just(b'\n'), Just(0u8), Just(0xffu8), any::<u8>()],
-        ) {
-            prop_assert_eq!(find_byte(&bytes, byte), bytes.iter().position(|&b| b == byte));
         }
     }
 }
