@@ -1968,6 +1968,23 @@ mod tests {
         proptest::collection::vec(proptest::sample::select(pieces), 0..40).prop_map(|v| v.concat())
     }
 
+    /// `mask_ids_into` of `s` after `prefix` writes the text, numbers and ids the
+    /// byte-by-byte reference writes.
+    fn masks_as_bytewise(prefix: String, s: &str) -> Result<(), TestCaseError> {
+        let (mut want, mut want_n, mut want_ids) = (prefix.clone(), Vec::new(), Vec::new());
+        mask_ids_with::<false>(s, &mut want, &mut |n| want_n.push(n), &mut |w| {
+            want_ids.push(w.to_owned())
+        });
+        let (mut got, mut got_n, mut got_ids) = (prefix, Vec::new(), Vec::new());
+        mask_ids_into(s, &mut got, &mut |n| got_n.push(n), &mut |w| {
+            got_ids.push(w.to_owned())
+        });
+        prop_assert_eq!(got, want, "{:?}", s);
+        prop_assert_eq!(got_n, want_n);
+        prop_assert_eq!(got_ids, want_ids);
+        Ok(())
+    }
+
     proptest! {
         #[test]
         fn prop_has_is_contains(h in "[ab\u{e9}: ]{0,24}", n in "[ab\u{e9}:]{0,4}") {
@@ -2062,13 +2079,7 @@ mod tests {
             prefix in "[ a]{0,2}",
             s in masked_text(),
         ) {
-            let (mut want, mut want_n, mut want_ids) = (prefix.clone(), Vec::new(), Vec::new());
-            mask_ids_with::<false>(&s, &mut want, &mut |n| want_n.push(n), &mut |w| want_ids.push(w.to_owned()));
-            let (mut got, mut got_n, mut got_ids) = (prefix, Vec::new(), Vec::new());
-            mask_ids_into(&s, &mut got, &mut |n| got_n.push(n), &mut |w| got_ids.push(w.to_owned()));
-            prop_assert_eq!(got, want, "{:?}", s);
-            prop_assert_eq!(got_n, want_n);
-            prop_assert_eq!(got_ids, want_ids);
+            masks_as_bytewise(prefix, &s)?;
         }
 
         /// A word the 8-byte skip stops in at a digit is masked as byte by byte: letters
@@ -2084,13 +2095,7 @@ mod tests {
             ),
         ) {
             let s = format!("{pad}{}", parts.concat());
-            let (mut want, mut want_n, mut want_ids) = (prefix.clone(), Vec::new(), Vec::new());
-            mask_ids_with::<false>(&s, &mut want, &mut |n| want_n.push(n), &mut |w| want_ids.push(w.to_owned()));
-            let (mut got, mut got_n, mut got_ids) = (prefix, Vec::new(), Vec::new());
-            mask_ids_into(&s, &mut got, &mut |n| got_n.push(n), &mut |w| got_ids.push(w.to_owned()));
-            prop_assert_eq!(got, want, "{:?}", s);
-            prop_assert_eq!(got_n, want_n);
-            prop_assert_eq!(got_ids, want_ids);
+            masks_as_bytewise(prefix, &s)?;
         }
 
         /// The first-byte skip of [`Needles::find_in`] misses no phrase, one byte long or
