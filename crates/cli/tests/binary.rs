@@ -42,6 +42,48 @@ fn exit_statuses_are_0_and_2_from_the_process() {
     let _ = std::fs::remove_dir_all(ok.parent().unwrap());
 }
 
+/// A bad line in a loopguard transcript is reported (`FILE:LINE: message`) and skipped: the
+/// lines after it are still judged, and the status is 2 (docs/contracts/transcript.md, Errors).
+#[test]
+fn scan_reports_each_bad_line_and_judges_the_rest() {
+    let mut text = String::from(
+        "{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"user\",\"text\":\"Fix the build.\"}\n{\"type\":\"tool_call\",\"id\":\"c0\",\"tool\":\"bash\",\"args\":{\"command\":\"cargo build\"}\n{\"type\":\"session\",\"id\":\"t\"}\n",
+    );
+    for i in 1..=6 {
+        text.push_str(&format!(
+            "{{\"type\":\"tool_call\",\"id\":\"c{i}\",\"tool\":\"bash\",\"args\":{{\"command\":\"cargo build\"}}}}\n{{\"type\":\"tool_result\",\"id\":\"c{i}\",\"tool\":\"bash\",\"content\":\"error[E0425]: cannot find value `x` in this scope\",\"is_error\":true,\"images\":0}}\n"
+        ));
+    }
+    // Its own file: another test removes `temp`'s folder when it ends.
+    let bad = std::env::temp_dir().join(format!(
+        "loopguard-cli-mid-bad-{}.jsonl",
+        std::process::id()
+    ));
+    std::fs::write(&bad, &text).unwrap();
+    let out = bin()
+        .args(["scan", "--format", "json"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("{}:3: ", bad.display())), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}:4: a `session` line may only be the first line",
+            bad.display()
+        )),
+        "{err}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = report["sessions"][0]["findings"].as_array().unwrap();
+    assert!(
+        findings.iter().any(|f| f["action"] == "block"),
+        "the repeated failing build after the bad lines is still judged: {findings:?}"
+    );
+    let _ = std::fs::remove_file(&bad);
+}
+
 /// `loopguard scan` with no path finds the Claude Code and Codex session folders under
 /// `HOME`, says what it found, and scans them; `--since` filters by modification time.
 #[test]
