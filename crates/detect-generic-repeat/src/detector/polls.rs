@@ -15,10 +15,15 @@ const POLLING_WORDS: &[&str] = &[
 /// first line, one of the first two words of a pipeline segment (split on `;`, `&`, `|`) is one
 /// of [`POLLING_WORDS`] (`sleep 30; kubectl get pods`, `tail -20 build.log`, `git status`).
 /// Only the first line counts, so code carried in an edit command never makes it a poll.
+/// An empty command is a poll too: a shell tool that keeps a process running reads it as
+/// "wait and show me what it printed since" (OpenHands' `execute_bash` asks for `''`).
 pub(crate) fn is_polling_command(args: &Value) -> bool {
     let Some(cmd) = loopguard_core::shape::command(args) else {
         return false;
     };
+    if cmd.trim().is_empty() {
+        return true;
+    }
     let line = cmd.lines().next().unwrap_or("");
     let line = line.get(..line.len().min(500)).unwrap_or(line);
     line.split([';', '&', '|']).any(|segment| {

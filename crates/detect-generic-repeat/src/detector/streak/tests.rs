@@ -466,6 +466,9 @@ fn a_poll_that_waits_is_warned_at_ten_and_blocked_at_twenty_not_at_three_and_fiv
             "bash",
             json!({"command": "sleep 30; gh run view 42 --json status"}),
         ),
+        // OpenHands waits on a running command by sending it an empty one (its issue 10750:
+        // such waits were flagged after four).
+        ("execute_bash", json!({"command": "", "is_input": "true"})),
     ] {
         let mut s = Script::new();
         s.user("deploy and wait");
