@@ -90,6 +90,8 @@ fn waiting_that_ends_is_not_blocked() {
             "bash",
             json!({"command": "sleep 30; gh run view 42 --json status"}),
         ),
+        // OpenHands issue 10750: waiting on a running command with an empty one.
+        ("execute_bash", json!({"command": "", "is_input": "true"})),
     ] {
         let calls: Vec<(String, Value, String)> = (0..9)
             .map(|i| {
@@ -120,4 +122,142 @@ fn a_poll_that_never_changes_is_still_stopped() {
     let first_block = f.iter().find(|x| x["action"] == "block").expect("a block");
     // Line of the 20th call: 2 header lines, then 3 lines per call.
     assert_eq!(first_block["event"], 2 + 3 * 19 + 1, "{f:?}");
+}
+
+/// Gemini CLI issues 5873 and 8234: moving a module means the same one-line import edit in
+/// every file that uses it; each edit lands in another file.
+#[test]
+fn the_same_import_edit_across_many_files_is_not_a_loop() {
+    let calls: Vec<(String, Value, String)> = (0..20)
+        .map(|i| {
+            let path = format!("src/pkg/module_{i:02}.py");
+            (
+                "str_replace_editor".to_owned(),
+                json!({"command": "str_replace", "path": path,
+                       "old_str": "from utils import parse",
+                       "new_str": "from core.utils import parse"}),
+                format!("The file {path} has been edited. Here's the result of running `cat -n` on a snippet of {path}:\n     1\tfrom core.utils import parse\n     2\t\n     3\timport logging\nReview the changes and make sure they are as expected."),
+            )
+        })
+        .collect();
+    let f = findings("import-edits", &calls);
+    assert!(f.is_empty(), "{f:?}");
+}
+
+/// Roo Code issue 9502: a tool the guard does not know as a poll, called with the same
+/// arguments to read a process's output chunk by chunk; each chunk is new.
+#[test]
+fn chunked_reads_with_the_same_arguments_and_new_bytes_are_not_a_loop() {
+    let calls: Vec<(String, Value, String)> = (0..60)
+        .map(|i| {
+            (
+                "mcp__proc__read_output".to_owned(),
+                json!({"process_id": "p-1"}),
+                (0..8)
+                    .map(|k| format!("test tests::case_{:03} ... ok\n", i * 8 + k))
+                    .collect(),
+            )
+        })
+        .collect();
+    let f = findings("chunked-reads", &calls);
+    assert!(f.is_empty(), "{f:?}");
+}
+
+/// Gemini CLI issue 10620: code shown with line numbers, whose closing braces and blank
+/// lines recur, is an answer, not a chant.
+#[test]
+fn a_numbered_code_listing_in_an_answer_is_not_a_loop() {
+    let mut code = String::new();
+    let mut n = 0;
+    let mut line = |code: &mut String, text: &str| {
+        n += 1;
+        code.push_str(&format!("{n:>6}\t{text}\n"));
+    };
+    for (i, field) in [
+        "id",
+        "name",
+        "email",
+        "created_at",
+        "updated_at",
+        "role",
+        "team",
+        "quota",
+        "locale",
+        "avatar",
+        "status",
+        "last_login",
+        "plan",
+        "region",
+        "score",
+    ]
+    .iter()
+    .enumerate()
+    {
+        line(&mut code, &format!("    /// The user's `{field}`."));
+        line(&mut code, &format!("    pub fn {field}(&self) -> &str {{"));
+        line(&mut code, &format!("        &self.fields[{i}]"));
+        line(&mut code, "    }");
+        line(&mut code, "");
+        line(
+            &mut code,
+            &format!("    pub fn set_{field}(&mut self, v: &str) {{"),
+        );
+        line(
+            &mut code,
+            &format!("        self.fields[{i}] = v.to_owned();"),
+        );
+        line(&mut code, "        self.dirty = true;");
+        line(&mut code, "    }");
+        line(&mut code, "");
+    }
+    let text = format!("Here is `src/user.rs` as it stands:\n\n```\n{code}```\n\nEvery accessor has a setter that marks the record dirty.");
+    let lines = [
+        json!({"type": "session", "id": "listing"}),
+        json!({"type": "user", "text": "Show me src/user.rs with line numbers."}),
+        json!({"type": "assistant", "text": text}),
+    ];
+    let dir = TempDir::new("numbered-listing");
+    let body: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    let path = dir.file("t.jsonl", &body);
+    let run = loopguard(&["scan", "--format", "json", path.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
+/// goose issue 9136: dozens of identical calls in one response are stopped inside that
+/// response, not only when the batch comes back.
+#[test]
+fn dozens_of_identical_calls_in_one_response_are_blocked() {
+    let mut lines = vec![
+        json!({"type": "session", "id": "one-batch"}),
+        json!({"type": "user", "text": "Run the tests."}),
+        json!({"type": "assistant"}),
+    ];
+    for i in 0..30 {
+        lines.push(
+            json!({"type": "tool_call", "id": format!("c{i}"), "tool": "bash",
+                          "args": {"command": "mvn test"}, "batch": 0}),
+        );
+    }
+    for i in 0..30 {
+        lines.push(
+            json!({"type": "tool_result", "id": format!("c{i}"), "tool": "bash",
+                          "content": "[ERROR] BUILD FAILURE\n[ERROR] Tests run: 41, Failures: 2",
+                          "is_error": true, "images": 0}),
+        );
+    }
+    let dir = TempDir::new("one-batch");
+    let body: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    let path = dir.file("t.jsonl", &body);
+    let run = loopguard(&["scan", "--format", "json", path.to_str().unwrap()]);
+    let f = run.json()["sessions"][0]["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let first_block = f.iter().find(|x| x["action"] == "block").expect("a block");
+    // Events: the user line, the assistant line, then the calls from event 2 on.
+    let event = first_block["event"].as_u64().unwrap();
+    assert!(
+        (2..2 + 10).contains(&event),
+        "blocked within the first ten siblings: {f:?}"
+    );
 }
