@@ -2,7 +2,7 @@
 //! progresses, and waiting that ends — the seeds' own rule ("calls whose results change are
 //! not loops") and OpenClaw's poll thresholds.
 
-use crate::support::{loopguard, TempDir};
+use crate::support::{loopguard, Run, TempDir};
 use serde_json::{json, Value};
 
 fn transcript(calls: &[(String, Value, String)]) -> String {
@@ -18,10 +18,26 @@ fn transcript(calls: &[(String, Value, String)]) -> String {
     lines.iter().map(|l| l.to_string() + "\n").collect()
 }
 
-fn findings(name: &str, calls: &[(String, Value, String)]) -> Vec<Value> {
+/// `loopguard scan --format json` of the transcript `text`.
+fn scan_text(name: &str, text: &str) -> Run {
     let dir = TempDir::new(name);
-    let path = dir.file("t.jsonl", &transcript(calls));
-    let run = loopguard(&["scan", "--format", "json", path.to_str().unwrap()]);
+    let path = dir.file("t.jsonl", text);
+    loopguard(&["scan", "--format", "json", path.to_str().unwrap()])
+}
+
+/// [`scan_text`] of a transcript made of `lines`.
+fn scan_lines(name: &str, lines: &[Value]) -> Run {
+    scan_text(
+        name,
+        &lines
+            .iter()
+            .map(|l| l.to_string() + "\n")
+            .collect::<String>(),
+    )
+}
+
+fn findings(name: &str, calls: &[(String, Value, String)]) -> Vec<Value> {
+    let run = scan_text(name, &transcript(calls));
     assert!(run.code <= 1, "{}", run.stderr);
     run.json()["sessions"][0]["findings"]
         .as_array()
@@ -216,10 +232,7 @@ fn a_numbered_code_listing_in_an_answer_is_not_a_loop() {
         json!({"type": "user", "text": "Show me src/user.rs with line numbers."}),
         json!({"type": "assistant", "text": text}),
     ];
-    let dir = TempDir::new("numbered-listing");
-    let body: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-    let path = dir.file("t.jsonl", &body);
-    let run = loopguard(&["scan", "--format", "json", path.to_str().unwrap()]);
+    let run = scan_lines("numbered-listing", &lines);
     assert_eq!(run.code, 0, "{}", run.stdout);
 }
 
@@ -245,10 +258,7 @@ fn dozens_of_identical_calls_in_one_response_are_blocked() {
                           "is_error": true, "images": 0}),
         );
     }
-    let dir = TempDir::new("one-batch");
-    let body: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-    let path = dir.file("t.jsonl", &body);
-    let run = loopguard(&["scan", "--format", "json", path.to_str().unwrap()]);
+    let run = scan_lines("one-batch", &lines);
     let f = run.json()["sessions"][0]["findings"]
         .as_array()
         .cloned()
