@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use batch::BatchStreak;
 use near::NearStreak;
 use openclaw::Record;
-use polls::is_polling_command;
+use polls::{is_polling_command, is_wait_command};
 use similar::{skeleton, PendingCall, SimilarStreak, MAX_PENDING};
 use streak::Streak;
 use window::Window;
@@ -93,6 +93,10 @@ struct State {
     /// Recent known poll calls (their results are left out of the near-duplicate streak).
     #[serde(default)]
     polls: VecDeque<Fingerprint>,
+    /// Recent calls with an empty command ([`is_wait_command`]): each becomes a poll when it is
+    /// answered without an error, and stops being one when it is answered with an error.
+    #[serde(default)]
+    waits: VecDeque<Fingerprint>,
     window: Window,
     history: VecDeque<Record>,
     /// Calls seen (not ignored), for the spans messages report.
@@ -105,6 +109,27 @@ struct State {
 }
 
 impl GenericRepeat {
+    /// Records `call` as a known poll (the newest [`MAX_POLLS`]).
+    fn remember_poll(&mut self, call: Fingerprint) {
+        if self.state.polls.len() >= MAX_POLLS {
+            self.state.polls.pop_front();
+        }
+        self.state.polls.push_back(call);
+    }
+
+    /// An empty-command call was answered: a wait when the shell answered it, a failed call
+    /// (not a poll) when it rejected it.
+    fn answered_wait(&mut self, call: Fingerprint, is_error: bool) {
+        let known = self.state.polls.iter().position(|p| *p == call);
+        match (known, is_error) {
+            (None, false) => self.remember_poll(call),
+            (Some(i), true) => {
+                self.state.polls.remove(i);
+            }
+            _ => {}
+        }
+    }
+
     /// A detector with these settings.
     pub fn new(settings: Settings) -> GenericRepeat {
         GenericRepeat {
@@ -183,10 +208,13 @@ impl GenericRepeat {
         let poll = (near_skips_polls || self.settings.polls.is_some())
             && (call.kind.is_poll() || is_polling_command(args));
         if poll && !known_poll {
-            if self.state.polls.len() >= MAX_POLLS {
-                self.state.polls.pop_front();
+            self.remember_poll(call.call_fp);
+        }
+        if is_wait_command(args) && !self.state.waits.contains(&call.call_fp) {
+            if self.state.waits.len() >= MAX_POLLS {
+                self.state.waits.pop_front();
             }
-            self.state.polls.push_back(call.call_fp);
+            self.state.waits.push_back(call.call_fp);
         }
         if self.settings.near_duplicate.is_some() && !(poll && near_skips_polls) {
             critical |= self.check_near(call, cx, critical);
@@ -222,6 +250,9 @@ impl GenericRepeat {
         let skipped_error = self.settings.ignore_errors && result.is_error;
         let skipped_empty = self.settings.ignore_empty_results && empty;
         let counted = !(ignored || skipped_error || skipped_empty);
+        if !self.state.waits.is_empty() && self.state.waits.contains(&result.call.call_fp) {
+            self.answered_wait(result.call.call_fp, result.is_error);
+        }
         let known_poll = self.state.polls.contains(&result.call.call_fp);
         let pair = Pair {
             tool: result.call.tool.as_str(),

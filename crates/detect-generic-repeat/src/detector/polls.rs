@@ -15,15 +15,10 @@ const POLLING_WORDS: &[&str] = &[
 /// first line, one of the first two words of a pipeline segment (split on `;`, `&`, `|`) is one
 /// of [`POLLING_WORDS`] (`sleep 30; kubectl get pods`, `tail -20 build.log`, `git status`).
 /// Only the first line counts, so code carried in an edit command never makes it a poll.
-/// An empty command is a poll too: a shell tool that keeps a process running reads it as
-/// "wait and show me what it printed since" (OpenHands' `execute_bash` asks for `''`).
 pub(crate) fn is_polling_command(args: &Value) -> bool {
     let Some(cmd) = loopguard_core::shape::command(args) else {
         return false;
     };
-    if cmd.trim().is_empty() {
-        return true;
-    }
     let line = cmd.lines().next().unwrap_or("");
     let line = line.get(..line.len().min(500)).unwrap_or(line);
     line.split([';', '&', '|']).any(|segment| {
@@ -32,6 +27,14 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
             .take(2)
             .any(|w| POLLING_WORDS.contains(&w.trim_start_matches("./")))
     })
+}
+
+/// Whether a call's command is empty (blank): a wait when the shell answers it — a tool that
+/// keeps a process running reads it as "wait and show me what it printed since" (OpenHands'
+/// `execute_bash` asks for `''`) — and a failed call when the shell rejects it. Such a call
+/// is a poll once it has been answered without an error.
+pub(crate) fn is_wait_command(args: &Value) -> bool {
+    loopguard_core::shape::command(args).is_some_and(|c| c.trim().is_empty())
 }
 
 #[cfg(test)]

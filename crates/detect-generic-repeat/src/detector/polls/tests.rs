@@ -19,11 +19,12 @@ fn only_the_first_line_of_a_command_can_make_it_a_poll() {
         &json!({"command": "python replicate_bug.py"})
     ));
     assert!(!is_polling_command(&json!({"path": "status.txt"})));
-    // An empty command waits for the running process's output.
-    assert!(is_polling_command(
+    // An empty command is judged by its answer (`is_wait_command`), not here.
+    assert!(!is_polling_command(
         &json!({"command": "", "is_input": "true"})
     ));
-    assert!(is_polling_command(&json!({"cmd": " \n"})));
+    assert!(super::is_wait_command(&json!({"cmd": " \n"})));
+    assert!(!super::is_wait_command(&json!({"command": "ls"})));
 }
 
 /// Findings of `events` through a bus whose tools table is the built-in one extended by the

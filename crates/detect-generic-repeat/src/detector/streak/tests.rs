@@ -498,6 +498,40 @@ fn a_poll_that_waits_is_warned_at_ten_and_blocked_at_twenty_not_at_three_and_fiv
     }
 }
 
+/// An empty command the shell rejects is a failed call, not a wait: it keeps the plain
+/// thresholds (warned at three, blocked at five), as it did before empty commands could be
+/// waits.
+#[test]
+fn an_empty_command_the_shell_rejects_is_not_a_wait() {
+    let args = json!({"command": ""});
+    let rejected = "<tool_use_error>InputValidationError: Bash failed due to the following issue:\nThe required parameter `command` is missing</tool_use_error>";
+    let mut s = Script::new();
+    s.user("run the tests");
+    s.repeat_call_with(4, "Bash", args.clone(), rejected, true);
+    let _ = attempt(&mut s, "Bash", args.clone());
+    let f = run(default_preset(), s.events());
+    assert_eq!(warnings(&f).len(), 1, "{f:?}");
+    assert_eq!(
+        criticals(&f),
+        vec![s.last_index()],
+        "the fifth rejected empty command is blocked"
+    );
+    // A wait that was answered, then rejected, stops being a poll.
+    let mut s = Script::new();
+    s.user("run the tests");
+    s.call("execute_bash", args.clone(), "[No new output]");
+    s.repeat_call_with(
+        4,
+        "execute_bash",
+        args.clone(),
+        "ERROR: no command is running",
+        true,
+    );
+    let _ = attempt(&mut s, "execute_bash", args);
+    let f = run(default_preset(), s.events());
+    assert_eq!(criticals(&f), vec![s.last_index()], "{f:?}");
+}
+
 #[test]
 fn polls_whose_output_advances_are_never_flagged() {
     let log: String = (0..40)
