@@ -109,12 +109,15 @@ struct State {
 }
 
 impl GenericRepeat {
-    /// Records `call` as a known poll (the newest [`MAX_POLLS`]).
-    fn remember_poll(&mut self, call: Fingerprint) {
-        if self.state.polls.len() >= MAX_POLLS {
-            self.state.polls.pop_front();
-        }
-        self.state.polls.push_back(call);
+    /// Whether these settings tell polls apart (their own thresholds, or left out of the
+    /// near-duplicate streak); the seeds' settings do not, and keep no list of them.
+    fn tracks_polls(&self) -> bool {
+        self.settings.polls.is_some()
+            || self
+                .settings
+                .near_duplicate
+                .as_ref()
+                .is_some_and(|nd| nd.skip_known_polls)
     }
 
     /// An empty-command call was answered: a wait when the shell answered it, a failed call
@@ -122,7 +125,7 @@ impl GenericRepeat {
     fn answered_wait(&mut self, call: Fingerprint, is_error: bool) {
         let known = self.state.polls.iter().position(|p| *p == call);
         match (known, is_error) {
-            (None, false) => self.remember_poll(call),
+            (None, false) => push_capped(&mut self.state.polls, call, MAX_POLLS),
             (Some(i), true) => {
                 self.state.polls.remove(i);
             }
@@ -174,14 +177,12 @@ impl GenericRepeat {
         }
         self.state.calls = self.state.calls.saturating_add(1);
         if self.settings.similar_calls.is_some() {
-            if self.state.pending.len() >= MAX_PENDING {
-                self.state.pending.pop_front();
-            }
-            self.state.pending.push_back(PendingCall {
+            let pending = PendingCall {
                 seq: call.seq,
                 tokens: TokenSet::of_args(args),
                 skeleton: skeleton(args),
-            });
+            };
+            push_capped(&mut self.state.pending, pending, MAX_PENDING);
         }
         if self
             .state
@@ -205,16 +206,13 @@ impl GenericRepeat {
             .near_duplicate
             .as_ref()
             .is_some_and(|nd| nd.skip_known_polls);
-        let poll = (near_skips_polls || self.settings.polls.is_some())
-            && (call.kind.is_poll() || is_polling_command(args));
+        let tracks_polls = self.tracks_polls();
+        let poll = tracks_polls && (call.kind.is_poll() || is_polling_command(args));
         if poll && !known_poll {
-            self.remember_poll(call.call_fp);
+            push_capped(&mut self.state.polls, call.call_fp, MAX_POLLS);
         }
-        if is_wait_command(args) && !self.state.waits.contains(&call.call_fp) {
-            if self.state.waits.len() >= MAX_POLLS {
-                self.state.waits.pop_front();
-            }
-            self.state.waits.push_back(call.call_fp);
+        if tracks_polls && is_wait_command(args) && !self.state.waits.contains(&call.call_fp) {
+            push_capped(&mut self.state.waits, call.call_fp, MAX_POLLS);
         }
         if self.settings.near_duplicate.is_some() && !(poll && near_skips_polls) {
             critical |= self.check_near(call, cx, critical);
@@ -250,7 +248,7 @@ impl GenericRepeat {
         let skipped_error = self.settings.ignore_errors && result.is_error;
         let skipped_empty = self.settings.ignore_empty_results && empty;
         let counted = !(ignored || skipped_error || skipped_empty);
-        if !self.state.waits.is_empty() && self.state.waits.contains(&result.call.call_fp) {
+        if self.state.waits.contains(&result.call.call_fp) {
             self.answered_wait(result.call.call_fp, result.is_error);
         }
         let known_poll = self.state.polls.contains(&result.call.call_fp);
@@ -378,10 +376,15 @@ impl Detector for GenericRepeat {
 }
 
 fn push_bounded(q: &mut VecDeque<u64>, seq: u64) {
-    if q.len() >= MAX_EVIDENCE {
+    push_capped(q, seq, MAX_EVIDENCE);
+}
+
+/// Appends `item` to `q`, dropping the oldest first when `q` holds `cap` already.
+fn push_capped<T>(q: &mut VecDeque<T>, item: T, cap: usize) {
+    if q.len() >= cap {
         q.pop_front();
     }
-    q.push_back(seq);
+    q.push_back(item);
 }
 
 /// "4 times in a row" when the streak spans exactly its own calls, else "4 times in the last

@@ -1,7 +1,7 @@
 //! The similar-calls streak: consecutive calls of one tool with nearly the same arguments
 //! whose results keep the same shape without progress.
 
-use super::{push_bounded, short_hex, times, GenericRepeat};
+use super::{push_bounded, push_capped, short_hex, times, GenericRepeat};
 use crate::NAME;
 use loopguard_core::shape::{TokenSet, Trend};
 use loopguard_core::{result_fingerprint, Cx, Finding, Fingerprint, Level};
@@ -236,10 +236,7 @@ impl GenericRepeat {
                 ..SimilarStreak::default()
             };
         }
-        if st.calls.len() >= SIMILAR_MEMORY {
-            st.calls.pop_front();
-        }
-        st.calls.push_back(call);
+        push_capped(&mut st.calls, call, SIMILAR_MEMORY);
         push_bounded(&mut st.seqs, cx.seq());
         let warn_at = if st.empty {
             sc.empty_warn_threshold

@@ -532,6 +532,28 @@ fn an_empty_command_the_shell_rejects_is_not_a_wait() {
     assert_eq!(criticals(&f), vec![s.last_index()], "{f:?}");
 }
 
+/// Only settings that tell polls apart learn which empty commands are waits: the seeds'
+/// (pi-loop-guard here) keep no list of polls or waits, so their state is what it was.
+#[test]
+fn only_poll_aware_settings_learn_waits() {
+    let mut s = Script::new();
+    s.user("deploy and wait");
+    s.repeat_call(3, "execute_bash", json!({"command": ""}), "[No new output]");
+    let lists = |preset: &str| {
+        let mut bus = loopguard_core::Bus::new(vec![det_from(&preset_table(preset))]);
+        for e in s.events() {
+            let _ = bus.observe(&e.as_event());
+        }
+        let snap = bus.snapshot().unwrap();
+        let state = &snap["detectors"]["generic-repeat"];
+        (state["polls"].clone(), state["waits"].clone())
+    };
+    let (polls, waits) = lists("default");
+    assert_eq!(polls.as_array().map(Vec::len), Some(1), "{polls}");
+    assert_eq!(waits.as_array().map(Vec::len), Some(1), "{waits}");
+    assert_eq!(lists("pi-loop-guard"), (json!([]), json!([])));
+}
+
 #[test]
 fn polls_whose_output_advances_are_never_flagged() {
     let log: String = (0..40)
