@@ -5,7 +5,17 @@
 use crate::support::{loopguard, Run, TempDir};
 use serde_json::{json, Value};
 
-fn transcript(calls: &[(String, Value, String)]) -> String {
+/// A call: its tool, its arguments, its result.
+type Call = (String, Value, String);
+
+/// `n` calls of `tool` with the same `args`, the `i`th answered with `result(i)`.
+fn repeated(n: usize, tool: &str, args: Value, result: impl Fn(usize) -> String) -> Vec<Call> {
+    (0..n)
+        .map(|i| (tool.to_owned(), args.clone(), result(i)))
+        .collect()
+}
+
+fn transcript(calls: &[Call]) -> String {
     let mut lines = vec![
         json!({"type": "session", "id": "adv"}),
         json!({"type": "user", "text": "Deploy, then wait for the build to finish."}),
@@ -36,7 +46,7 @@ fn scan_lines(name: &str, lines: &[Value]) -> Run {
     )
 }
 
-fn findings(name: &str, calls: &[(String, Value, String)]) -> Vec<Value> {
+fn findings(name: &str, calls: &[Call]) -> Vec<Value> {
     let run = scan_text(name, &transcript(calls));
     assert!(run.code <= 1, "{}", run.stderr);
     run.json()["sessions"][0]["findings"]
@@ -50,47 +60,31 @@ fn progressing_polls_are_never_flagged() {
     let log: String = (0..40)
         .map(|j| format!("[{j:03}] compiling crate {j}\n"))
         .collect();
-    let cases: Vec<Vec<(String, Value, String)>> = vec![
-        (0..25)
-            .map(|i| {
-                (
-                    "process".into(),
-                    json!({"action": "poll", "sessionId": "b"}),
-                    format!("{log}Progress: {}%", i * 4),
-                )
-            })
-            .collect(),
-        (0..25)
-            .map(|i| {
-                (
-                    "command_status".into(),
-                    json!({"id": "job-7"}),
-                    json!({"status": "running", "done": i, "total": 30}).to_string(),
-                )
-            })
-            .collect(),
-        (0..25)
-            .map(|i| {
-                (
-                    "bash".into(),
-                    json!({"command": "tail -20 build.log"}),
-                    (i..i + 20)
-                        .map(|k| format!("line {k}: module {k}\n"))
-                        .collect(),
-                )
-            })
-            .collect(),
-        (0..25)
-            .map(|i| {
-                (
-                    "bash".into(),
-                    json!({"command": "sleep 10; kubectl get pods"}),
-                    (0..30)
-                        .map(|k| format!("web-{k} {}\n", if k < i { "Running" } else { "Pending" }))
-                        .collect(),
-                )
-            })
-            .collect(),
+    let cases: Vec<Vec<Call>> = vec![
+        repeated(
+            25,
+            "process",
+            json!({"action": "poll", "sessionId": "b"}),
+            |i| format!("{log}Progress: {}%", i * 4),
+        ),
+        repeated(25, "command_status", json!({"id": "job-7"}), |i| {
+            json!({"status": "running", "done": i, "total": 30}).to_string()
+        }),
+        repeated(25, "bash", json!({"command": "tail -20 build.log"}), |i| {
+            (i..i + 20)
+                .map(|k| format!("line {k}: module {k}\n"))
+                .collect()
+        }),
+        repeated(
+            25,
+            "bash",
+            json!({"command": "sleep 10; kubectl get pods"}),
+            |i| {
+                (0..30)
+                    .map(|k| format!("web-{k} {}\n", if k < i { "Running" } else { "Pending" }))
+                    .collect()
+            },
+        ),
     ];
     for (n, calls) in cases.iter().enumerate() {
         let f = findings(&format!("progress-{n}"), calls);
@@ -109,15 +103,9 @@ fn waiting_that_ends_is_not_blocked() {
         // OpenHands issue 10750: waiting on a running command with an empty one.
         ("execute_bash", json!({"command": "", "is_input": "true"})),
     ] {
-        let calls: Vec<(String, Value, String)> = (0..9)
-            .map(|i| {
-                (
-                    tool.to_owned(),
-                    args.clone(),
-                    if i < 8 { "running" } else { "completed" }.to_owned(),
-                )
-            })
-            .collect();
+        let calls = repeated(9, tool, args, |i| {
+            if i < 8 { "running" } else { "completed" }.to_owned()
+        });
         let f = findings("wait", &calls);
         assert!(f.is_empty(), "{tool}: {f:?}");
     }
@@ -125,15 +113,12 @@ fn waiting_that_ends_is_not_blocked() {
 
 #[test]
 fn a_poll_that_never_changes_is_still_stopped() {
-    let calls: Vec<(String, Value, String)> = (0..25)
-        .map(|_| {
-            (
-                "bash".to_owned(),
-                json!({"command": "sleep 30; gh run view 42 --json status"}),
-                "in_progress".to_owned(),
-            )
-        })
-        .collect();
+    let calls = repeated(
+        25,
+        "bash",
+        json!({"command": "sleep 30; gh run view 42 --json status"}),
+        |_| "in_progress".to_owned(),
+    );
     let f = findings("stuck-poll", &calls);
     let first_block = f.iter().find(|x| x["action"] == "block").expect("a block");
     // Line of the 20th call: 2 header lines, then 3 lines per call.
@@ -144,7 +129,7 @@ fn a_poll_that_never_changes_is_still_stopped() {
 /// every file that uses it; each edit lands in another file.
 #[test]
 fn the_same_import_edit_across_many_files_is_not_a_loop() {
-    let calls: Vec<(String, Value, String)> = (0..20)
+    let calls: Vec<Call> = (0..20)
         .map(|i| {
             let path = format!("src/pkg/module_{i:02}.py");
             (
@@ -164,17 +149,16 @@ fn the_same_import_edit_across_many_files_is_not_a_loop() {
 /// arguments to read a process's output chunk by chunk; each chunk is new.
 #[test]
 fn chunked_reads_with_the_same_arguments_and_new_bytes_are_not_a_loop() {
-    let calls: Vec<(String, Value, String)> = (0..60)
-        .map(|i| {
-            (
-                "mcp__proc__read_output".to_owned(),
-                json!({"process_id": "p-1"}),
-                (0..8)
-                    .map(|k| format!("test tests::case_{:03} ... ok\n", i * 8 + k))
-                    .collect(),
-            )
-        })
-        .collect();
+    let calls = repeated(
+        60,
+        "mcp__proc__read_output",
+        json!({"process_id": "p-1"}),
+        |i| {
+            (0..8)
+                .map(|k| format!("test tests::case_{:03} ... ok\n", i * 8 + k))
+                .collect()
+        },
+    );
     let f = findings("chunked-reads", &calls);
     assert!(f.is_empty(), "{f:?}");
 }
