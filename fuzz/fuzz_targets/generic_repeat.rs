@@ -66,7 +66,7 @@ fn run(s: &Settings, events: &[OwnedEvent], cut: Option<usize>) -> Vec<(usize, F
     };
     let mut bus = mk();
     // The guard's veto, as a host gives it: refused calls' results reach no detector.
-    let mut veto = loopguard_testkit::Veto::default();
+    let mut veto = loopguard_testkit::Veto;
     let mut out = Vec::new();
     for (i, e) in events.iter().enumerate() {
         if Some(i) == cut {

@@ -442,9 +442,20 @@ fn calls_only_host_a_repeated_call_is_steered_then_blocked_and_varied_work_passe
 /// files, each call answered at once (its result's id is `result_id` of the call's), a refused
 /// call with the guard's reason as an error. The actions of the ten calls.
 fn readme_example(h: &mut Hosts, result_id: impl Fn(&str) -> String) -> Vec<Action> {
+    identical_reads_then_others(h, 7, result_id)
+}
+
+/// `identical` reads of one file, then three different files, each call answered at once
+/// (its result's id is `result_id` of the call's), a refused call with the guard's reason as
+/// an error. The actions of the calls.
+fn identical_reads_then_others(
+    h: &mut Hosts,
+    identical: usize,
+    result_id: impl Fn(&str) -> String,
+) -> Vec<Action> {
     let mut actions = Vec::new();
-    for i in 0..10 {
-        let path = if i < 7 {
+    for i in 0..identical + 3 {
+        let path = if i < identical {
             "a.rs".to_owned()
         } else {
             format!("other{i}.rs")
@@ -488,6 +499,101 @@ fn a_host_whose_result_ids_are_its_own_is_judged_like_any_other() {
             "{preset}: {actions:?}"
         );
     }
+}
+
+/// A host that numbers its results its own way gets, call for call, the verdicts of a host
+/// whose results carry their call's id, under every preset: the result of a call the guard
+/// refused is the guard's own reason, never shown to a detector as the call's output, whatever
+/// its id (a detector that took it for the output would see the loop change and stop counting).
+#[test]
+fn own_result_ids_get_the_verdicts_of_call_ids_refusals_included() {
+    for preset in PRESETS {
+        for identical in [7, 24] {
+            let call_ids =
+                identical_reads_then_others(&mut Hosts::new(preset, 6), identical, |id| {
+                    id.to_owned()
+                });
+            let own_ids =
+                identical_reads_then_others(&mut Hosts::new(preset, 6), identical, |id| {
+                    format!("exec-{id}")
+                });
+            if identical == 24 {
+                assert!(call_ids.contains(&Action::Block), "{preset}: {call_ids:?}");
+            }
+            assert_eq!(own_ids, call_ids, "{preset}, {identical} identical reads");
+        }
+    }
+}
+
+/// A batch refused whole, answered by a host that numbers its results its own way: the
+/// results cannot be told apart, but every call they may answer was refused, so none reaches
+/// a detector, and the next messages get the verdicts a host with call ids gets.
+#[test]
+fn a_batch_refused_whole_is_refused_alike_whatever_the_result_ids() {
+    let template = Guard::builder()
+        .config(
+            loopguard::Config::from_toml_str(
+                "preset = \"pi-loop-guard\"\n[guard]\nwhole-batch = true\nabort-after-blocks = 0\n",
+                None,
+            )
+            .unwrap(),
+        )
+        .template()
+        .unwrap();
+    let run = |result_id: &dyn Fn(usize) -> String| {
+        let mut g = template.build().unwrap();
+        let mut actions = Vec::new();
+        let mut n = 0;
+        for message in 0..12 {
+            g.observe(&Event::MessageStart);
+            let path = if message < 7 { "a.rs" } else { "b.rs" };
+            let args = json!({ "path": path });
+            let mut answers = Vec::new();
+            for _ in 0..(if message == 4 { 3 } else { 1 }) {
+                let id = format!("c{n}");
+                n += 1;
+                let v = g.observe(&Event::ToolCall {
+                    id: &id,
+                    tool: "read",
+                    args: &args,
+                    batch: None,
+                });
+                actions.push(v.action());
+                answers.push((
+                    n - 1,
+                    v.message().unwrap_or("fn main() {}").to_owned(),
+                    v.action() == Action::Block,
+                ));
+            }
+            for (i, content, refused) in answers {
+                let id = result_id(i);
+                g.observe(&Event::ToolResult {
+                    id: &id,
+                    tool: "read",
+                    content: &content,
+                    is_error: refused,
+                    images: 0,
+                    details: None,
+                });
+            }
+        }
+        actions
+    };
+    let call_ids = run(&|i| format!("c{i}"));
+    // The fifth identical read is blocked with its batch (the batch's other calls are refused
+    // with it), the next reads of that file too; then five reads of another file: the fifth
+    // is blocked, which needs each of their results paired with its call.
+    assert_eq!(
+        call_ids,
+        [
+            [Action::Continue; 4].as_slice(),
+            &[Action::Block; 5],
+            &[Action::Continue; 4],
+            &[Action::Block; 1],
+        ]
+        .concat(),
+    );
+    assert_eq!(run(&|i| format!("exec-{i}")), call_ids);
 }
 
 /// A host that forwards results alone (an after-the-tool hook, no call events): identical

@@ -8,7 +8,7 @@ use crate::fingerprint::{args_fingerprint, Fingerprint};
 use crate::normalize::{Normalizers, ResultInput, TextPass};
 use crate::pool::StringPool;
 use crate::shape::{Echo, InlinePool};
-use crate::tools::Tools;
+use crate::tools::{ToolKind, Tools};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -38,6 +38,10 @@ struct Pending {
     /// The pieces of the arguments its result may echo, when a detector reads result shapes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     echo: Option<Echo>,
+    /// The guard refused the call: its result is the guard's refusal, never shown to a
+    /// detector.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    refused: bool,
 }
 
 /// The bus's own bookkeeping (serialisable with the detectors' state).
@@ -257,12 +261,60 @@ impl Bus {
         })
     }
 
-    /// The guard refused the last tool call: for hosts that send no message events, its
-    /// refusal is its answer, so the next call starts a new batch.
+    /// The guard refused the last tool call: its result, whatever id the host gives it (see
+    /// [`Bus::answers_refused`]), is the guard's refusal. For hosts that send no message
+    /// events, the refusal is the call's answer, so the next call starts a new batch.
     pub fn note_refused(&mut self) {
         if !self.state.messages_seen {
             self.state.result_since_call = true;
         }
+        let seq = self.state.last.seq;
+        if let Some(p) = self.state.pending.back_mut().filter(|p| p.call.seq == seq) {
+            p.refused = true;
+        }
+    }
+
+    /// The guard refused every call of `batch` still waiting for its result.
+    pub fn refuse_batch(&mut self, batch: u64) {
+        for p in self
+            .state
+            .pending
+            .iter_mut()
+            .filter(|p| p.call.batch == batch)
+        {
+            p.refused = true;
+        }
+    }
+
+    /// Whether a result with `id` and `tool` answers a call the guard refused: the call the
+    /// bus pairs it with (the waiting call with its id, else the one call waiting, as
+    /// [`Bus::observe`] pairs them) is a refused one. The guard does not show such a result to
+    /// the detectors ([`Bus::observe_vetoed`]): the call never ran.
+    /// When the bus cannot tell which of several waiting calls a result answers, it answers a
+    /// refused one if every candidate was refused.
+    pub fn answers_refused(&self, id: &str, tool: &str) -> bool {
+        match self.paired(id, tool) {
+            Some(i) => self.state.pending.get(i).is_some_and(|p| p.refused),
+            None => self.refused_candidate(id, tool).is_some(),
+        }
+    }
+
+    /// For a result the bus cannot pair: the oldest waiting call of its tool, if every such
+    /// call was refused (whichever it answers, it answers a refusal).
+    fn refused_candidate(&self, id: &str, tool: &str) -> Option<usize> {
+        if self.state.answered_ids.contains(&id_hash(id)) {
+            return None;
+        }
+        let mut candidates = self
+            .state
+            .pending
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| tool.is_empty() || p.call.tool == tool);
+        let (first, _) = candidates.next()?;
+        let all_refused = self.state.pending.get(first).is_some_and(|p| p.refused)
+            && candidates.all(|(_, p)| p.refused);
+        all_refused.then_some(first)
     }
 
     /// Records `event` in the lifecycle (sequence number, turn, run, message, batch) without
@@ -270,6 +322,53 @@ impl Bus {
     /// a call the guard refused (which never ran).
     pub fn observe_vetoed(&mut self, event: &Event<'_>) {
         self.advance(event, false);
+    }
+
+    /// [`Bus::observe_vetoed`] for a call the guard refuses without showing it to the
+    /// detectors (a call of a batch already refused): it waits, refused, for its result.
+    pub fn observe_refused(&mut self, event: &Event<'_>) {
+        self.advance(event, false);
+        if let Event::ToolCall { id, tool, .. } = event {
+            let last = self.state.last;
+            let call = CallInfo {
+                tool: self.spare.strings.take(tool),
+                args_fp: Fingerprint::default(),
+                call_fp: Fingerprint::default(),
+                batch: last.batch.unwrap_or_default(),
+                batch_pos: 0,
+                seq: last.seq,
+                kind: ToolKind::default(),
+            };
+            let id = self.spare.strings.take(id);
+            self.push_pending(Pending {
+                id,
+                call,
+                args: Value::Null,
+                echo: None,
+                refused: true,
+            });
+        }
+    }
+
+    /// Adds a waiting call, forgetting the oldest beyond [`MAX_PENDING_CALLS`].
+    fn push_pending(&mut self, p: Pending) {
+        if self.state.pending.len() >= MAX_PENDING_CALLS {
+            if let Some(old) = self.state.pending.pop_front() {
+                self.spare.strings.keep(old.id);
+                self.spare.strings.keep(old.call.tool);
+            }
+        }
+        self.state.pending.push_back(p);
+    }
+
+    /// The waiting call a result with `id` and `tool` answers: the one with its id (and tool,
+    /// when the result names one), else [`Bus::lone_pending`].
+    fn paired(&self, id: &str, tool: &str) -> Option<usize> {
+        self.state
+            .pending
+            .iter()
+            .position(|p| p.id == id && (tool.is_empty() || p.call.tool == tool))
+            .or_else(|| self.lone_pending(id, tool))
     }
 
     /// Remembers a message the guard itself sends (a steer), so that when the host delivers it
@@ -399,12 +498,6 @@ impl Bus {
                     kind: self.tools.kind(tool, Some(args)),
                 };
                 call_fp = Some(call.call_fp);
-                if self.state.pending.len() >= MAX_PENDING_CALLS {
-                    if let Some(p) = self.state.pending.pop_front() {
-                        self.spare.strings.keep(p.id);
-                        self.spare.strings.keep(p.call.tool);
-                    }
-                }
                 let echo = self.shapes.then(|| self.spare.echo(args));
                 // Only a normaliser that reads the arguments needs them at result time, and
                 // only when a detector reads normalised fingerprints: a `write`'s whole file
@@ -415,11 +508,12 @@ impl Bus {
                     Value::Null
                 };
                 let id = self.spare.strings.take(id);
-                self.state.pending.push_back(Pending {
+                self.push_pending(Pending {
                     id,
                     call,
                     args,
                     echo,
+                    refused: false,
                 });
             }
             Event::ToolResult {
@@ -433,24 +527,27 @@ impl Bus {
                 details = *d;
                 self.state.result_since_call = true;
                 self.state.results += 1;
-                let found = self
-                    .state
-                    .pending
-                    .iter()
-                    .position(|p| p.id == *id && (tool.is_empty() || p.call.tool == *tool));
-                if !dispatch {
-                    if let Some(i) = found {
-                        self.state.pending.remove(i);
-                    }
-                    self.finish(seq, new_turn, new_run, None, None);
-                    return findings;
-                }
-                let found = found.or_else(|| self.lone_pending(id, tool));
+                let found = self.paired(id, tool);
+                // A vetoed result the bus cannot pair (see `Bus::answers_refused`) takes the
+                // place of one of the refused calls it may answer.
+                let found = if dispatch {
+                    found
+                } else {
+                    found.or_else(|| self.refused_candidate(id, tool))
+                };
                 if found.is_some() {
                     if self.state.answered_ids.len() >= MAX_ANSWERED_IDS {
                         self.state.answered_ids.pop_front();
                     }
                     self.state.answered_ids.push_back(id_hash(id));
+                }
+                if !dispatch {
+                    if let Some(p) = found.and_then(|i| self.state.pending.remove(i)) {
+                        self.spare.strings.keep(p.id);
+                        self.spare.strings.keep(p.call.tool);
+                    }
+                    self.finish(seq, new_turn, new_run, None, None);
+                    return findings;
                 }
                 let (call, args, orphan, echo) =
                     match found.and_then(|i| self.state.pending.remove(i)) {
@@ -712,6 +809,16 @@ impl Bus {
             detector: "bus",
             message: e.to_string(),
         })?;
+        if bus_state.pending.len() > MAX_PENDING_CALLS
+            || bus_state.own_messages.len() > MAX_OWN_MESSAGES
+            || bus_state.batches.len() > MAX_BATCHES
+            || bus_state.answered_ids.len() > MAX_ANSWERED_IDS
+        {
+            return Err(StateError::Invalid {
+                detector: "bus",
+                message: "state exceeds its bounds".into(),
+            });
+        }
         let dets = state
             .get("detectors")
             .and_then(Value::as_object)
@@ -745,7 +852,6 @@ mod tests {
     use super::*;
     use crate::event::{Interest, Stream};
     use crate::finding::Level;
-    use crate::tools::ToolKind;
     use serde_json::json;
 
     /// Records the kinds it sees and reports one finding per tool result.

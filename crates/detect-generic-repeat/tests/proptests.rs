@@ -98,7 +98,7 @@ fn script(calls: &[(usize, Value, usize, bool)], reverse: bool) -> Vec<OwnedEven
 
 fn through_bus_with_snapshot(s: &Settings, events: &[OwnedEvent], cut: usize) -> Vec<Finding> {
     let mut bus = Bus::new(vec![boxed(s)]);
-    let mut veto = loopguard_testkit::Veto::default();
+    let mut veto = loopguard_testkit::Veto;
     let mut out = Vec::new();
     for (i, e) in events.iter().enumerate() {
         if i == cut {

@@ -11,7 +11,7 @@ use crate::{Settings, NAME};
 use loopguard_core::shape::{self, Trend};
 use loopguard_core::{
     truncate_chars, Cx, Detector, Event, Facts, Finding, Fingerprint, FixedMap, Level, ResultInfo,
-    RunScope, StringPool, MAX_EVIDENCE,
+    RunScope, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -97,7 +97,6 @@ const MAX_WARNED: usize = 64;
 /// What the detector keeps of a call until its result arrives.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Pending {
-    id: String,
     /// The call reads a file's text (its content is never the call's error).
     reads: bool,
     /// The call is a search (`grep`): its exit status 1 only means nothing matched.
@@ -107,8 +106,8 @@ struct Pending {
     /// stops the recurring rule counting the family's earlier failures.
     #[serde(default)]
     family: u64,
-    /// The call's sequence number: the bus's result shape (with this call's echo) is used
-    /// when the bus paired the result with the same call.
+    /// The call's sequence number: a result answers the call the bus paired it with (the
+    /// bus owns pairing, also for a host that numbers its results its own way).
     #[serde(default)]
     seq: Option<u64>,
 }
@@ -210,8 +209,6 @@ pub struct SameFailure {
     state: State,
     /// Fingerprints already computed (not state: a pure cache, rebuilt on demand).
     fps: FpTable,
-    /// Id buffers of resolved calls, reused for the next calls' ids.
-    spare_ids: StringPool<MAX_PENDING>,
 }
 
 fn tool_fp(tool: &str) -> Fingerprint {
@@ -291,7 +288,6 @@ impl SameFailure {
             settings,
             state: State::default(),
             fps: FpTable::default(),
-            spare_ids: StringPool::default(),
         }
     }
 
@@ -347,22 +343,17 @@ impl SameFailure {
             .with_sample(&run.error)
     }
 
-    fn on_result(
-        &mut self,
-        id: &str,
-        info: &ResultInfo,
-        content: &str,
-        is_error: bool,
-        cx: &mut Cx<'_>,
-    ) {
-        let mut pending = match self.state.pending.iter().position(|p| p.id == id) {
+    fn on_result(&mut self, info: &ResultInfo, content: &str, is_error: bool, cx: &mut Cx<'_>) {
+        // The call the bus paired the result with (none for an orphan).
+        let pending = match self
+            .state
+            .pending
+            .iter()
+            .position(|p| !info.orphan && p.seq == Some(info.call.seq))
+        {
             Some(i) => self.state.pending.remove(i),
             None => None,
         };
-        if let Some(p) = pending.as_mut() {
-            // Only the id's buffer is kept, for the next call's id; the id is not read again.
-            self.spare_ids.keep(std::mem::take(&mut p.id));
-        }
         let reads = pending.as_ref().is_some_and(|p| p.reads);
         let fam = match pending.as_ref() {
             Some(p) => p.family,
@@ -386,17 +377,9 @@ impl SameFailure {
         let (error_fp, numbers) = match self.settings.failure_identity {
             FailureIdentity::Exact => (info.norm_fp, Vec::new()),
             FailureIdentity::Shape => {
-                let same_call = !info.orphan
-                    && pending
-                        .as_ref()
-                        .is_some_and(|p| p.seq == Some(info.call.seq));
                 // The bus's shape carries the echo of the call it paired the result with: right
-                // when that is this detector's call too, or when neither knows the call.
-                let usable = if pending.is_some() {
-                    same_call
-                } else {
-                    info.orphan
-                };
+                // when this detector still holds that call, or when neither knows the call.
+                let usable = pending.is_some() || info.orphan;
                 let s = cx.result_shape_or_plain(usable, content);
                 (s.fp, s.numbers.clone())
             }
@@ -490,16 +473,12 @@ impl SameFailure {
         }
     }
 
-    fn remember_call(&mut self, id: &str, tool: &str, args: &serde_json::Value, seq: Option<u64>) {
+    fn remember_call(&mut self, tool: &str, args: &serde_json::Value, seq: Option<u64>) {
         if self.state.pending.len() >= MAX_PENDING {
-            if let Some(old) = self.state.pending.pop_front() {
-                self.spare_ids.keep(old.id);
-            }
+            self.state.pending.pop_front();
         }
-        let owned = self.spare_ids.take(id);
         let facts = shape::command_facts(tool, args);
         self.state.pending.push_back(Pending {
-            id: owned,
             reads: facts.reads,
             search: facts.search,
             family: self.fps.family(tool, facts.program),
@@ -551,20 +530,17 @@ impl Detector for SameFailure {
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
-            Event::ToolCall { id, tool, args, .. } => {
+            Event::ToolCall { tool, args, .. } => {
                 let seq = cx.call().map(|c| c.seq);
-                self.remember_call(id, tool, args, seq);
+                self.remember_call(tool, args, seq);
                 let tool = cx.call().map_or(*tool, |c| c.tool.as_str());
                 self.on_call(tool, cx);
             }
             Event::ToolResult {
-                id,
-                content,
-                is_error,
-                ..
+                content, is_error, ..
             } => {
                 if let Some(info) = cx.result() {
-                    self.on_result(id, info, content, *is_error, cx);
+                    self.on_result(info, content, *is_error, cx);
                 }
             }
             _ => {}

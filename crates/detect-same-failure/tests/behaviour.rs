@@ -7,7 +7,7 @@ use loopguard_detect_same_failure::{
     looks_like_failure, FailureIdentity, Options, SameFailure, Settings, NAME, REGISTRATION,
 };
 use loopguard_testkit::registration::OptionChecks;
-use loopguard_testkit::{run, Script};
+use loopguard_testkit::{run, with_own_result_ids, Script};
 use serde_json::json;
 
 const USAGE: &str = "Usage: edit <start_line>:<end_line>";
@@ -277,6 +277,11 @@ fn every_result_is_paired_with_its_own_call() {
         ..Settings::default()
     };
     assert!(run(Box::new(SameFailure::new(recurring)), s.events()).is_empty());
+    // A host that numbers its results its own way: each result still answers its call (the
+    // one the bus pairs it with), so the reads stay reads.
+    let own = with_own_result_ids(s.events());
+    assert!(run(det(), &own).is_empty());
+    assert!(run(Box::new(SameFailure::new(recurring)), &own).is_empty());
     // The same text from calls that do not read a file is the calls' own failure.
     let mut s = Script::new();
     s.call_args(

@@ -10,7 +10,8 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Record {
     tool: String,
-    id: String,
+    /// The call's sequence number (an orphan result's own): a result answers the call the
+    /// bus paired it with.
     seq: u64,
     /// Command words of the call (for shell tools).
     words: Vec<String>,
@@ -65,15 +66,13 @@ impl UnknownTool {
 
     /// Records a call, outcome not known yet; a full history reuses the strings of the
     /// record it forgets.
-    fn push_call(&mut self, tool: &str, id: &str, seq: u64, words: Vec<String>) {
+    fn push_call(&mut self, tool: &str, seq: u64, words: Vec<String>) {
         let cap = (self.settings.history_size as usize).max(1);
         let full = self.state.records.len() >= cap;
         let rec = match full.then(|| self.state.records.pop_front()).flatten() {
             Some(mut r) => {
                 r.tool.clear();
                 r.tool.push_str(tool);
-                r.id.clear();
-                r.id.push_str(id);
                 r.seq = seq;
                 r.words = words;
                 r.done = false;
@@ -82,7 +81,6 @@ impl UnknownTool {
             }
             None => Record {
                 tool: tool.to_owned(),
-                id: id.to_owned(),
                 seq,
                 words,
                 done: false,
@@ -180,7 +178,7 @@ impl UnknownTool {
                 .records
                 .iter()
                 .rev()
-                .find(|r| r.done && r.id != rec.id)?;
+                .find(|r| r.done && r.seq != rec.seq)?;
             let own = basename(&rec.tool);
             if prev.tool == rec.tool && prev.name.as_deref() == Some(own.as_str()) {
                 return Some(own);
@@ -196,7 +194,7 @@ impl Detector for UnknownTool {
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
-            Event::ToolCall { id, tool, args, .. } => match self.judge(tool) {
+            Event::ToolCall { tool, args, .. } => match self.judge(tool) {
                 // A blocked call does not run and is not recorded; if it runs anyway, its
                 // result is recorded on its own.
                 Some(f) if f.level == Level::Critical => cx.report(f),
@@ -209,21 +207,23 @@ impl Detector for UnknownTool {
                     } else {
                         Vec::new()
                     };
-                    self.push_call(tool, id, cx.seq(), words);
+                    self.push_call(tool, cx.seq(), words);
                 }
             },
             Event::ToolResult {
-                id,
                 tool,
                 content,
                 is_error,
                 ..
             } => {
+                // The call the bus paired the result with (none for an orphan): the bus owns
+                // pairing, also for a host that numbers its results its own way.
+                let call = cx.result().filter(|r| !r.orphan).map(|r| r.call.seq);
                 let pos = self
                     .state
                     .records
                     .iter()
-                    .rposition(|r| !r.done && r.id == *id && r.tool == *tool);
+                    .rposition(|r| !r.done && Some(r.seq) == call);
                 // The pending record is judged in place: still pending, it is not the
                 // previous outcome that `outcome_name` looks for.
                 match pos {
@@ -236,7 +236,6 @@ impl Detector for UnknownTool {
                     None => {
                         let mut rec = Record {
                             tool: (*tool).to_owned(),
-                            id: (*id).to_owned(),
                             seq: cx.seq(),
                             words: Vec::new(),
                             done: false,

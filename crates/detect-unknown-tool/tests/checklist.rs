@@ -3,7 +3,7 @@
 
 use loopguard_core::{Detector, Level};
 use loopguard_detect_unknown_tool::{Settings, UnknownTool, REGISTRATION};
-use loopguard_testkit::{registration, run, Script};
+use loopguard_testkit::{registration, run, with_own_result_ids, Script};
 use serde_json::json;
 
 fn detector() -> Box<dyn Detector> {
@@ -167,6 +167,39 @@ fn sweagent_discussion_loop_with_syntax_errors_in_between() {
     assert!(f[0].1.message.contains("discussion"), "{}", f[0].1.message);
     // OpenClaw's preset reads errors only: nothing
     assert!(run(openclaw(), s.events()).is_empty());
+}
+
+/// A host that numbers its results its own way: each "command not found" answers the call
+/// the bus pairs it with, and is read with that call's command, as with call ids.
+#[test]
+fn results_with_the_hosts_own_ids_are_read_with_their_calls() {
+    let mut s = Script::new();
+    for (i, words) in ["First, find the file", "It seems", "Let me try"]
+        .iter()
+        .enumerate()
+    {
+        let command = format!("DISCUSSION\n{words}");
+        let line = 12395 + 2 * i;
+        s.call(
+            "DISCUSSION",
+            json!({ "command": command }),
+            &format!("/bin/bash: line {line}: DISCUSSION: command not found"),
+        );
+    }
+    s.tool_call("DISCUSSION", json!({"command": "DISCUSSION\nAgain"}));
+    let with_call_ids = run(detector(), s.events());
+    assert_eq!(
+        with_call_ids
+            .iter()
+            .map(|(_, f)| f.level)
+            .collect::<Vec<_>>(),
+        [Level::Warning]
+    );
+    let own = with_own_result_ids(s.events());
+    assert_eq!(
+        format!("{:?}", run(detector(), &own)),
+        format!("{with_call_ids:?}")
+    );
 }
 
 #[test]

@@ -6,19 +6,12 @@ use crate::verdict::{Action, Delivery, Verdict};
 use crate::wording::{steer_text, Path, CONTINUE_STEER};
 use loopguard_core::{
     args_fingerprint, call_fingerprint, Bus, Config, ConfigError, Event, Finding, Fingerprint,
-    FixedMap, Level, Normalizers, Registry, StateError, StringPool, Tools,
+    FixedMap, Level, Normalizers, Registry, StateError, Tools,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
 
-/// How many ids of blocked calls the guard remembers, to swallow their results.
-pub const MAX_BLOCKED_IDS: usize = 64;
-/// How many call ids of the current batch the guard remembers (for whole-batch blocks).
-pub const MAX_BATCH_CALLS: usize = 64;
-
-/// The emptied call-id buffers of ended batches.
-type IdPool = StringPool<MAX_BATCH_CALLS>;
 /// Version of the snapshot layout.
 pub const SNAPSHOT_VERSION: u64 = 1;
 
@@ -200,7 +193,6 @@ impl GuardTemplate {
             bus,
             settings: self.settings.clone(),
             state,
-            spare_ids: IdPool::default(),
         })
     }
 }
@@ -229,11 +221,11 @@ enum Pending {
     Compact,
 }
 
-/// The calls of the current batch.
+/// The current batch. Which of its calls wait for a result, and which of those the guard
+/// refused, is the bus's to know (it pairs results with calls).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct BatchState {
     id: Option<u64>,
-    calls: VecDeque<String>,
     blocked: Option<String>,
     /// The call whose block refused the batch.
     #[serde(default)]
@@ -244,16 +236,10 @@ struct BatchState {
 }
 
 impl BatchState {
-    /// Begins batch `id`, keeping the buffer of call ids, and the ids' own buffers in
-    /// `spare` (up to [`MAX_BATCH_CALLS`]).
-    fn start(&mut self, id: u64, spare: &mut IdPool) {
-        let mut calls = std::mem::take(&mut self.calls);
-        for old in calls.drain(..) {
-            spare.keep(old);
-        }
+    /// Begins batch `id`.
+    fn start(&mut self, id: u64) {
         *self = BatchState {
             id: Some(id),
-            calls,
             ..BatchState::default()
         };
     }
@@ -327,7 +313,6 @@ struct State {
     text_aborted: Option<u64>,
     pending: Option<Pending>,
     batch: BatchState,
-    blocked_ids: VecDeque<String>,
     dedup: DedupMap,
 }
 
@@ -338,26 +323,6 @@ impl State {
         self.compactions_used = 0;
         self.pending = None;
         self.dedup.clear();
-    }
-
-    fn remember_blocked(&mut self, id: &str) {
-        if self.blocked_ids.iter().any(|b| b == id) {
-            return;
-        }
-        if self.blocked_ids.len() >= MAX_BLOCKED_IDS {
-            self.blocked_ids.pop_front();
-        }
-        self.blocked_ids.push_back(id.to_owned());
-    }
-
-    fn take_blocked(&mut self, id: &str) -> bool {
-        match self.blocked_ids.iter().position(|b| b == id) {
-            Some(i) => {
-                self.blocked_ids.remove(i);
-                true
-            }
-            None => false,
-        }
     }
 }
 
@@ -396,9 +361,6 @@ pub struct Guard {
     bus: Bus,
     settings: Policy,
     state: State,
-    /// The emptied call-id buffers of ended batches, for the next batches' ids (not state:
-    /// a snapshot neither holds nor needs them).
-    spare_ids: IdPool,
 }
 
 impl Guard {
@@ -415,6 +377,14 @@ impl Guard {
     /// The policy in force (the resolved `[guard]` table).
     pub fn settings(&self) -> &Policy {
         &self.settings
+    }
+
+    /// Whether a tool result with `id` and `tool`, sent now, would answer a call this guard
+    /// refused (then [`Guard::observe`] shows it to no detector: the call never ran). The bus
+    /// pairs it with its call as it pairs every result, so a host that numbers its results
+    /// its own way is answered alike.
+    pub fn answers_refused(&self, id: &str, tool: &str) -> bool {
+        self.state.enabled && self.bus.answers_refused(id, tool)
     }
 
     /// Whether the guard is on.
@@ -480,9 +450,9 @@ impl Guard {
         let mut call: Option<&str> = None;
         match event {
             // The result of a call the guard refused (an error result carrying the guard's
-            // reason): the call never ran, so detectors must not see it, and a streak is never
-            // reset by the guard's own veto.
-            Event::ToolResult { id, .. } if self.state.take_blocked(id) => {
+            // reason), whatever id the host gave it: the call never ran, so detectors must not
+            // see it, and a streak is never reset by the guard's own veto.
+            Event::ToolResult { id, tool, .. } if self.answers_refused(id, tool) => {
                 self.bus.observe_vetoed(event);
                 return Verdict::default();
             }
@@ -494,10 +464,10 @@ impl Guard {
             } => {
                 let b = self.bus.batch_for(*batch);
                 if self.state.batch.id != Some(b) {
-                    self.state.batch.start(b, &mut self.spare_ids);
+                    self.state.batch.start(b);
                 }
                 if let Some(reason) = self.state.batch.blocked.clone() {
-                    return self.refuse_with_batch(event, id, tool, args, reason);
+                    return self.refuse_with_batch(event, tool, args, reason);
                 }
                 call = Some(id);
             }
@@ -512,24 +482,8 @@ impl Guard {
             self.state.blocks_run = 0;
             self.state.dedup.clear();
         }
-        // The batch's call ids are only needed to block its siblings.
-        if let Some(id) = call.filter(|_| self.settings.whole_batch) {
-            let calls = &mut self.state.batch.calls;
-            let slot = if calls.len() >= MAX_BATCH_CALLS {
-                calls.pop_front().map(|mut old| {
-                    old.clear();
-                    old.push_str(id);
-                    old
-                })
-            } else {
-                None
-            };
-            let owned = slot.unwrap_or_else(|| self.spare_ids.take(id));
-            calls.push_back(owned);
-        }
         let v = self.decide_on(event, call, &findings);
-        if let Some(id) = call.filter(|_| matches!(v.action(), Action::Block | Action::Abort)) {
-            self.state.remember_blocked(id);
+        if call.is_some() && matches!(v.action(), Action::Block | Action::Abort) {
             self.bus.note_refused();
             if v.whole_batch() {
                 // The call's identity, as the bus computed it.
@@ -548,13 +502,11 @@ impl Guard {
     fn refuse_with_batch(
         &mut self,
         event: &Event<'_>,
-        id: &str,
         tool: &str,
         args: &Value,
         reason: String,
     ) -> Verdict {
-        self.state.remember_blocked(id);
-        self.bus.observe_vetoed(event);
+        self.bus.observe_refused(event);
         self.bus.note_refused();
         let same =
             self.state.batch.blocked_call == Some(call_fingerprint(tool, &args_fingerprint(args)));
@@ -642,9 +594,8 @@ impl Guard {
                 top.message
             ));
             self.state.batch.abort_code = Some(abort_code(top));
-            let siblings: Vec<String> = self.state.batch.calls.drain(..).collect();
-            for id in siblings {
-                self.state.remember_blocked(&id);
+            if let Some(b) = self.state.batch.id {
+                self.bus.refuse_batch(b);
             }
         }
         if self.settings.steer_on_block {
@@ -780,9 +731,7 @@ impl Guard {
             .get("guard")
             .ok_or_else(|| bad("missing `guard`".to_owned()))?;
         let state = State::deserialize(guard).map_err(|e| bad(e.to_string()))?;
-        if state.blocked_ids.len() > MAX_BLOCKED_IDS
-            || state.batch.calls.len() > MAX_BATCH_CALLS
-            || state.dedup.len() > Policy::MAX_DEDUP_KEYS
+        if state.dedup.len() > Policy::MAX_DEDUP_KEYS
             || state.dedup.buckets.len() != state.dedup.order.len()
         {
             return Err(bad("state exceeds its bounds".to_owned()));
@@ -830,29 +779,5 @@ fn abort_code(f: &Finding) -> String {
     match &f.code {
         Some(c) if f.level == Level::Fatal => c.clone(),
         _ => format!("loop_aborted:{}", f.detector),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn a_batch_holds_its_own_call_ids_in_the_buffers_of_the_batches_before() {
-        let config = Config::from_toml_str("[guard]\nwhole-batch = true\n", None).unwrap();
-        let mut g = Guard::builder().config(config).no_preset().build().unwrap();
-        let args = json!({"path": "a"});
-        for batch in [vec!["a1", "a2", "a3"], vec!["b1"], vec!["c1", "c2"]] {
-            g.observe(&Event::MessageStart);
-            for id in &batch {
-                g.observe(&Event::tool_call(id, "read", &args));
-            }
-            let held: Vec<&str> = g.state.batch.calls.iter().map(String::as_str).collect();
-            assert_eq!(held, batch);
-            for id in &batch {
-                g.observe(&Event::tool_result(id, "read", "x", false));
-            }
-        }
     }
 }

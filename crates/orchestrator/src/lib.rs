@@ -26,9 +26,7 @@ pub mod presets;
 mod verdict;
 mod wording;
 
-pub use guard::{
-    Guard, GuardBuilder, GuardTemplate, MAX_BATCH_CALLS, MAX_BLOCKED_IDS, SNAPSHOT_VERSION,
-};
+pub use guard::{Guard, GuardBuilder, GuardTemplate, SNAPSHOT_VERSION};
 pub use openclaw::config_from_openclaw_json;
 #[allow(deprecated)]
 pub use options::{Dedup, GuardOptions, GuardSettings, Policy, PolicyOptions, Wording};

@@ -481,21 +481,27 @@ fn j58_only_the_user_toggles_the_guard() {
     );
 }
 
+/// Refused calls wait for their results in the bus, a bounded queue, however many the
+/// host never answers.
 #[test]
-fn blocked_ids_stay_bounded() {
+fn refused_calls_stay_bounded() {
     let mut g = guard("[guard]\nabort-after-blocks = 0\n[detectors.repeat]\nwarn = 1\nblock = 2\n");
     let args = json!({"path": "a"});
+    let mut blocked = 0;
     for i in 0..500 {
         let id = format!("c{i}");
         g.observe(&Event::MessageStart);
-        g.observe(&Event::tool_call(&id, "read", &args));
+        if g.observe(&Event::tool_call(&id, "read", &args)).action() == Action::Block {
+            blocked += 1;
+        }
     }
+    assert!(blocked > 400, "{blocked}");
     let snap = g.snapshot().unwrap();
-    let n = snap["guard"]["blocked_ids"]
+    let n = snap["bus"]["bus"]["pending"]
         .as_array()
         .map(Vec::len)
         .unwrap_or(usize::MAX);
-    assert!(n <= loopguard_orchestrator::MAX_BLOCKED_IDS, "{n}");
+    assert!(n <= loopguard_core::MAX_PENDING_CALLS, "{n}");
 }
 
 #[test]
@@ -516,8 +522,12 @@ fn snapshot_restore_rejects_bad_input_and_keeps_the_toggle() {
     assert!(h.restore(&json!({"version": 1})).is_err());
     assert!(h.restore(&json!("x")).is_err());
     let mut bad = snap;
-    bad["guard"]["blocked_ids"] = json!((0..100).map(|i| i.to_string()).collect::<Vec<_>>());
-    assert!(h.restore(&bad).is_err());
+    bad["bus"]["bus"]["answered_ids"] = json!((0..100).collect::<Vec<u64>>());
+    assert!(h
+        .restore(&bad)
+        .unwrap_err()
+        .to_string()
+        .contains("exceeds its bounds"));
 }
 
 #[test]

@@ -21,8 +21,6 @@ const MAX_SEQ_LINES: usize = 1 << 16;
 const MAX_HELD: usize = 4096;
 /// Most bytes of text held back to count what a loop cost.
 const MAX_HELD_BYTES: usize = 16 << 20;
-/// Most blocked calls whose result is awaited.
-const MAX_BLOCKED: usize = 4096;
 
 /// Scans a stream of records.
 pub fn scan_records<R: BufRead>(
@@ -169,8 +167,6 @@ struct Judge {
     touched: Vec<usize>,
     /// The line of the first abort.
     cut: Option<usize>,
-    /// Blocked calls awaiting their result: id -> line of the block.
-    blocked: HashMap<String, usize>,
     wasted: Wasted,
     wasted_cost: Cost,
 }
@@ -198,7 +194,6 @@ impl Engine {
                 loop_of: HashMap::new(),
                 touched: Vec::new(),
                 cut: None,
-                blocked: HashMap::new(),
                 wasted: Wasted::default(),
                 wasted_cost: Cost::default(),
             },
@@ -234,9 +229,10 @@ impl Engine {
             match j.cut {
                 Some(cut) if e.line > cut => j.waste(&e.record),
                 _ => {
-                    if let Record::ToolResult { id, .. } = &e.record {
-                        if j.blocked.get(id).is_some_and(|&l| l < e.line) {
-                            j.blocked.remove(id);
+                    // The result of a call the guard refused (paired by the guard as it pairs
+                    // every result) is waste too.
+                    if let Record::ToolResult { id, tool, .. } = &e.record {
+                        if j.guard.answers_refused(id, tool) {
                             j.waste(&e.record);
                         }
                     }
@@ -387,11 +383,8 @@ impl Judge {
             }
         }
         if action == Action::Block && self.cut.is_none() {
-            if let (Event::ToolCall { id, .. }, Some(e)) = (ev, entry) {
+            if let (Event::ToolCall { .. }, Some(e)) = (ev, entry) {
                 self.waste(&e.record);
-                if self.blocked.len() < MAX_BLOCKED {
-                    self.blocked.insert((*id).to_owned(), line);
-                }
             }
         }
         for f in v.findings() {

@@ -14,7 +14,6 @@ pub mod texts;
 use loopguard_core::{Bus, Detector, Event, Finding, Level, Origin, OwnedEvent, Stream};
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use std::collections::VecDeque;
 
 /// Builds an event sequence the way an agent runtime would emit it.
 ///
@@ -289,38 +288,25 @@ impl Script {
     }
 }
 
-/// How many refused call ids a [`Veto`] remembers (as many as the guard does).
-pub const MAX_REFUSED: usize = 64;
-
 /// The guard's veto, for a run through a bare [`Bus`]: a tool call on which a finding is
 /// critical or fatal is refused (the bus is told with [`Bus::note_refused`]), and the result
 /// of a refused call, which never ran, is recorded with [`Bus::observe_vetoed`] and shown to
-/// no detector. Detectors keep no list of the calls they blocked; this is what a host
-/// running the guard does for them.
-#[derive(Clone, Debug, Default)]
-pub struct Veto {
-    refused: VecDeque<String>,
-}
+/// no detector. Detectors keep no list of the calls they blocked, and neither does the veto:
+/// the bus, which pairs results with calls, knows which calls were refused.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Veto;
 
 impl Veto {
     /// Feeds `event` to `bus` under the veto and returns the findings.
     pub fn observe(&mut self, bus: &mut Bus, event: &Event<'_>) -> Vec<Finding> {
         match event {
-            Event::ToolResult { id, .. } => {
-                if let Some(i) = self.refused.iter().position(|r| r == id) {
-                    self.refused.remove(i);
-                    bus.observe_vetoed(event);
-                    return Vec::new();
-                }
-                bus.observe(event)
+            Event::ToolResult { id, tool, .. } if bus.answers_refused(id, tool) => {
+                bus.observe_vetoed(event);
+                Vec::new()
             }
-            Event::ToolCall { id, .. } => {
+            Event::ToolCall { .. } => {
                 let findings = bus.observe(event);
                 if findings.iter().any(|f| f.level >= Level::Critical) {
-                    if self.refused.len() >= MAX_REFUSED {
-                        self.refused.pop_front();
-                    }
-                    self.refused.push_back((*id).to_owned());
                     bus.note_refused();
                 }
                 findings
@@ -356,7 +342,7 @@ pub(crate) fn run_indexed<'a>(
     events: impl IntoIterator<Item = (usize, &'a OwnedEvent)>,
 ) -> Vec<(usize, Finding)> {
     let mut bus = Bus::new(vec![detector]);
-    let mut veto = Veto::default();
+    let mut veto = Veto;
     let mut out = Vec::new();
     for (i, e) in events {
         out.extend(
@@ -379,7 +365,7 @@ pub fn run_with_snapshot(
 ) -> Result<Vec<(usize, Finding)>, loopguard_core::StateError> {
     let cut = cut.min(events.len());
     let mut bus = Bus::new(vec![make()]);
-    let mut veto = Veto::default();
+    let mut veto = Veto;
     let mut out = Vec::new();
     for (i, e) in events[..cut].iter().enumerate() {
         out.extend(
@@ -570,6 +556,36 @@ pub fn key_order_scripts(tool: &str, args: &Value, n: usize, result: &str) -> (S
     a.tool_call(tool, args.clone());
     b.tool_call(tool, reverse_keys(args));
     (a, b)
+}
+
+/// `events` as a host that numbers its results its own way sends them: every result's id is
+/// `own-<n>`, never its call's (the bus pairs each with the one call waiting).
+pub fn with_own_result_ids(events: &[OwnedEvent]) -> Vec<OwnedEvent> {
+    let mut n = 0;
+    events
+        .iter()
+        .map(|e| match e {
+            OwnedEvent::ToolResult {
+                tool,
+                content,
+                is_error,
+                images,
+                details,
+                ..
+            } => {
+                n += 1;
+                OwnedEvent::ToolResult {
+                    id: format!("own-{n}"),
+                    tool: tool.clone(),
+                    content: content.clone(),
+                    is_error: *is_error,
+                    images: *images,
+                    details: details.clone(),
+                }
+            }
+            other => other.clone(),
+        })
+        .collect()
 }
 
 /// `v` with the keys of every object in reverse order (to show that key order never matters).

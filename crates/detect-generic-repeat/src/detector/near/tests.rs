@@ -483,7 +483,7 @@ fn near_duplicate_snapshot_round_trips_mid_streak() {
     // Cut right before the 4th call: the streak (sketch included) must survive.
     let cut = calls[3];
     let mut bus = loopguard_core::Bus::new(vec![Box::new(GenericRepeat::new(settings.clone()))]);
-    let mut veto = loopguard_testkit::Veto::default();
+    let mut veto = loopguard_testkit::Veto;
     let mut out = Vec::new();
     for (i, e) in events.iter().enumerate() {
         if i == cut {
