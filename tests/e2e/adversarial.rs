@@ -255,3 +255,35 @@ fn dozens_of_identical_calls_in_one_response_are_blocked() {
         "blocked within the first ten siblings: {f:?}"
     );
 }
+
+/// A host (or a logger) that stamps each output with the clock time: the same call answered
+/// by the same text under a new time each time is the same loop, steered at the 3rd identical
+/// answer and blocked at the 5th call as without the stamp.
+#[test]
+fn the_same_answer_under_a_new_clock_time_is_the_same_loop() {
+    let stamped = |i: usize| {
+        format!(
+            "[{:02}:{:02}:{:02}.{:03}] Wrong flag!",
+            10 + i % 12,
+            (7 * i) % 60,
+            (13 * i) % 60,
+            (97 * i) % 1000
+        )
+    };
+    let calls = repeated(
+        8,
+        "bash",
+        json!({"command": "submit flag{People always make the best exploits.}"}),
+        stamped,
+    );
+    let f = findings("clock-stamped", &calls);
+    let first = |action: &str| {
+        f.iter()
+            .find(|x| x["action"] == action)
+            .and_then(|x| x["event"].as_u64())
+    };
+    // Lines: 2 header lines, then 3 per call (message, call, result): steered on the 3rd
+    // result, blocked on the 5th call.
+    assert_eq!(first("steer"), Some(2 + 3 * 2 + 2), "{f:?}");
+    assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{f:?}");
+}

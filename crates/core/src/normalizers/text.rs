@@ -14,10 +14,13 @@
 //! - request ids: after `request id` / `request-id` / `requestId` / `x-request-id`, and
 //!   `req_…` tokens;
 //! - UUIDs and ISO-8601 date-times (`2026-03-13T19:44:50.935Z`, `2026-03-13 19:44:50`);
-//! - the random id of a wrapper marker: `<<<EXTERNAL_UNTRUSTED_CONTENT id="…">>>`.
+//! - the random id of a wrapper marker: `<<<EXTERNAL_UNTRUSTED_CONTENT id="…">>>`;
+//! - the clock time that opens a log line: `16:45:25.256 [warning] …`, `[19:47:51] …`,
+//!   `08:50:16 INFO …` (a host or a logger stamping each line with the time it was written).
 //!
 //! Not masked, on purpose: plain numbers (line numbers of a listing, counters in progress
-//! output, test counts), file paths, dates without a time, `date`'s default output.
+//! output, test counts), file paths, dates without a time, `date`'s default output, and a
+//! clock time anywhere else in a line (a flight's departure time is data).
 
 /// Placeholder for a masked number or token.
 const MASK: &str = "<*>";
@@ -105,7 +108,65 @@ fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
             }
         }
     }
+    // A log line's clock time: `16:45:25.256 [warning] …`, `[19:47:51] …`.
+    if let Some((start, end)) = leading_clock(line.as_bytes()) {
+        out.push_str(&line[..start]);
+        out.push_str(MASK);
+        return &line[end..];
+    }
     line
+}
+
+/// The clock time that opens a line (after at most 8 blanks and one `[` or `(`):
+/// `H:MM:SS` or `HH:MM:SS`, with an optional `.` or `,` fraction, not followed by another
+/// `:` group, a `.` or a word byte. Its byte range.
+fn leading_clock(bytes: &[u8]) -> Option<(usize, usize)> {
+    let mut i = bytes
+        .iter()
+        .take(8)
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    if matches!(bytes.get(i), Some(b'[' | b'(')) {
+        i += 1;
+    }
+    let start = i;
+    let hour_digits = bytes[i..]
+        .iter()
+        .take(3)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if !(1..=2).contains(&hour_digits) {
+        return None;
+    }
+    let two = |p: usize| -> Option<u32> {
+        let d = bytes.get(p..p + 2)?;
+        d.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| u32::from(d[0] - b'0') * 10 + u32::from(d[1] - b'0'))
+    };
+    let hour = bytes[i..i + hour_digits]
+        .iter()
+        .fold(0u32, |h, d| h * 10 + u32::from(d - b'0'));
+    i += hour_digits;
+    if hour > 23 || bytes.get(i) != Some(&b':') || two(i + 1)? > 59 {
+        return None;
+    }
+    i += 3;
+    if bytes.get(i) != Some(&b':') || two(i + 1)? > 60 {
+        return None;
+    }
+    i += 3;
+    if matches!(bytes.get(i), Some(b'.' | b',')) && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
+    {
+        i += 1;
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    match bytes.get(i) {
+        Some(&b) if b == b':' || b == b'.' || is_word_byte(b) => None,
+        _ => Some((start, i)),
+    }
 }
 
 /// `real\t0m1.234s` style lines of the `time` builtin: masks the whole figure. Returns
@@ -773,6 +834,40 @@ mod tests {
             n("Mon Jan  1 12:00:01 UTC 2024"),
             n("Mon Jan  1 12:00:02 UTC 2024")
         );
+    }
+
+    #[test]
+    fn a_clock_time_opening_a_log_line_is_masked() {
+        // Elixir's logger, a host stamping its output, Python's logging with a time format
+        assert_eq!(
+            n("16:45:25.256 [warning] GitLogReader: could not resolve HEAD\n16:45:25.301 [info] done"),
+            n("16:47:02.017 [warning] GitLogReader: could not resolve HEAD\n16:47:02.100 [info] done")
+        );
+        assert_eq!(
+            n("[19:47:51.113] Wrong flag!"),
+            n("[20:03:07.480] Wrong flag!")
+        );
+        assert_eq!(
+            n("  08:50:16 INFO root: starting"),
+            n("  9:02:44 INFO root: starting")
+        );
+        assert_eq!(n("(12:00:01,250) ready"), n("(12:00:09,001) ready"));
+        // what the line says still counts
+        assert_ne!(
+            n("16:45:25 [info] 3 tests failed"),
+            n("16:45:26 [info] 2 tests failed")
+        );
+        // a clock time elsewhere in a line is data (a departure time), and what only looks
+        // like one is kept: a file's line and columns, an out-of-range figure, a ratio
+        assert_ne!(
+            n("departs 14:00:00 from JFK"),
+            n("departs 15:00:00 from JFK")
+        );
+        assert_ne!(n("src/a.rs:12:34:56: error"), n("src/a.rs:12:34:57: error"));
+        assert_ne!(n("25:61:00 total"), n("25:62:00 total"));
+        assert_ne!(n("12:30 ratio"), n("12:31 ratio"));
+        assert_ne!(n("12:30:45:10 frames"), n("12:30:45:11 frames"));
+        assert_ne!(n("12:30:45.5.1 version"), n("12:30:46.5.1 version"));
     }
 
     #[test]
