@@ -287,3 +287,61 @@ fn the_same_answer_under_a_new_clock_time_is_the_same_loop() {
     assert_eq!(first("steer"), Some(2 + 3 * 2 + 2), "{f:?}");
     assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{f:?}");
 }
+
+/// How four hosts answer a shell command, `output` being what it printed: Codex's header,
+/// OpenHands' footer, Pi's and SWE-agent's note for a command that printed nothing.
+fn host_answers(output: &str) -> [String; 4] {
+    let silent = output.is_empty();
+    [
+        format!("Exit code: 0\nWall time: 0.{} seconds\nOutput:\n{output}", output.len() % 10),
+        format!(
+            "{output}\n[The command completed with exit code 0.]\n[Current working directory: /workspace/repo]"
+        ),
+        if silent { "(no output)".to_owned() } else { output.to_owned() },
+        if silent {
+            "Your command ran successfully and did not produce any output.".to_owned()
+        } else {
+            output.to_owned()
+        },
+    ]
+}
+
+/// The `cd ..` climb of SWE-agent's jib-4144 run (a labelled hard negative: three identical
+/// calls, each moving one directory up, with identical empty output), answered the way each
+/// host answers a command that printed nothing: still no loop.
+#[test]
+fn climbing_directories_is_not_a_loop_whatever_the_host_writes_for_no_output() {
+    for (h, answer) in host_answers("").iter().enumerate() {
+        let calls = repeated(3, "cd", json!({"command": "cd .."}), |_| answer.clone());
+        let f = findings(&format!("climb-{h}"), &calls);
+        assert!(f.is_empty(), "host {h}: {f:?}");
+    }
+}
+
+/// The same failing test run under each host's wrapper (Codex's wall time changes every
+/// run) is the same loop: steered at the 3rd identical answer, blocked at the 5th call.
+#[test]
+fn a_repeated_failing_run_is_the_same_loop_under_every_hosts_wrapper() {
+    let output = "FAILED tests/test_parse.py::test_sum - assert 4 == 3\n1 failed in 0.12s";
+    for h in 0..4 {
+        let calls = repeated(
+            6,
+            "bash",
+            json!({"command": "pytest -q tests/test_parse.py"}),
+            |i| {
+                let mut a = host_answers(output)[h].clone();
+                if h == 0 {
+                    a = a.replacen("Wall time: 0.", &format!("Wall time: {}.", i + 1), 1);
+                }
+                a
+            },
+        );
+        let f = findings(&format!("rerun-{h}"), &calls);
+        let first_block = f.iter().find(|x| x["action"] == "block");
+        assert_eq!(
+            first_block.and_then(|x| x["event"].as_u64()),
+            Some(2 + 3 * 4 + 1),
+            "host {h}: {f:?}"
+        );
+    }
+}

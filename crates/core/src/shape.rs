@@ -668,7 +668,8 @@ pub struct ResultShape {
     pub fp: Fingerprint,
     /// The first [`MAX_NUMBERS`] numbers of the result that are not in the call's arguments.
     pub numbers: Vec<u64>,
-    /// Whether the result had no text but whitespace (after the echo was removed).
+    /// Whether the result said nothing: no text but whitespace after the echo was removed, or
+    /// only a host's note that nothing was printed ([`is_silent`]).
     pub empty: bool,
     /// A hash of the temp ids the result holds, in order (`None`: it holds none). A new id
     /// in each result is a new object each time (an agent launched, a job created).
@@ -782,7 +783,7 @@ pub(crate) fn result_shape_in(
     }
     ResultShape {
         fp: Fingerprint::combine(&[b"result-shape", out.as_bytes()]),
-        empty: out.is_empty(),
+        empty: out.is_empty() || is_silent(content),
         numbers,
         ids,
     }
@@ -1143,6 +1144,7 @@ fn program_diagnostic(line: &str, phrases: &Needles<'_>) -> bool {
 /// assert!(!looks_like_error("[INFO] Building jackson-databind\n[INFO] 2 errors were fixed\n[INFO] BUILD SUCCESS"));
 /// ```
 pub fn looks_like_error(content: &str) -> bool {
+    let content = output_body(content);
     let head = prefix_chars(content, ERROR_SCAN_CHARS);
     let first = first_line(head);
     if first.is_empty() {
@@ -1443,10 +1445,102 @@ pub fn is_search(args: &Value) -> bool {
     command_facts("", args).search
 }
 
+/// The output a host's wrapper carries: `content` without the lines the host adds around a
+/// command's output, so that the output reads the same whichever host ran it.
+///
+/// - Codex's header: `Exit code: N`, `Wall time: T seconds`, `Total output lines: N`, then
+///   `Output:`; only when the content opens with `Exit code: `.
+/// - OpenHands' footer: trailing lines `[The command completed with exit code N.]`,
+///   `[Current working directory: …]`, `[Python interpreter: …]`, `[Command finished …]`,
+///   `[Command timed out …]`.
+///
+/// ```
+/// use loopguard_core::shape::output_body;
+/// assert_eq!(output_body("Exit code: 1\nWall time: 0.4 seconds\nOutput:\nerror: no such file"), "error: no such file");
+/// assert_eq!(output_body("ok\n[The command completed with exit code 0.]\n[Current working directory: /w]"), "ok");
+/// assert_eq!(output_body("Exit code of the last step: 3"), "Exit code of the last step: 3");
+/// ```
+pub fn output_body(content: &str) -> &str {
+    let mut body = content;
+    if body.starts_with(CODEX_HEADER[0]) {
+        let mut rest = body;
+        loop {
+            let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
+            let line = line.trim_end_matches('\r');
+            if line == "Output:" {
+                body = after;
+                break;
+            }
+            if !CODEX_HEADER.iter().any(|h| line.starts_with(h)) || after.is_empty() {
+                break;
+            }
+            rest = after;
+        }
+    }
+    // OpenHands' footer lines, from the end (at most a few; each step drops one line).
+    let mut end = body.trim_end().len();
+    loop {
+        let start = body[..end].rfind('\n').map_or(0, |i| i + 1);
+        let line = body[start..end].trim();
+        if !(line.ends_with(']') && OPENHANDS_FOOTER.iter().any(|f| line.starts_with(f))) {
+            break;
+        }
+        end = body[..start].trim_end().len();
+        if start == 0 {
+            break;
+        }
+    }
+    &body[..end]
+}
+
+/// The lines of Codex's header over a command's output (each opens its line).
+const CODEX_HEADER: &[&str] = &["Exit code: ", "Wall time: ", "Total output lines: "];
+
+/// The lines OpenHands appends to a command's output (each opens its line, which ends in `]`).
+const OPENHANDS_FOOTER: &[&str] = &[
+    "[The command completed with exit code",
+    "[The command has no new output",
+    "[Current working directory:",
+    "[Python interpreter:",
+    "[Command finished",
+    "[Command timed out",
+];
+
+/// What hosts answer for a command that printed nothing (compared trimmed, ignoring case).
+const NOTHING_PRINTED: &[&str] = &[
+    "(no output)",
+    "<no output>",
+    "no output",
+    "(empty)",
+    "(no content)",
+    "tool ran without output or errors",
+    "your command ran successfully and did not produce any output.",
+];
+
+/// Whether a result says nothing: no text but whitespace once the host's wrapper is set
+/// aside ([`output_body`]), or only a host's note that nothing was printed (Pi's
+/// `(no output)`, SWE-agent's "Your command ran successfully and did not produce any
+/// output.").
+///
+/// ```
+/// use loopguard_core::shape::is_silent;
+/// assert!(is_silent("  \n"));
+/// assert!(is_silent("(no output)"));
+/// assert!(is_silent("Exit code: 0\nWall time: 0.1 seconds\nOutput:\n"));
+/// assert!(is_silent("\n[The command completed with exit code 0.]\n[Current working directory: /workspace]"));
+/// assert!(!is_silent("Exit code: 0\nWall time: 0.1 seconds\nOutput:\nok"));
+/// assert!(!is_silent("no output was expected, but got: 3 lines"));
+/// ```
+pub fn is_silent(content: &str) -> bool {
+    let body = output_body(content).trim();
+    body.is_empty()
+        || (body.len() <= 64 && NOTHING_PRINTED.iter().any(|p| body.eq_ignore_ascii_case(p)))
+}
+
 /// Whether the result of a search ([`is_search`]) says only that nothing matched: no output,
 /// or only the exit status 1 (`Command exited with code 1`, `<returncode>1</returncode>`).
 pub fn is_no_match(content: &str) -> bool {
-    let t = content.trim();
+    let t = output_body(content).trim();
     if t.is_empty() {
         return true;
     }
@@ -1491,6 +1585,7 @@ pub fn is_failure(tool: &str, args: Option<&Value>, content: &str, is_error: boo
 /// `not found`, `does not exist`, `Permission denied`, `Is a directory`. The file's own text
 /// (a log full of `ERROR` lines) never is.
 pub fn is_read_failure(content: &str) -> bool {
+    let content = output_body(content);
     let head = prefix_chars(content, ERROR_SCAN_CHARS);
     let first = first_line(head);
     // Both rules need a read failure's phrase in the first line (a program's diagnostic has
@@ -1986,6 +2081,28 @@ mod tests {
     }
 
     proptest! {
+        /// A host's wrapper is set aside and nothing else: the body is a part of the content,
+        /// and an output wrapped by Codex or OpenHands reads as the output itself.
+        #[test]
+        fn prop_output_body_sets_the_wrapper_aside(
+            out in "(?s)[a-zA-Z0-9 :\\[\\]().\n-]{0,60}",
+            secs in 0u32..100,
+            code in 0u32..256,
+        ) {
+            let body = output_body(&out);
+            prop_assert!(out.contains(body));
+            // (an output that itself opens with Codex's header would lose it too)
+            prop_assume!(!out.starts_with("Exit code: "));
+            let codex = format!("Exit code: {code}\nWall time: {secs}.5 seconds\nOutput:\n{out}");
+            let openhands = format!(
+                "{out}\n[The command completed with exit code {code}.]\n[Current working directory: /w]\n[Python interpreter: /usr/bin/python]"
+            );
+            prop_assert_eq!(output_body(&codex), output_body(&out));
+            prop_assert_eq!(output_body(&openhands), output_body(&out));
+            prop_assert_eq!(is_silent(&codex), is_silent(&out));
+            prop_assert_eq!(is_silent(&openhands), is_silent(&out));
+        }
+
         #[test]
         fn prop_has_is_contains(h in "[ab\u{e9}: ]{0,24}", n in "[ab\u{e9}:]{0,4}") {
             prop_assert_eq!(has(&h, &n), h.contains(n.as_str()));

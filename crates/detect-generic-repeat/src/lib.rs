@@ -172,7 +172,8 @@ pub struct Options {
     pub ignore_tools: Option<Vec<String>>,
     /// Results flagged as errors never count as outcomes (`LOOP_GUARD_IGNORE_ERRORS`).
     pub ignore_errors: Option<bool>,
-    /// Results with no text (whitespace only) and no image are transparent: silence is no
+    /// Results with no text (whitespace only, or only a host's note that nothing was printed,
+    /// [`loopguard_core::shape::is_silent`]) and no image are transparent: silence is no
     /// evidence that nothing changed (`cd ..`, `mkdir -p`, `sed -i`).
     pub ignore_empty_results: Option<bool>,
     /// `raw` (exact text and image count) or `normalized` (volatile fields removed).
@@ -668,7 +669,7 @@ pub const REGISTRATION: Registration = Registration {
             name: "ignore-empty-results",
             ty: "bool",
             default: "true",
-            doc: "Results with no text (whitespace only) and no image never count as outcomes (silence is not evidence).",
+            doc: "Results with no text (whitespace only, or only a host's note that nothing was printed) and no image never count as outcomes (silence is not evidence).",
         },
         OptionDoc {
             name: "result-identity",

@@ -121,7 +121,7 @@ pub(crate) fn shell_name(tool: &str, words: &[String], content: &str) -> Option<
 
 /// Whether the result is the shell refusing to parse the command (the command never ran).
 pub(crate) fn is_shell_syntax_error(content: &str) -> bool {
-    content
+    loopguard_core::shape::output_body(content)
         .lines()
         .next()
         // Both messages the pattern accepts contain one of these words: most first lines are

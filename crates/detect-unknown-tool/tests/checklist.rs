@@ -202,6 +202,42 @@ fn results_with_the_hosts_own_ids_are_read_with_their_calls() {
     );
 }
 
+/// The same loop under Codex's header (`Exit code`, `Wall time`, `Output:`): the shell's
+/// refusal to parse is still read on the output's first line.
+#[test]
+fn the_discussion_loop_under_codexs_header_is_the_same_loop() {
+    let nf = |n: u32| format!("/bin/bash: line {n}: DISCUSSION: command not found");
+    let eof = "/bin/bash: line 2: unexpected EOF while looking for matching `''\n/bin/bash: line 4: syntax error: unexpected end of file";
+    let script = |codex: bool| {
+        let mut s = Script::new();
+        for (i, (words, result)) in [
+            ("It seems", nf(33810)),
+            ("There's an issue", eof.to_owned()),
+            ("The previous one's broken", nf(33822)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let result = if codex {
+                format!("Exit code: 127\nWall time: 0.{i} seconds\nOutput:\n{result}")
+            } else {
+                result
+            };
+            s.call(
+                "DISCUSSION",
+                json!({ "command": format!("DISCUSSION\n{words}") }),
+                &result,
+            );
+        }
+        s.tool_call("DISCUSSION", json!({"command": "DISCUSSION\nAgain"}));
+        s
+    };
+    let plain = run(detector(), script(false).events());
+    assert_eq!(plain.len(), 1, "{plain:?}");
+    let wrapped = run(detector(), script(true).events());
+    assert_eq!(format!("{wrapped:?}"), format!("{plain:?}"));
+}
+
 #[test]
 fn a_syntax_error_alone_is_not_an_unknown_tool() {
     let eof = "/bin/bash: line 2: unexpected EOF while looking for matching `''";

@@ -237,7 +237,8 @@ impl GenericRepeat {
     }
 
     fn on_result(&mut self, result: &ResultInfo, content: &str, images: u32, cx: &mut Cx<'_>) {
-        let empty = content.trim().is_empty() && images == 0;
+        // A host's note that nothing was printed is no output either.
+        let empty = images == 0 && loopguard_core::shape::is_silent(content);
         if result.orphan {
             // The call was never seen, so its arguments are unknown: not a usable identity.
             return;
