@@ -1537,6 +1537,56 @@ pub fn is_silent(content: &str) -> bool {
         || (body.len() <= 64 && NOTHING_PRINTED.iter().any(|p| body.eq_ignore_ascii_case(p)))
 }
 
+/// The longest result (once the host's wrapper is set aside) [`is_transient_failure`] reads:
+/// a longer output that mentions a rate limit is an output, not the failure.
+const TRANSIENT_MAX_BYTES: usize = 600;
+
+/// What a transient failure of something outside the agent says (compared in lower case).
+const TRANSIENT_PHRASES: &[&str] = &[
+    "too many requests",
+    "rate limit",
+    "rate-limit",
+    "ratelimit",
+    "quota exceeded",
+    "resource_exhausted",
+    "overloaded",
+    "service unavailable",
+    "bad gateway",
+    "gateway timeout",
+    "econnreset",
+    "connection reset by peer",
+    "etimedout",
+    "temporarily unavailable",
+    "try again later",
+    "retry after",
+    "retry-after",
+];
+
+/// Whether a result is a transient failure of something outside the agent: a rate limit
+/// (`429 Too Many Requests`, `rate limit exceeded`, a quota), an overloaded or unavailable
+/// service (`503 Service Unavailable`, `overloaded`), a gateway error (`502 Bad Gateway`,
+/// `504 Gateway Timeout`) or a dropped connection (`ECONNRESET`, `Connection reset by peer`).
+/// The same call can succeed later with nothing changed: retrying it is waiting, which must
+/// be bounded, not a loop to stop at once. Only a short result counts (at most 600 bytes once
+/// the host's wrapper is set aside, [`output_body`]).
+///
+/// ```
+/// use loopguard_core::shape::is_transient_failure;
+/// assert!(is_transient_failure("Error: HTTP 429 Too Many Requests: API rate limit exceeded. Retry after 60 seconds."));
+/// assert!(is_transient_failure("503 Service Unavailable"));
+/// assert!(is_transient_failure("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"));
+/// assert!(!is_transient_failure("error[E0425]: cannot find value `x` in this scope"));
+/// assert!(!is_transient_failure(&format!("{}\nnote: the client handles rate limits", "test output\n".repeat(80))));
+/// ```
+pub fn is_transient_failure(content: &str) -> bool {
+    let body = output_body(content).trim();
+    if body.is_empty() || body.len() > TRANSIENT_MAX_BYTES {
+        return false;
+    }
+    let lower = body.to_ascii_lowercase();
+    TRANSIENT_PHRASES.iter().any(|p| lower.contains(p))
+}
+
 /// Whether the result of a search ([`is_search`]) says only that nothing matched: no output,
 /// or only the exit status 1 (`Command exited with code 1`, `<returncode>1</returncode>`).
 pub fn is_no_match(content: &str) -> bool {

@@ -97,6 +97,11 @@ struct State {
     /// answered without an error, and stops being one when it is answered with an error.
     #[serde(default)]
     waits: VecDeque<Fingerprint>,
+    /// Recent calls whose last result was a transient failure (a rate limit, an overloaded
+    /// service, [`loopguard_core::shape::is_transient_failure`]): polls while they keep
+    /// getting one, no longer once another result comes.
+    #[serde(default)]
+    transient: VecDeque<Fingerprint>,
     window: Window,
     history: VecDeque<Record>,
     /// Calls seen (not ignored), for the spans messages report.
@@ -128,6 +133,27 @@ impl GenericRepeat {
             (None, false) => push_capped(&mut self.state.polls, call, MAX_POLLS),
             (Some(i), true) => {
                 self.state.polls.remove(i);
+            }
+            _ => {}
+        }
+    }
+
+    /// A call was answered: retrying one that failed for a transient reason (a rate limit,
+    /// an overloaded service) is waiting, so it gets the polls' thresholds while its results
+    /// say so; a call that was a poll only for that stops being one at another result.
+    fn answered_transient(&mut self, call: Fingerprint, transient: bool) {
+        let marked = self.state.transient.iter().position(|p| *p == call);
+        match (marked, transient) {
+            // (a poll already is one for its own reason, and stays one)
+            (None, true) if !self.state.polls.contains(&call) => {
+                push_capped(&mut self.state.transient, call, MAX_POLLS);
+                push_capped(&mut self.state.polls, call, MAX_POLLS);
+            }
+            (Some(i), false) => {
+                self.state.transient.remove(i);
+                if let Some(j) = self.state.polls.iter().position(|p| *p == call) {
+                    self.state.polls.remove(j);
+                }
             }
             _ => {}
         }
@@ -251,6 +277,10 @@ impl GenericRepeat {
         let counted = !(ignored || skipped_error || skipped_empty);
         if self.state.waits.contains(&result.call.call_fp) {
             self.answered_wait(result.call.call_fp, result.is_error);
+        }
+        if self.tracks_polls() && !ignored {
+            let transient = loopguard_core::shape::is_transient_failure(content);
+            self.answered_transient(result.call.call_fp, transient);
         }
         let known_poll = self.state.polls.contains(&result.call.call_fp);
         let pair = Pair {

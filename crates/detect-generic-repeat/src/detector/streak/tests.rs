@@ -532,6 +532,50 @@ fn an_empty_command_the_shell_rejects_is_not_a_wait() {
     assert_eq!(criticals(&f), vec![s.last_index()], "{f:?}");
 }
 
+/// Retrying a call that a rate limit refused is waiting, bounded as a poll is (Intrect-io/
+/// OpenSwarm PR #262, block/buzz#5557: a repeating infra error is not a stuck loop, but a
+/// retry storm must end): warned at ten identical answers, blocked at the twentieth call, not
+/// at three and five. Once the call answers something else, identical answers are a loop
+/// again at the plain thresholds.
+#[test]
+fn a_call_retried_through_a_rate_limit_waits_like_a_poll() {
+    let args = json!({"url": "https://api.github.com/repos/o/r/releases"});
+    let limited =
+        "Error: HTTP 429 Too Many Requests: API rate limit exceeded. Retry after 60 seconds.";
+    let mut s = Script::new();
+    s.user("fetch the release notes");
+    s.repeat_call_with(7, "web_fetch", args.clone(), limited, true);
+    assert!(
+        run(default_preset(), s.events()).is_empty(),
+        "seven retries through a rate limit are not a loop"
+    );
+    let mut s = Script::new();
+    s.user("fetch the release notes");
+    s.repeat_call_with(19, "web_fetch", args.clone(), limited, true);
+    let _ = attempt(&mut s, "web_fetch", args.clone());
+    let f = run(default_preset(), s.events());
+    assert_eq!(
+        f.iter()
+            .find(|(_, f)| f.level == Level::Warning)
+            .map(|(_, f)| f.count),
+        Some(10),
+        "{f:?}"
+    );
+    assert_eq!(
+        criticals(&f),
+        vec![s.last_index()],
+        "the 20th retry is blocked"
+    );
+    // The limit lifts; the same page then comes back identical: a loop as any other.
+    let mut s = Script::new();
+    s.user("fetch the release notes");
+    s.repeat_call_with(3, "web_fetch", args.clone(), limited, true);
+    s.repeat_call(4, "web_fetch", args.clone(), "v1.2.0: fixes the parser");
+    let _ = attempt(&mut s, "web_fetch", args);
+    let f = run(default_preset(), s.events());
+    assert_eq!(criticals(&f), vec![s.last_index()], "{f:?}");
+}
+
 /// Only settings that tell polls apart learn which empty commands are waits: the seeds'
 /// (pi-loop-guard here) keep no list of polls or waits, so their state is what it was.
 #[test]
