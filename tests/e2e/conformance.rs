@@ -525,12 +525,9 @@ fn own_result_ids_get_the_verdicts_of_call_ids_refusals_included() {
     }
 }
 
-/// A batch refused whole, answered by a host that numbers its results its own way: the
-/// results cannot be told apart, but every call they may answer was refused, so none reaches
-/// a detector, and the next messages get the verdicts a host with call ids gets.
-#[test]
-fn a_batch_refused_whole_is_refused_alike_whatever_the_result_ids() {
-    let template = Guard::builder()
+/// pi-loop-guard with whole-batch blocks and no block budget.
+fn whole_batch_pi_loop_guard() -> GuardTemplate {
+    Guard::builder()
         .config(
             loopguard::Config::from_toml_str(
                 "preset = \"pi-loop-guard\"\n[guard]\nwhole-batch = true\nabort-after-blocks = 0\n",
@@ -539,7 +536,15 @@ fn a_batch_refused_whole_is_refused_alike_whatever_the_result_ids() {
             .unwrap(),
         )
         .template()
-        .unwrap();
+        .unwrap()
+}
+
+/// A batch refused whole, answered by a host that numbers its results its own way: the
+/// results cannot be told apart, but every call they may answer was refused, so none reaches
+/// a detector, and the next messages get the verdicts a host with call ids gets.
+#[test]
+fn a_batch_refused_whole_is_refused_alike_whatever_the_result_ids() {
+    let template = whole_batch_pi_loop_guard();
     let run = |result_id: &dyn Fn(usize) -> String| {
         let mut g = template.build().unwrap();
         let mut actions = Vec::new();
@@ -759,16 +764,7 @@ fn disable_enable_and_reset() {
 /// message events (regression: every later call was refused as `tool_loop:batch`).
 #[test]
 fn whole_batch_block_does_not_outlive_its_batch_without_message_events() {
-    let template = Guard::builder()
-        .config(
-            loopguard::Config::from_toml_str(
-                "preset = \"pi-loop-guard\"\n[guard]\nwhole-batch = true\nabort-after-blocks = 0\n",
-                None,
-            )
-            .unwrap(),
-        )
-        .template()
-        .unwrap();
+    let template = whole_batch_pi_loop_guard();
     let mut g = template.build().unwrap();
     let mut last = Vec::new();
     for i in 0..10 {

@@ -302,19 +302,28 @@ impl Bus {
     /// For a result the bus cannot pair: the oldest waiting call of its tool, if every such
     /// call was refused (whichever it answers, it answers a refusal).
     fn refused_candidate(&self, id: &str, tool: &str) -> Option<usize> {
+        let mut candidates = self.candidates(id, tool)?;
+        let (first, p) = candidates.next()?;
+        (p.refused && candidates.all(|(_, p)| p.refused)).then_some(first)
+    }
+
+    /// The waiting calls (of `tool`, when it names one) a result with `id` that names none of
+    /// them may answer; none when `id` is that of a call already answered (a duplicate).
+    fn candidates<'s>(
+        &'s self,
+        id: &str,
+        tool: &'s str,
+    ) -> Option<impl Iterator<Item = (usize, &'s Pending)> + 's> {
         if self.state.answered_ids.contains(&id_hash(id)) {
             return None;
         }
-        let mut candidates = self
-            .state
-            .pending
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| tool.is_empty() || p.call.tool == tool);
-        let (first, _) = candidates.next()?;
-        let all_refused = self.state.pending.get(first).is_some_and(|p| p.refused)
-            && candidates.all(|(_, p)| p.refused);
-        all_refused.then_some(first)
+        Some(
+            self.state
+                .pending
+                .iter()
+                .enumerate()
+                .filter(move |(_, p)| tool.is_empty() || p.call.tool == tool),
+        )
     }
 
     /// Records `event` in the lifecycle (sequence number, turn, run, message, batch) without
@@ -759,15 +768,7 @@ impl Bus {
     /// names one), if there is exactly one and the id is not that of a call already answered
     /// (a duplicate stays an orphan). Several waiting calls are not guessed between.
     fn lone_pending(&self, id: &str, tool: &str) -> Option<usize> {
-        if self.state.answered_ids.contains(&id_hash(id)) {
-            return None;
-        }
-        let mut waiting = self
-            .state
-            .pending
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| tool.is_empty() || p.call.tool == tool);
+        let mut waiting = self.candidates(id, tool)?;
         match (waiting.next(), waiting.next()) {
             (Some((i, _)), None) => Some(i),
             _ => None,
