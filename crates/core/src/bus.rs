@@ -293,6 +293,10 @@ impl Bus {
     /// When the bus cannot tell which of several waiting calls a result answers, it answers a
     /// refused one if every candidate was refused.
     pub fn answers_refused(&self, id: &str, tool: &str) -> bool {
+        // Most of the time no waiting call was refused: nothing to pair.
+        if !self.state.pending.iter().any(|p| p.refused) {
+            return false;
+        }
         match self.paired(id, tool) {
             Some(i) => self.state.pending.get(i).is_some_and(|p| p.refused),
             None => self.refused_candidate(id, tool).is_some(),

@@ -1477,9 +1477,10 @@ pub fn output_body(content: &str) -> &str {
             rest = after;
         }
     }
-    // OpenHands' footer lines, from the end (at most a few; each step drops one line).
+    // OpenHands' footer lines, from the end (at most a few; each step drops one line). Each
+    // ends in `]`: most bodies are passed over at their last byte.
     let mut end = body.trim_end().len();
-    loop {
+    while body[..end].ends_with(']') {
         let start = body[..end].rfind('\n').map_or(0, |i| i + 1);
         let line = body[start..end].trim();
         if !(line.ends_with(']') && OPENHANDS_FOOTER.iter().any(|f| line.starts_with(f))) {
@@ -1583,9 +1584,16 @@ pub fn is_transient_failure(content: &str) -> bool {
     if body.is_empty() || body.len() > TRANSIENT_MAX_BYTES {
         return false;
     }
-    let lower = body.to_ascii_lowercase();
-    TRANSIENT_PHRASES.iter().any(|p| lower.contains(p))
+    // Lower-cased on the stack (ASCII case only, so the bytes stay UTF-8), then one pass.
+    let mut buf = [0u8; TRANSIENT_MAX_BYTES];
+    let lower = &mut buf[..body.len()];
+    for (l, b) in lower.iter_mut().zip(body.bytes()) {
+        *l = b.to_ascii_lowercase();
+    }
+    std::str::from_utf8(lower).is_ok_and(|l| TRANSIENT_NEEDLES.find_in(l))
 }
+
+const TRANSIENT_NEEDLES: Needles<'static> = Needles::new(TRANSIENT_PHRASES);
 
 /// Whether the result of a search ([`is_search`]) says only that nothing matched: no output,
 /// or only the exit status 1 (`Command exited with code 1`, `<returncode>1</returncode>`).

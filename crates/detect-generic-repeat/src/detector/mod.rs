@@ -278,10 +278,6 @@ impl GenericRepeat {
         if self.state.waits.contains(&result.call.call_fp) {
             self.answered_wait(result.call.call_fp, result.is_error);
         }
-        if self.tracks_polls() && !ignored {
-            let transient = loopguard_core::shape::is_transient_failure(content);
-            self.answered_transient(result.call.call_fp, transient);
-        }
         let known_poll = self.state.polls.contains(&result.call.call_fp);
         let pair = Pair {
             tool: result.call.tool.as_str(),
@@ -289,6 +285,20 @@ impl GenericRepeat {
             args: result.call.args_fp,
             result: self.identity(result, content, images),
         };
+        // Whether the call waits on a transient failure matters once it repeats its answer
+        // (and, for a call marked so, at its next answer): only then is the text read.
+        if self.tracks_polls() && !ignored {
+            let repeats = self
+                .state
+                .streak
+                .last
+                .as_ref()
+                .is_some_and(|p| p.call == pair.call && p.result == pair.result);
+            if repeats || self.state.transient.contains(&pair.call) {
+                let transient = loopguard_core::shape::is_transient_failure(content);
+                self.answered_transient(pair.call, transient);
+            }
+        }
         if self.settings.openclaw.is_some() && counted {
             self.openclaw_result(result, pair.result, cx);
         }
