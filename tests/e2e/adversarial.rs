@@ -288,9 +288,10 @@ fn the_same_answer_under_a_new_clock_time_is_the_same_loop() {
     assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{f:?}");
 }
 
-/// How four hosts answer a shell command, `output` being what it printed: Codex's header,
-/// OpenHands' footer, Pi's and SWE-agent's note for a command that printed nothing.
-fn host_answers(output: &str) -> [String; 4] {
+/// How five hosts answer a shell command, `output` being what it printed: Codex's header,
+/// OpenHands' footer, Pi's and SWE-agent's note for a command that printed nothing, Gemini
+/// CLI's report (whose process group id changes on every run).
+fn host_answers(output: &str) -> [String; 5] {
     let silent = output.is_empty();
     [
         format!("Exit code: 0\nWall time: 0.{} seconds\nOutput:\n{output}", output.len() % 10),
@@ -303,6 +304,12 @@ fn host_answers(output: &str) -> [String; 4] {
         } else {
             output.to_owned()
         },
+        format!(
+            "Command: (as called)\nDirectory: (root)\nOutput: {}\nError: (none)\nExit Code: {}\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: {}",
+            if silent { "(empty)" } else { output },
+            u8::from(!silent),
+            40_000 + output.len() * 7
+        ),
     ]
 }
 
@@ -318,22 +325,23 @@ fn climbing_directories_is_not_a_loop_whatever_the_host_writes_for_no_output() {
     }
 }
 
-/// The same failing test run under each host's wrapper (Codex's wall time changes every
-/// run) is the same loop: steered at the 3rd identical answer, blocked at the 5th call.
+/// The same failing test run under each host's wrapper (Codex's wall time and Gemini CLI's
+/// process group id change every run) is the same loop: steered at the 3rd identical answer, blocked at the 5th call.
 #[test]
 fn a_repeated_failing_run_is_the_same_loop_under_every_hosts_wrapper() {
     let output = "FAILED tests/test_parse.py::test_sum - assert 4 == 3\n1 failed in 0.12s";
-    for h in 0..4 {
+    for h in 0..5 {
         let calls = repeated(
             6,
             "bash",
             json!({"command": "pytest -q tests/test_parse.py"}),
             |i| {
-                let mut a = host_answers(output)[h].clone();
-                if h == 0 {
-                    a = a.replacen("Wall time: 0.", &format!("Wall time: {}.", i + 1), 1);
+                let a = host_answers(output)[h].clone();
+                match h {
+                    0 => a.replacen("Wall time: 0.", &format!("Wall time: {}.", i + 1), 1),
+                    4 => a.replacen("PGID: 4", &format!("PGID: {}", 5 + i), 1),
+                    _ => a,
                 }
-                a
             },
         );
         let f = findings(&format!("rerun-{h}"), &calls);

@@ -1450,6 +1450,9 @@ pub fn is_search(args: &Value) -> bool {
 ///
 /// - Codex's header: `Exit code: N`, `Wall time: T seconds`, `Total output lines: N`, then
 ///   `Output:`; only when the content opens with `Exit code: `.
+/// - Gemini CLI's shell report: the `Output:` (or `Stdout:`/`Stderr:`) part between
+///   `Command:`/`Directory:` and `Error:`/`Exit Code:`/`Signal:`/`Background PIDs:`/
+///   `Process Group PGID:`, `(empty)` being nothing.
 /// - OpenHands' footer: trailing lines `[The command completed with exit code N.]`,
 ///   `[Current working directory: …]`, `[Python interpreter: …]`, `[Command finished …]`,
 ///   `[Command timed out …]`.
@@ -1459,8 +1462,13 @@ pub fn is_search(args: &Value) -> bool {
 /// assert_eq!(output_body("Exit code: 1\nWall time: 0.4 seconds\nOutput:\nerror: no such file"), "error: no such file");
 /// assert_eq!(output_body("ok\n[The command completed with exit code 0.]\n[Current working directory: /w]"), "ok");
 /// assert_eq!(output_body("Exit code of the last step: 3"), "Exit code of the last step: 3");
+/// let gemini = "Command: ls x\nDirectory: (root)\nOutput: ls: cannot access 'x'\nError: (none)\nExit Code: 2\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4821";
+/// assert_eq!(output_body(gemini), "ls: cannot access 'x'");
 /// ```
 pub fn output_body(content: &str) -> &str {
+    if let Some(body) = gemini_output(content) {
+        return body;
+    }
     let mut body = content;
     if body.starts_with(CODEX_HEADER[0]) {
         let mut rest = body;
@@ -1492,6 +1500,38 @@ pub fn output_body(content: &str) -> &str {
         }
     }
     &body[..end]
+}
+
+/// The output in Gemini CLI's shell report: `Command: …`, `Directory: …`, then `Output: …`
+/// (or `Stdout: …` and `Stderr: …`), then `Error: …`, `Exit Code: …`, `Signal: …`,
+/// `Background PIDs: …`, `Process Group PGID: …`. A part that reads `(empty)` is nothing;
+/// `None` when `content` is not such a report.
+fn gemini_output(content: &str) -> Option<&str> {
+    if !content.starts_with("Command: ") {
+        return None;
+    }
+    let end = content.rfind("\nExit Code: ")?;
+    let end = content[..end].rfind("\nError: ")?;
+    let (label, start) = ["\nOutput: ", "\nStdout: "]
+        .iter()
+        .filter_map(|l| content[..end].find(l).map(|i| (*l, i)))
+        .min_by_key(|(_, i)| *i)?;
+    let start = start + label.len();
+    let part = |s: &str| -> bool { s.trim() == "(empty)" || s.trim().is_empty() };
+    if let Some(err) = content[start..end].rfind("\nStderr: ").map(|i| start + i) {
+        let (out, errs) = (
+            &content[start..err],
+            &content[err + "\nStderr: ".len()..end],
+        );
+        return Some(match (part(out), part(errs)) {
+            (true, true) => "",
+            (true, false) => errs,
+            (false, true) => out,
+            (false, false) => &content[start..end],
+        });
+    }
+    let out = &content[start..end];
+    Some(if part(out) { "" } else { out })
 }
 
 /// The lines of Codex's header over a command's output (each opens its line).
@@ -2155,6 +2195,11 @@ mod tests {
             let openhands = format!(
                 "{out}\n[The command completed with exit code {code}.]\n[Current working directory: /w]\n[Python interpreter: /usr/bin/python]"
             );
+            let gemini = format!(
+                "Command: make\nDirectory: (root)\nOutput: {}\nError: (none)\nExit Code: {code}\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: {secs}",
+                if out.trim().is_empty() { "(empty)" } else { out.as_str() }
+            );
+            prop_assert_eq!(is_silent(&gemini), is_silent(&out));
             prop_assert_eq!(output_body(&codex), output_body(&out));
             prop_assert_eq!(output_body(&openhands), output_body(&out));
             prop_assert_eq!(is_silent(&codex), is_silent(&out));

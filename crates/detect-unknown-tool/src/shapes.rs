@@ -88,6 +88,8 @@ pub(crate) fn basename(word: &str) -> String {
 /// must be the tool as called (an agent whose tool is the first word of a command) or a
 /// command word of the call's `command` argument. Returns the lower-cased base name.
 pub(crate) fn shell_name(tool: &str, words: &[String], content: &str) -> Option<String> {
+    // The output itself, whichever host wrapped it.
+    let content = loopguard_core::shape::output_body(content);
     // Lower-cased only once a line names a missing command (most results name none).
     let mut tool_base: Option<String> = None;
     let mut by_word = None;

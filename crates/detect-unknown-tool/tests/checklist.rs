@@ -202,13 +202,14 @@ fn results_with_the_hosts_own_ids_are_read_with_their_calls() {
     );
 }
 
-/// The same loop under Codex's header (`Exit code`, `Wall time`, `Output:`): the shell's
-/// refusal to parse is still read on the output's first line.
+/// The same loop under Codex's header (`Exit code`, `Wall time`, `Output:`) and in Gemini
+/// CLI's report (`Command:` … `Output:` … `Process Group PGID:`): the shell's refusal to
+/// parse is still read on the output's first line, and "command not found" on its lines.
 #[test]
-fn the_discussion_loop_under_codexs_header_is_the_same_loop() {
+fn the_discussion_loop_under_a_hosts_wrapper_is_the_same_loop() {
     let nf = |n: u32| format!("/bin/bash: line {n}: DISCUSSION: command not found");
     let eof = "/bin/bash: line 2: unexpected EOF while looking for matching `''\n/bin/bash: line 4: syntax error: unexpected end of file";
-    let script = |codex: bool| {
+    let script = |host: usize| {
         let mut s = Script::new();
         for (i, (words, result)) in [
             ("It seems", nf(33810)),
@@ -218,10 +219,12 @@ fn the_discussion_loop_under_codexs_header_is_the_same_loop() {
         .into_iter()
         .enumerate()
         {
-            let result = if codex {
-                format!("Exit code: 127\nWall time: 0.{i} seconds\nOutput:\n{result}")
-            } else {
-                result
+            let result = match host {
+                1 => format!("Exit code: 127\nWall time: 0.{i} seconds\nOutput:\n{result}"),
+                2 => format!(
+                    "Command: DISCUSSION\nDirectory: (root)\nOutput: {result}\nError: (none)\nExit Code: 127\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4{i}21"
+                ),
+                _ => result,
             };
             s.call(
                 "DISCUSSION",
@@ -232,10 +235,12 @@ fn the_discussion_loop_under_codexs_header_is_the_same_loop() {
         s.tool_call("DISCUSSION", json!({"command": "DISCUSSION\nAgain"}));
         s
     };
-    let plain = run(detector(), script(false).events());
+    let plain = run(detector(), script(0).events());
     assert_eq!(plain.len(), 1, "{plain:?}");
-    let wrapped = run(detector(), script(true).events());
-    assert_eq!(format!("{wrapped:?}"), format!("{plain:?}"));
+    for host in [1, 2] {
+        let wrapped = run(detector(), script(host).events());
+        assert_eq!(format!("{wrapped:?}"), format!("{plain:?}"), "host {host}");
+    }
 }
 
 #[test]

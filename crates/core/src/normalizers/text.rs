@@ -9,7 +9,8 @@
 //! - elapsed-time figures after a timing word: `Ran 3 tests in 0.012s`, `2 passed in 0.03s`,
 //!   `took 0.3 seconds`, `Time elapsed: 0.0062 sec.`, `Wall time: 1.2 seconds`,
 //!   `duration_ms: 16190`, and the `real`/`user`/`sys` lines of `time`;
-//! - process ids after `pid` (`pid 4242`, `PID: 4242`, `pid=4242`);
+//! - process ids after `pid` or `pgid` (`pid 4242`, `PID: 4242`, `pid=4242`, Gemini CLI's
+//!   `Process Group PGID: 4242`);
 //! - session ids after `session` when the id contains a digit (`session a1b2c3`);
 //! - request ids: after `request id` / `request-id` / `requestId` / `x-request-id`, and
 //!   `req_…` tokens;
@@ -483,6 +484,7 @@ const UNITS: &[&str] = &[
 /// [`DURATION_KEYS`].
 const ID_WORDS: &[&str] = &[
     "pid",
+    "pgid",
     "session",
     "sessionid",
     "session_id",
@@ -595,7 +597,7 @@ fn keyword_value(line: &str, i: usize, word: &str) -> Hit {
             .then_some((value_start, value_start + n));
     }
     match word {
-        "pid" => {
+        "pid" | "pgid" => {
             let n = bytes[value_start..]
                 .iter()
                 .take_while(|b| b.is_ascii_digit())
@@ -796,6 +798,12 @@ mod tests {
             n("Command still running (session calm-reef-77, pid 999).")
         );
         assert_eq!(n("PID: 77"), n("PID: 78"));
+        // Gemini CLI's shell tool ends each output with the process group's id
+        assert_eq!(
+            n("Exit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 48213"),
+            n("Exit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 48377")
+        );
+        assert_ne!(n("Exit Code: 1\nPGID: 7"), n("Exit Code: 2\nPGID: 7"));
         assert_eq!(n("[1] 12345\n"), n("[1] 23456\n"));
         assert_ne!(n("session 2 of 3"), n("session 3 of 3"));
     }
@@ -981,6 +989,7 @@ mod props {
         // The words `keyword_value_at` reads a value after are all listed.
         for w in [
             "pid",
+            "pgid",
             "session",
             "session_id",
             "request-id",
