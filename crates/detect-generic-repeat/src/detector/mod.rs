@@ -97,11 +97,12 @@ struct State {
     /// answered without an error, and stops being one when it is answered with an error.
     #[serde(default)]
     waits: VecDeque<Fingerprint>,
-    /// Recent calls whose last result was a transient failure (a rate limit, an overloaded
-    /// service, [`loopguard_core::shape::is_transient_failure`]): polls while they keep
-    /// getting one, no longer once another result comes.
+    /// Recent calls that are polls by how they were answered (an empty command the shell
+    /// answered; a call whose result was a transient failure, a rate limit or an overloaded
+    /// service, [`loopguard_core::shape::is_transient_failure`]): polls while their answers
+    /// say so, no longer once another answer comes.
     #[serde(default)]
-    transient: VecDeque<Fingerprint>,
+    polls_by_answer: VecDeque<Fingerprint>,
     window: Window,
     history: VecDeque<Record>,
     /// Calls seen (not ignored), for the spans messages report.
@@ -125,32 +126,18 @@ impl GenericRepeat {
                 .is_some_and(|nd| nd.skip_known_polls)
     }
 
-    /// An empty-command call was answered: a wait when the shell answered it, a failed call
-    /// (not a poll) when it rejected it.
-    fn answered_wait(&mut self, call: Fingerprint, is_error: bool) {
-        let known = self.state.polls.iter().position(|p| *p == call);
-        match (known, is_error) {
-            (None, false) => push_capped(&mut self.state.polls, call, MAX_POLLS),
-            (Some(i), true) => {
-                self.state.polls.remove(i);
-            }
-            _ => {}
-        }
-    }
-
-    /// A call was answered: retrying one that failed for a transient reason (a rate limit,
-    /// an overloaded service) is waiting, so it gets the polls' thresholds while its results
-    /// say so; a call that was a poll only for that stops being one at another result.
-    fn answered_transient(&mut self, call: Fingerprint, transient: bool) {
-        let marked = self.state.transient.iter().position(|p| *p == call);
-        match (marked, transient) {
-            // (a poll already is one for its own reason, and stays one)
+    /// A call was answered, and the answer says whether calling it again is waiting (`poll`):
+    /// it becomes a poll, or a call that was a poll only by its answers stops being one (a
+    /// poll by its kind or its command stays one).
+    fn answered_poll(&mut self, call: Fingerprint, poll: bool) {
+        let marked = self.state.polls_by_answer.iter().position(|p| *p == call);
+        match (marked, poll) {
             (None, true) if !self.state.polls.contains(&call) => {
-                push_capped(&mut self.state.transient, call, MAX_POLLS);
+                push_capped(&mut self.state.polls_by_answer, call, MAX_POLLS);
                 push_capped(&mut self.state.polls, call, MAX_POLLS);
             }
             (Some(i), false) => {
-                self.state.transient.remove(i);
+                self.state.polls_by_answer.remove(i);
                 if let Some(j) = self.state.polls.iter().position(|p| *p == call) {
                     self.state.polls.remove(j);
                 }
@@ -275,30 +262,32 @@ impl GenericRepeat {
         let skipped_error = self.settings.ignore_errors && result.is_error;
         let skipped_empty = self.settings.ignore_empty_results && empty;
         let counted = !(ignored || skipped_error || skipped_empty);
-        if self.state.waits.contains(&result.call.call_fp) {
-            self.answered_wait(result.call.call_fp, result.is_error);
-        }
-        let known_poll = self.state.polls.contains(&result.call.call_fp);
         let pair = Pair {
             tool: result.call.tool.as_str(),
             call: result.call.call_fp,
             args: result.call.args_fp,
             result: self.identity(result, content, images),
         };
-        // Whether the call waits on a transient failure matters once it repeats its answer
-        // (and, for a call marked so, at its next answer): only then is the text read.
+        // Whether the answer makes the call a poll: an empty command the shell answered
+        // (a wait), or an answer repeated that is a transient failure. The text is read only
+        // for a repeated answer, or the next answer of a call that is a poll by its answers.
         if self.tracks_polls() && !ignored {
+            let wait = self.state.waits.contains(&pair.call);
+            let marked = self.state.polls_by_answer.contains(&pair.call);
             let repeats = self
                 .state
                 .streak
                 .last
                 .as_ref()
                 .is_some_and(|p| p.call == pair.call && p.result == pair.result);
-            if repeats || self.state.transient.contains(&pair.call) {
-                let transient = loopguard_core::shape::is_transient_failure(content);
-                self.answered_transient(pair.call, transient);
+            if wait || marked || repeats {
+                let poll = (wait && !result.is_error)
+                    || ((marked || repeats)
+                        && loopguard_core::shape::is_transient_failure(content));
+                self.answered_poll(pair.call, poll);
             }
         }
+        let known_poll = self.state.polls.contains(&result.call.call_fp);
         if self.settings.openclaw.is_some() && counted {
             self.openclaw_result(result, pair.result, cx);
         }
