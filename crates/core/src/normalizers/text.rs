@@ -139,35 +139,63 @@ fn leading_clock(bytes: &[u8]) -> Option<(usize, usize)> {
     if !(1..=2).contains(&hour_digits) {
         return None;
     }
-    let two = |p: usize| -> Option<u32> {
-        let d = bytes.get(p..p + 2)?;
-        d.iter()
-            .all(u8::is_ascii_digit)
-            .then(|| u32::from(d[0] - b'0') * 10 + u32::from(d[1] - b'0'))
-    };
-    let hour = bytes[i..i + hour_digits]
-        .iter()
-        .fold(0u32, |h, d| h * 10 + u32::from(d - b'0'));
-    i += hour_digits;
-    if hour > 23 || bytes.get(i) != Some(&b':') || two(i + 1)? > 59 {
+    let time = time_of_day_at(bytes, i, hour_digits)?;
+    if time.hour > 23 || time.minute > 59 || time.seconds.is_none_or(|s| s > 60) {
         return None;
     }
-    i += 3;
-    if bytes.get(i) != Some(&b':') || two(i + 1)? > 60 {
-        return None;
-    }
-    i += 3;
-    if matches!(bytes.get(i), Some(b'.' | b',')) && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
-    {
-        i += 1;
-        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-    }
+    let i = time.end;
     match bytes.get(i) {
         Some(&b) if b == b':' || b == b'.' || is_word_byte(b) => None,
         _ => Some((start, i)),
     }
+}
+
+/// A time of day read by [`time_of_day_at`].
+struct TimeOfDay {
+    hour: u32,
+    minute: u32,
+    seconds: Option<u32>,
+    /// Where it ends (after the fraction of its seconds, if any).
+    end: usize,
+}
+
+/// `H:MM` or `HH:MM` (`hour_digits` digits of hour) at `i`, then `:SS` and a `.` or `,`
+/// fraction when present. Digits only: the ranges are the caller's to check.
+fn time_of_day_at(bytes: &[u8], i: usize, hour_digits: usize) -> Option<TimeOfDay> {
+    let number = |at: usize, n: usize| -> Option<u32> {
+        digits_at(bytes, at, n).then(|| {
+            bytes[at..at + n]
+                .iter()
+                .fold(0, |v, d| v * 10 + u32::from(d - b'0'))
+        })
+    };
+    let hour = number(i, hour_digits)?;
+    let mut p = i + hour_digits;
+    if bytes.get(p) != Some(&b':') {
+        return None;
+    }
+    let minute = number(p + 1, 2)?;
+    p += 3;
+    let seconds = (bytes.get(p) == Some(&b':'))
+        .then(|| number(p + 1, 2))
+        .flatten();
+    if seconds.is_some() {
+        p += 3;
+        if matches!(bytes.get(p), Some(b'.' | b','))
+            && bytes.get(p + 1).is_some_and(u8::is_ascii_digit)
+        {
+            p += 1;
+            while bytes.get(p).is_some_and(u8::is_ascii_digit) {
+                p += 1;
+            }
+        }
+    }
+    Some(TimeOfDay {
+        hour,
+        minute,
+        seconds,
+        end: p,
+    })
 }
 
 /// `real\t0m1.234s` style lines of the `time` builtin: masks the whole figure. Returns
@@ -361,30 +389,14 @@ fn iso_datetime_at(bytes: &[u8], i: usize) -> Hit {
         return None;
     }
     let sep = *bytes.get(i + 10)?;
-    if !(sep == b'T' || sep == b' ')
-        || !digits_at(bytes, i + 11, 2)
-        || bytes.get(i + 13) != Some(&b':')
-    {
+    if !(sep == b'T' || sep == b' ') || !digits_at(bytes, i + 11, 2) {
         return None;
     }
-    if !digits_at(bytes, i + 14, 2) {
+    let time = time_of_day_at(bytes, i + 11, 2)?;
+    if time.seconds.is_none() && sep == b' ' {
         return None;
     }
-    let mut p = i + 16;
-    let has_seconds = bytes.get(p) == Some(&b':') && digits_at(bytes, p + 1, 2);
-    if has_seconds {
-        p += 3;
-        if matches!(bytes.get(p), Some(b'.') | Some(b','))
-            && bytes.get(p + 1).is_some_and(u8::is_ascii_digit)
-        {
-            p += 1;
-            while bytes.get(p).is_some_and(u8::is_ascii_digit) {
-                p += 1;
-            }
-        }
-    } else if sep == b' ' {
-        return None;
-    }
+    let mut p = time.end;
     match bytes.get(p) {
         Some(b'Z') => p += 1,
         Some(b'+') | Some(b'-') if digits_at(bytes, p + 1, 2) => {
