@@ -1517,13 +1517,12 @@ fn gemini_output(content: &str) -> Option<&str> {
         .filter_map(|l| content[..end].find(l).map(|i| (*l, i)))
         .min_by_key(|(_, i)| *i)?;
     let start = start + label.len();
-    let part = |s: &str| -> bool { s.trim() == "(empty)" || s.trim().is_empty() };
     if let Some(err) = content[start..end].rfind("\nStderr: ").map(|i| start + i) {
         let (out, errs) = (
             &content[start..err],
             &content[err + "\nStderr: ".len()..end],
         );
-        return Some(match (part(out), part(errs)) {
+        return Some(match (says_nothing(out), says_nothing(errs)) {
             (true, true) => "",
             (true, false) => errs,
             (false, true) => out,
@@ -1531,7 +1530,7 @@ fn gemini_output(content: &str) -> Option<&str> {
         });
     }
     let out = &content[start..end];
-    Some(if part(out) { "" } else { out })
+    Some(if says_nothing(out) { "" } else { out })
 }
 
 /// The lines of Codex's header over a command's output (each opens its line).
@@ -1573,9 +1572,14 @@ const NOTHING_PRINTED: &[&str] = &[
 /// assert!(!is_silent("no output was expected, but got: 3 lines"));
 /// ```
 pub fn is_silent(content: &str) -> bool {
-    let body = output_body(content).trim();
-    body.is_empty()
-        || (body.len() <= 64 && NOTHING_PRINTED.iter().any(|p| body.eq_ignore_ascii_case(p)))
+    says_nothing(output_body(content))
+}
+
+/// Whether an output (a host's wrapper already set aside) is nothing: whitespace, or only a
+/// host's note that nothing was printed ([`NOTHING_PRINTED`]).
+fn says_nothing(output: &str) -> bool {
+    let t = output.trim();
+    t.is_empty() || (t.len() <= 64 && NOTHING_PRINTED.iter().any(|p| t.eq_ignore_ascii_case(p)))
 }
 
 /// The longest result (once the host's wrapper is set aside) [`is_transient_failure`] reads:
