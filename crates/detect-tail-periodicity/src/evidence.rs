@@ -187,6 +187,24 @@ impl RunTracker {
         self.finder.n
     }
 
+    /// Whether the run of `root` that starts at `start` lies inside one word of data: the
+    /// `before` symbols ahead of it and its root are visible ASCII characters (no whitespace,
+    /// no separator; encodings and indexes are ASCII, while a language written without
+    /// spaces is not data), all still held.
+    pub fn inside_word(&self, start: u64, root: u64, before: u64) -> bool {
+        let visible = |i: u64| {
+            self.finder
+                .symbol(i)
+                .and_then(char::from_u32)
+                .is_some_and(|c| c.is_ascii_graphic())
+        };
+        let n = self.finder.n;
+        start >= before
+            && root <= n
+            && (start - before..start).all(visible)
+            && (n - root..n).all(visible)
+    }
+
     /// Whether nothing was pushed.
     pub fn is_empty(&self) -> bool {
         self.finder.n == 0

@@ -932,6 +932,16 @@ impl Finder {
         self.ring.capacity()
     }
 
+    /// The symbol at absolute position `i`, if the ring still holds it.
+    pub(crate) fn symbol(&self, i: u64) -> Option<u32> {
+        (i < self.n && self.n - i <= self.ring.capacity() as u64).then(|| self.ring.get(i))
+    }
+
+    /// The most symbols the ring ever holds (the last ones pushed).
+    pub(crate) fn ring_limit(&self) -> usize {
+        self.ring.limit
+    }
+
     /// The last `len` characters (fewer if not available), as a string; symbols that are not
     /// characters (separators) are dropped.
     pub fn tail_string(&self, len: usize) -> String {

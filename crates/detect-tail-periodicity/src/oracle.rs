@@ -5,7 +5,7 @@
 //! No detector code calls it.
 
 use crate::evidence::row_for;
-use crate::{Lines, Prep, Settings, CODE_TABLE, PROSE_TABLE};
+use crate::{Lines, Prep, Settings, CODE_TABLE, DATA_TABLE, DATA_WORD_CHARS, PROSE_TABLE};
 use loopguard_core::Stream;
 
 /// The smallest unit length `q` in `min..=max` such that `seq[..n]` ends with `copies`
@@ -67,7 +67,10 @@ pub fn first_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64
 /// of that unit, its start found by extending the period backwards, at most as far as every
 /// threshold needs), lasts while each symbol equals the one a root earlier, and fires once it
 /// spans what the threshold row of its root asks for, in prose or in code as the text reads
-/// at that symbol.
+/// at that symbol — unless the run lies inside one word of data ([`DATA_WORD_CHARS`] visible
+/// ASCII characters ahead of it, still held by the engine's ring, and a root of such
+/// characters):
+/// then it fires once it also spans what the code row and [`DATA_TABLE`] ask.
 pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64, usize)> {
     let mut prep = Prep::new(settings);
     let mut lines = Lines::default();
@@ -93,6 +96,15 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
         .position(|&s| !char::from_u32(s).is_some_and(char::is_whitespace));
     let k = crate::detector::engine_copies(settings) as usize;
     let mut chant_on = settings.chant_copies > 0 && k > 2;
+    let ring_limit =
+        crate::exact::Finder::for_runs(settings.min_unit, settings.max_unit, k as u64).ring_limit();
+    let visible = |i: usize| {
+        syms.get(i)
+            .and_then(|&s| char::from_u32(s))
+            .is_some_and(|c| c.is_ascii_graphic())
+    };
+    // The span a run inside data needs, once its first hit asked (None: not asked yet).
+    let mut data_need: Option<u64> = None;
     let mut run: Option<(usize, usize, u64, u64)> = None;
     for n in 1..=syms.len() {
         if let Some((p, ..)) = run {
@@ -144,13 +156,32 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
                     code = code.min(chant);
                 }
                 run = Some((p, start, prose, code));
+                data_need = None;
             }
         }
         if let Some((p, start, prose, code)) = run {
             let (_, off, in_code) = seq[n - 1];
             let need = if in_code { code } else { prose };
-            if (n - start) as u64 >= need {
-                return Some((off, p));
+            let span = (n - start) as u64;
+            if span >= need {
+                let data = *data_need.get_or_insert_with(|| {
+                    let before = DATA_WORD_CHARS as usize;
+                    let inside = start >= before
+                        && n - (start - before) <= ring_limit
+                        && (start - before..start).all(visible)
+                        && (n - p..n).all(visible);
+                    if inside {
+                        let scale = settings.evidence_scale;
+                        row_for(CODE_TABLE, p as u64)
+                            .need(p as u64, scale)
+                            .max(row_for(DATA_TABLE, p as u64).need(p as u64, scale))
+                    } else {
+                        0
+                    }
+                });
+                if span >= data {
+                    return Some((off, p));
+                }
             }
         }
         // A short chant: the content, from its first symbol that is not whitespace, is one

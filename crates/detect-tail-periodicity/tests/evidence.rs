@@ -311,3 +311,77 @@ fn a_table_row_repeated_without_end_still_fires() {
     let offset = f.offset.expect("an offset");
     assert!(offset < 30 * row.len() as u64, "fired at {offset}");
 }
+
+/// The opening of a PNG in base64, as an icon embeds it (header, size, colour type, the
+/// start of its first chunk): more than 40 visible characters ahead of the zeros that follow.
+const PNG_HEAD: &str = "iVBORw0KGgoAAAANSUhEUgAABAAAAAMgCAYAAAC9FhA7AAAABmJLR0QA/wD/AP+gvaeTAAAMr0lEQVR4nO3YsQ2AMAwAwcB8GZcBWQFEIoq/qy3b9Y8B";
+
+#[test]
+fn the_zeros_of_an_image_embedded_in_base64_are_data_not_a_loop() {
+    // An icon written out whole: its embedded PNG holds a run of 3,800 `A`s (zero bytes),
+    // inside one word of data on a line of markup; a packed search index holds 2,200 `0`s
+    // inside one word of a script. Both are what the files hold, not a model repeating
+    // itself.
+    let icon = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"16\" height=\"16\">\n  <image height=\"800\" width=\"1024\" xlink:href=\"data:image/png;base64,{PNG_HEAD}{}D7CQAAAAAQIAAAAABAgAAAAAAAAQIAAAAABAg==\"/>\n</svg>\n",
+        "A".repeat(3800)
+    );
+    assert!(fire(&icon).is_none(), "{:?}", fire(&icon));
+    let index = format!(
+        "rd_(\"a!000a%000a&000a(000a)000a*000000000a+000a-00000a/000a<000a>000a?00000aE0000000a[00000a]00000bcpbeq{}0bfn000Cd\");\n",
+        "0".repeat(2200)
+    );
+    assert!(fire(&index).is_none(), "{:?}", fire(&index));
+    // Asked for in prose, the same icon is still data.
+    let answer = format!("Here is the icon you asked for:\n\n{icon}\nSave it as `theme.svg`.");
+    assert!(fire(&answer).is_none(), "{:?}", fire(&answer));
+}
+
+#[test]
+fn a_blob_that_turns_into_one_character_without_end_is_still_stopped() {
+    // A model writing a base64 image that degenerates into `A` forever: held back only to
+    // the data row, then stopped.
+    let start = "<img src=\"data:image/png;base64,".chars().count() + PNG_HEAD.chars().count();
+    let text = format!(
+        "<img src=\"data:image/png;base64,{PNG_HEAD}{}",
+        "A".repeat(20_000)
+    );
+    let f = fire(&text).expect("a run of 20,000 `A`s fires");
+    assert_eq!(root_of(&f), 1);
+    let offset = f.offset.expect("an offset") as usize;
+    // The run begins at the last `A` of the head's last word of data or later; it fires once
+    // it spans the data row (5,735), not at the code row (500).
+    assert!(
+        offset > start + 5_000 && offset <= start + 5_800,
+        "fired at {offset}"
+    );
+    // The same run after a short word is not inside data: the code row stops it.
+    let short = format!("<img src=\"x\" alt=\"{}", "A".repeat(20_000));
+    let f = fire(&short).expect("fires");
+    assert!(f.offset.expect("an offset") < 1_000, "{:?}", f.offset);
+}
+
+#[test]
+fn a_run_after_a_word_of_prose_is_not_data() {
+    // A word of prose ahead of the run is short: the prose row still stops `0`s without end.
+    let text = format!(
+        "Each entry is described in the vendor's documentation{}",
+        "0".repeat(2000)
+    );
+    let f = fire(&text).expect("fires");
+    assert_eq!(root_of(&f), 1);
+    assert!(f.offset.expect("an offset") < 400, "{:?}", f.offset);
+    // Separated by a space from a long word, the run is a word of its own.
+    let spaced = format!("{PNG_HEAD} {}", "0".repeat(2000));
+    assert!(fire(&spaced).expect("fires").offset.expect("an offset") < 700);
+    // A language written without spaces is not data: a sentence repeated after a long
+    // opening sentence fires at the prose row (a root of 22 characters: 279 and 9 copies).
+    let opening =
+        "这个函数读取配置文件并返回一个包含所有选项的结构体，如果文件不存在则使用默认值。";
+    let sentence = "我认为这个答案是正确的，因为它满足所有条件。";
+    let cjk = format!("{opening}{}", sentence.repeat(40));
+    let f = fire(&cjk).expect("fires");
+    assert_eq!(root_of(&f), sentence.chars().count());
+    let at = f.offset.expect("an offset") as usize;
+    assert!(at <= opening.chars().count() + 300, "fired at {at}");
+}

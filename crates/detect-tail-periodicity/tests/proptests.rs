@@ -278,6 +278,26 @@ proptest! {
     }
 
     #[test]
+    fn runs_inside_words_of_data_fire_where_the_oracle_says(
+        lead in "[a-z <\"=]{0,30}",
+        word in "[A-Za-z0-9+/]{0,70}",
+        root in "[A0]{1}|[A-Za-z0-9]{2}|[A-Za-z0-9+/,\\[\\]]{3,40}|[a-z ]{2,6}",
+        copies in 1usize..400,
+        more in 0usize..8,
+        tail in "[A-Za-z0-9=\"/> \n]{0,12}",
+        scale in 10u32..150,
+        fence in any::<bool>(),
+        split in 0usize..100,
+        chunk in 1usize..20,
+    ) {
+        // A word of data of any length, then a run of a root with or without whitespace,
+        // long enough at times for the code or data rows (copies × more).
+        let run = root.repeat(copies * (1 + more * 3));
+        let text = format!("{lead}{word}{run}{tail}");
+        evidence_agrees(&text, 30, scale, 16, fence, split, chunk)?;
+    }
+
+    #[test]
     fn chants_fire_where_the_oracle_says(
         root in "[a-c]{1,8}|[a-z ]{9,40}",
         copies in 1usize..40,
