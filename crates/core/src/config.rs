@@ -31,6 +31,103 @@ pub struct Config {
     /// order found. Programs show them to the user (`loopguard config check` prints them, a
     /// guard writes each once to stderr).
     pub warnings: Vec<String>,
+    /// Where each key of the file was written, for errors found after parsing (a detector's
+    /// option of the wrong type): see [`Config::locate`].
+    pub lines: KeyLines,
+}
+
+/// Where each key of a configuration file was written: its dotted path (`detectors.x.k`,
+/// table headers included) and 1-based line, read off the text as written. Not part of what
+/// a configuration means: two configurations are equal whatever their lines.
+#[derive(Clone, Debug, Default)]
+pub struct KeyLines(BTreeMap<String, usize>);
+
+impl PartialEq for KeyLines {
+    fn eq(&self, _: &KeyLines) -> bool {
+        true
+    }
+}
+
+impl KeyLines {
+    /// The key paths of a TOML text: every table header (`[a.b]`, `[[a.b]]`) and every
+    /// `key = value` line (dotted and quoted keys too), each at its first line. Lines inside
+    /// multi-line values are not keys; an inline table's keys are located at its own line.
+    ///
+    /// ```
+    /// let lines = loopguard_core::KeyLines::of_text(
+    ///     "preset = \"default\"\n\n[detectors.generic-repeat]\nwarning-threshold = \"x\"\n",
+    /// );
+    /// assert_eq!(lines.line("detectors.generic-repeat.warning-threshold"), Some(4));
+    /// // A key the text does not hold is located at the nearest table that holds it.
+    /// assert_eq!(lines.line("detectors.generic-repeat.window.size"), Some(3));
+    /// assert_eq!(lines.line("tools.x"), None);
+    /// ```
+    pub fn of_text(text: &str) -> KeyLines {
+        let mut map = BTreeMap::new();
+        let mut table: Vec<String> = Vec::new();
+        // Inside a multi-line string (`"""` or `'''`): its lines are not keys.
+        let mut in_string: Option<&str> = None;
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if let Some(close) = in_string {
+                if line.matches(close).count() % 2 == 1 {
+                    in_string = None;
+                }
+                continue;
+            }
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if line.starts_with('[') {
+                let inner = line.trim_start_matches('[');
+                let inner = inner.split(']').next().unwrap_or_default();
+                table = split_dotted(inner);
+                map.entry(table.join(".")).or_insert(i + 1);
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            let mut path = table.clone();
+            path.extend(split_dotted(key));
+            map.entry(path.join(".")).or_insert(i + 1);
+            for close in ["\"\"\"", "'''"] {
+                if value.matches(close).count() % 2 == 1 {
+                    in_string = Some(close);
+                }
+            }
+        }
+        KeyLines(map)
+    }
+
+    /// The line of `path`, or of the nearest enclosing table or key the text holds.
+    pub fn line(&self, path: &str) -> Option<usize> {
+        let mut p = path;
+        loop {
+            if let Some(&line) = self.0.get(p) {
+                return Some(line);
+            }
+            p = p.rsplit_once('.')?.0;
+        }
+    }
+}
+
+/// The parts of a dotted TOML key (`a."b.c".d` → `a`, `b.c`, `d`), trimmed and unquoted.
+fn split_dotted(key: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    for ch in key.chars() {
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.push(c),
+            (None, '"' | '\'') => quote = Some(ch),
+            (None, '.') => parts.push(std::mem::take(&mut cur).trim().to_owned()),
+            (None, c) => cur.push(c),
+        }
+    }
+    parts.push(cur.trim().to_owned());
+    parts
 }
 
 const TOP_KEYS: &[&str] = &["preset", "guard", "detectors", "tools", "agents"];
@@ -104,8 +201,29 @@ impl Config {
             .map_err(|e| e.in_file(source))
             .map(|mut c| {
                 c.source = source.map(str::to_owned);
+                c.lines = KeyLines::of_text(text);
                 c
             })
+    }
+
+    /// `e` with this configuration's file and, for a key the file holds (or the table that
+    /// holds it), its line, where `e` names none yet: errors found after parsing, such as a
+    /// detector's option of the wrong type, point where the key was written.
+    #[must_use]
+    pub fn locate(&self, e: ConfigError) -> ConfigError {
+        match e.in_file(self.source.as_deref()) {
+            ConfigError::Invalid {
+                mut at,
+                path,
+                message,
+            } => {
+                if at.line.is_none() {
+                    at.line = self.lines.line(&path);
+                }
+                ConfigError::Invalid { at, path, message }
+            }
+            other => other,
+        }
     }
 
     /// Reads and parses a TOML file.
@@ -437,8 +555,10 @@ pub fn parse_options<T: DeserializeOwned>(
         } else {
             format!("{scope}.{inner}")
         };
+        // The deserialiser's first line says what was wrong; a second one names the key,
+        // which the path already does.
         let message = e.into_inner().to_string();
-        let message = message.trim_end_matches('\n').to_owned();
+        let message = message.lines().next().unwrap_or_default().to_owned();
         ConfigError::invalid(path, message)
     })
 }

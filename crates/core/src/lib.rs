@@ -36,7 +36,7 @@ pub mod tools;
 pub use bus::{call_fingerprint, Bus, Lifecycle, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};
 pub use config::{
     build_detector, get_key, line_of, merge_tables, parse_options, set_key, take_key, Config,
-    GUARD_ENV,
+    KeyLines, GUARD_ENV,
 };
 pub use detector::{CallInfo, Cx, Detector, Facts, ResultInfo, RunScope, StateError};
 pub use error::{ConfigError, Location};

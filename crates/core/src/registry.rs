@@ -490,7 +490,6 @@ impl Registry {
     /// default), sorted by name.
     pub fn build(&self, config: &Config) -> Result<Vec<Box<dyn Detector>>, ConfigError> {
         self.check_names(config)?;
-        let file = config.source.as_deref();
         let mut out = Vec::new();
         for reg in &self.entries {
             let mut table = config.detectors.get(reg.name).cloned().unwrap_or_default();
@@ -498,19 +497,18 @@ impl Registry {
                 None => reg.default_enabled,
                 Some(toml::Value::Boolean(b)) => b,
                 Some(other) => {
-                    return Err(ConfigError::invalid(
+                    return Err(config.locate(ConfigError::invalid(
                         format!("detectors.{}.enabled", reg.name),
                         format!("expected a boolean, found {}", other.type_str()),
-                    )
-                    .in_file(file))
+                    )))
                 }
             };
             if enabled {
-                out.push((reg.build)(&table).map_err(|e| e.in_file(file))?);
+                out.push((reg.build)(&table).map_err(|e| config.locate(e))?);
             } else if config.detectors.contains_key(reg.name) {
                 // A disabled detector's table is still checked: a typo must not wait until
                 // the day someone turns the detector on.
-                (reg.build)(&table).map_err(|e| e.in_file(file))?;
+                (reg.build)(&table).map_err(|e| config.locate(e))?;
             }
         }
         Ok(out)
@@ -603,7 +601,7 @@ mod tests {
         let c = Config::from_toml_str("[detectors.beta]\nenabled = 1\n", Some("f.toml")).unwrap();
         let err = r.build(&c).unwrap_err();
         assert_eq!(err.path(), Some("detectors.beta.enabled"));
-        assert!(err.to_string().starts_with("f.toml: "), "{err}");
+        assert!(err.to_string().starts_with("f.toml:2: "), "{err}");
     }
 
     #[test]
@@ -678,10 +676,13 @@ mod tests {
     }
 
     #[test]
-    fn build_errors_carry_the_file() {
+    fn build_errors_carry_the_file_and_line() {
         let r = Registry::from_entries([&A]).unwrap();
         let c = Config::from_toml_str("[detectors.alpha]\nx = 1\n", Some("g.toml")).unwrap();
         let err = r.build(&c).unwrap_err();
-        assert_eq!(err.to_string(), "g.toml: `detectors.alpha.x`: unknown key");
+        assert_eq!(
+            err.to_string(),
+            "g.toml:2: `detectors.alpha.x`: unknown key"
+        );
     }
 }

@@ -145,9 +145,8 @@ impl GuardBuilder {
     /// many guards alike (a host with many sessions) without resolving again each time.
     pub fn template(self) -> Result<GuardTemplate, ConfigError> {
         let (config, registry) = self.resolved()?;
-        let file = config.source.as_deref();
-        let settings = Policy::from_table(&config.guard).map_err(|e| e.in_file(file))?;
-        let tools = Tools::from_config(&config.tools).map_err(|e| e.in_file(file))?;
+        let settings = Policy::from_table(&config.guard).map_err(|e| config.locate(e))?;
+        let tools = Tools::from_config(&config.tools).map_err(|e| config.locate(e))?;
         let normalizers = match self.normalizers {
             Some(mut n) => {
                 tools.configure(&mut n);

@@ -75,6 +75,7 @@ pub fn resolve_with(config: &Config, registry: &Registry) -> Result<Config, Conf
     base.merge_from(&upgraded(config, registry));
     base.preset = Some(name.to_owned());
     base.source.clone_from(&config.source);
+    base.lines.clone_from(&config.lines);
     Ok(base)
 }
 
@@ -95,7 +96,6 @@ pub(crate) fn upgraded(config: &Config, registry: &Registry) -> Config {
 /// every detector table and the `[guard]` table parse (the defaults and each agent's merged
 /// view), and the cross-detector ordering holds. Errors name the key path and the file.
 pub fn check_config(config: &Config, registry: &Registry) -> Result<(), ConfigError> {
-    let file = config.source.as_deref();
     registry.check_names(config)?;
     let mut base = config.clone();
     base.agents.clear();
@@ -114,13 +114,26 @@ pub fn check_config(config: &Config, registry: &Registry) -> Result<(), ConfigEr
             }
             other => other,
         };
-        Policy::from_table(&view.guard).map_err(|e| prefixed(e).in_file(file))?;
-        registry
-            .build(&view)
-            .map_err(|e| prefixed(e).in_file(file))?;
-        check_ordering(&view, registry).map_err(|e| prefixed(e).in_file(file))?;
+        // The view's errors name its keys; the configuration locates them in its file.
+        let located = |e: ConfigError| config.locate(prefixed(strip_location(e)));
+        Policy::from_table(&view.guard).map_err(located)?;
+        registry.build(&view).map_err(located)?;
+        check_ordering(&view, registry).map_err(located)?;
     }
     Ok(())
+}
+
+/// `e` without the line a view located it at: an agent's view locates its keys without the
+/// `agents.<id>.` prefix, so the whole path is located again.
+fn strip_location(e: ConfigError) -> ConfigError {
+    match e {
+        ConfigError::Invalid { at, path, message } => ConfigError::Invalid {
+            at: loopguard_core::Location { line: None, ..at },
+            path,
+            message,
+        },
+        other => other,
+    }
 }
 
 fn enabled(c: &Config, name: &str) -> bool {
@@ -174,7 +187,7 @@ fn check_ordering(c: &Config, registry: &Registry) -> Result<(), ConfigError> {
 pub fn render_resolved(config: &Config, registry: &Registry) -> Result<String, ConfigError> {
     check_config(config, registry)?;
     let file = config.source.as_deref();
-    let settings = Policy::from_table(&config.guard).map_err(|e| e.in_file(file))?;
+    let settings = Policy::from_table(&config.guard).map_err(|e| config.locate(e))?;
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -572,7 +572,7 @@ fn builder_merges_agent_overrides_and_reports_errors_with_key_and_file() {
         .build()
         .unwrap_err();
     assert_eq!(err.path(), Some("agents.x.detectors.repeat.warn"));
-    assert!(err.to_string().starts_with("lg.toml: "), "{err}");
+    assert!(err.to_string().starts_with("lg.toml:2: "), "{err}");
     let bad =
         Config::from_toml_str("[guard]\nabort-after-blocks = \"3\"\n", Some("lg.toml")).unwrap();
     let err = Guard::builder()
@@ -582,6 +582,7 @@ fn builder_merges_agent_overrides_and_reports_errors_with_key_and_file() {
         .build()
         .unwrap_err();
     assert_eq!(err.path(), Some("guard.abort-after-blocks"));
+    assert!(err.to_string().starts_with("lg.toml:2: "), "{err}");
     let bad = Config::from_toml_str("[detectors.nope]\n", None).unwrap();
     assert!(Guard::builder()
         .config(bad)

@@ -566,3 +566,42 @@ fn guards_from_one_template_are_independent_and_match_the_builder() {
         assert_eq!(again, seen, "{name}");
     }
 }
+
+/// Errors found once the file is parsed (a detector's option, a `[guard]` key, an agent's
+/// override of the wrong type) name the file, the line the key was written on and the key,
+/// in one line.
+#[test]
+fn options_of_the_wrong_type_name_file_line_and_key() {
+    let build = |text: &str| {
+        let c = loopguard_core::Config::from_toml_str(text, Some("loopguard.toml"))
+            .expect("valid TOML");
+        Guard::builder()
+            .config(c)
+            .build()
+            .expect_err("a bad value")
+            .to_string()
+    };
+    assert_eq!(
+        build("preset = \"default\"\n\n[detectors.generic-repeat]\nwarning-threshold = \"x\"\n"),
+        "loopguard.toml:4: `detectors.generic-repeat.warning-threshold`: invalid type: string \"x\", expected u32"
+    );
+    assert_eq!(
+        build("[guard]\n# how many blocks before an abort\nabort-after-blocks = \"two\"\n"),
+        "loopguard.toml:3: `guard.abort-after-blocks`: invalid type: string \"two\", expected u32"
+    );
+    let err =
+        build("[agents.reviewer]\n[agents.reviewer.detectors.ping-pong]\nwarning-threshold = -1\n");
+    assert!(
+        err.starts_with(
+            "loopguard.toml:3: `agents.reviewer.detectors.ping-pong.warning-threshold`: "
+        ),
+        "{err}"
+    );
+    // A key inside an inline table is located at the line of the table.
+    let err = build("[detectors.generic-repeat]\nwindow = { size = \"x\" }\n");
+    assert!(
+        err.starts_with("loopguard.toml:2: `detectors.generic-repeat.window.size`: "),
+        "{err}"
+    );
+    assert!(!err.contains('\n'), "{err}");
+}
