@@ -288,6 +288,28 @@ fn the_same_answer_under_a_new_clock_time_is_the_same_loop() {
     assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{f:?}");
 }
 
+/// A script that prints an object by its address (Python's `<… object at 0x…>`), run again
+/// and again unchanged: the address is new on every run, the answer is the same, and so is
+/// the loop — steered at the 3rd identical answer, blocked at the 5th call.
+#[test]
+fn a_script_printing_an_object_is_the_same_loop_at_every_address() {
+    let printed = |i: usize| {
+        format!(
+            "Loaded <app.config.Settings object at 0x7f{:010x}>\nTraceback (most recent call last):\n  File \"/work/app/main.py\", line 14, in <module>\n    run(settings)\n  File \"/work/app/main.py\", line 9, in run\n    port = settings.port + 1\nTypeError: unsupported operand type(s) for +: 'NoneType' and 'int'",
+            0x3a2c1b4d90_u64.wrapping_mul(i as u64 + 7) & 0xff_ffff_ffff
+        )
+    };
+    let calls = repeated(8, "bash", json!({"command": "python main.py"}), printed);
+    let f = findings("object-addresses", &calls);
+    let first = |action: &str| {
+        f.iter()
+            .find(|x| x["action"] == action)
+            .and_then(|x| x["event"].as_u64())
+    };
+    assert_eq!(first("steer"), Some(2 + 3 * 2 + 2), "{f:?}");
+    assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{f:?}");
+}
+
 /// How five hosts answer a shell command, `output` being what it printed: Codex's header,
 /// OpenHands' footer, Pi's and SWE-agent's note for a command that printed nothing, Gemini
 /// CLI's report (whose process group id changes on every run).

@@ -17,11 +17,14 @@
 //! - UUIDs and ISO-8601 date-times (`2026-03-13T19:44:50.935Z`, `2026-03-13 19:44:50`);
 //! - the random id of a wrapper marker: `<<<EXTERNAL_UNTRUSTED_CONTENT id="…">>>`;
 //! - the clock time that opens a log line: `16:45:25.256 [warning] …`, `[19:47:51] …`,
-//!   `08:50:16 INFO …` (a host or a logger stamping each line with the time it was written).
+//!   `08:50:16 INFO …` (a host or a logger stamping each line with the time it was written);
+//! - the address in an object's printed form: `<app.Settings object at 0x7f3a2c1b4d90>`,
+//!   `<coroutine object main at 0x104c2d1f0>` (a new place in memory on every run).
 //!
 //! Not masked, on purpose: plain numbers (line numbers of a listing, counters in progress
-//! output, test counts), file paths, dates without a time, `date`'s default output, and a
-//! clock time anywhere else in a line (a flight's departure time is data).
+//! output, test counts), file paths, dates without a time, `date`'s default output, a
+//! clock time anywhere else in a line (a flight's departure time is data), and other hex
+//! figures (a debugger's registers and breakpoints).
 
 /// Placeholder for a masked number or token.
 const MASK: &str = "<*>";
@@ -330,6 +333,8 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
             _ => None,
         }
         .or_else(|| keyword_at(line, i))
+    } else if first == b'0' && (8..=18).contains(&run) {
+        repr_address_at(bytes, i, run)
     } else if maybe_keyword(first, run) {
         keyword_at(line, i)
     } else {
@@ -413,6 +418,20 @@ fn iso_datetime_at(bytes: &[u8], i: usize) -> Hit {
         return None;
     }
     Some((i, p))
+}
+
+/// The address in an object's printed form, `<Foo object at 0x7f3a2c1b4d90>`, `<function
+/// main at 0x104c2d1f0>`: ` at ` before it, `0x` and 6 to 16 hex digits (the `run` word bytes
+/// at `i`), `>` after it. Where a program's objects land in memory changes on every run;
+/// what the object is does not. Other hex figures (a register, a constant) are kept.
+fn repr_address_at(bytes: &[u8], i: usize, run: usize) -> Hit {
+    let after = i + run;
+    (i >= 4
+        && bytes.get(i - 4..i) == Some(b" at ")
+        && bytes.get(i + 1) == Some(&b'x')
+        && hex_run(bytes, i + 2, run - 2)
+        && bytes.get(after) == Some(&b'>'))
+    .then_some((i, after))
 }
 
 /// `req_` followed by at least 10 letters or digits.
@@ -854,6 +873,34 @@ mod tests {
             n("Mon Jan  1 12:00:01 UTC 2024"),
             n("Mon Jan  1 12:00:02 UTC 2024")
         );
+    }
+
+    #[test]
+    fn the_address_of_a_printed_object_is_masked() {
+        // Python prints an object without a representation of its own, a coroutine never
+        // awaited, a function, by where it lies in memory: a new place on every run.
+        assert_eq!(
+            n("<__main__.Config object at 0x7f3a2c1b4d90>\nTraceback (most recent call last):"),
+            n("<__main__.Config object at 0x7f91e0a3c2b0>\nTraceback (most recent call last):")
+        );
+        assert_eq!(
+            n("RuntimeWarning: coroutine <coroutine object main at 0x104c2d1f0> was never awaited"),
+            n("RuntimeWarning: coroutine <coroutine object main at 0x1050f3e40> was never awaited")
+        );
+        // what the object is still counts, and so do other hex figures
+        assert_ne!(
+            n("<__main__.Config object at 0x7f3a2c1b4d90>"),
+            n("<__main__.Settings object at 0x7f3a2c1b4d90>")
+        );
+        assert_ne!(
+            n("rip 0x555555555149 <main+4>"),
+            n("rip 0x55555555514d <main+8>")
+        );
+        assert_ne!(
+            n("Breakpoint 1 at 0x555555555149: file t.c, line 5."),
+            n("Breakpoint 1 at 0x555555555189: file t.c, line 7.")
+        );
+        assert_ne!(n("value at 0x1f>"), n("value at 0x2f>"));
     }
 
     #[test]
