@@ -310,6 +310,49 @@ fn a_script_printing_an_object_is_the_same_loop_at_every_address() {
     assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{f:?}");
 }
 
+/// A failing test run again and again unchanged, as three toolchains report it: Go's
+/// timings, npm's log of each run, Python's temporary folder change every time; the answer
+/// does not, and the loop is steered at the 3rd run and blocked at the 5th.
+#[test]
+fn a_failing_test_rerun_is_the_same_loop_whatever_its_timings_and_temporary_names() {
+    type Output = fn(usize) -> String;
+    let runs: [(&str, Output); 3] = [
+        ("go test ./...", |i| {
+            format!(
+                "--- FAIL: TestParse (0.0{}s)\n    parse_test.go:14: got 3, want 4\nFAIL\nFAIL\texample.com/parse\t0.{}s\nFAIL",
+                i % 3,
+                100 + 37 * i
+            )
+        }),
+        ("npm test", |i| {
+            format!(
+                "> demo@1.0.0 test\n> jest\n\nFAIL src/sum.test.js\n  ✕ adds (1{} ms)\n\nnpm ERR! code ELIFECYCLE\nnpm ERR! A complete log of this run can be found in:\nnpm ERR!     /root/.npm/_logs/2026-12-06T21_{:02}_{:02}_{:03}Z-debug-0.log",
+                i,
+                10 + i,
+                (17 * i) % 60,
+                (311 * i) % 1000
+            )
+        }),
+        ("python export.py", |i| {
+            format!(
+                "Traceback (most recent call last):\n  File \"/work/export.py\", line 8, in <module>\n    open(os.path.join(d, 'out.bin'), 'wb')\nPermissionError: [Errno 13] Permission denied: '/tmp/tmp{:08x}/out.bin'",
+                0x3a2c_1b4d_u32.wrapping_mul(i as u32 + 3)
+            )
+        }),
+    ];
+    for (command, output) in runs {
+        let calls = repeated(8, "bash", json!({ "command": command }), output);
+        let f = findings(command, &calls);
+        let first = |action: &str| {
+            f.iter()
+                .find(|x| x["action"] == action)
+                .and_then(|x| x["event"].as_u64())
+        };
+        assert_eq!(first("steer"), Some(2 + 3 * 2 + 2), "{command}: {f:?}");
+        assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{command}: {f:?}");
+    }
+}
+
 /// How five hosts answer a shell command, `output` being what it printed: Codex's header,
 /// OpenHands' footer, Pi's and SWE-agent's note for a command that printed nothing, Gemini
 /// CLI's report (whose process group id changes on every run).

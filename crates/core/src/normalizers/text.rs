@@ -18,8 +18,14 @@
 //! - the random id of a wrapper marker: `<<<EXTERNAL_UNTRUSTED_CONTENT id="…">>>`;
 //! - the clock time that opens a log line: `16:45:25.256 [warning] …`, `[19:47:51] …`,
 //!   `08:50:16 INFO …` (a host or a logger stamping each line with the time it was written);
+//! - a test runner's timings set off in parentheses or brackets, or after a tab at a line's
+//!   end: Go's `--- FAIL: TestParse (0.02s)` and `FAIL\texample.com/parse\t0.123s`, Jest's
+//!   `✓ adds (3 ms)`, nextest's `[   0.003s]`;
 //! - the address in an object's printed form: `<app.Settings object at 0x7f3a2c1b4d90>`,
-//!   `<coroutine object main at 0x104c2d1f0>` (a new place in memory on every run).
+//!   `<coroutine object main at 0x104c2d1f0>` (a new place in memory on every run);
+//! - names made new on every run: npm's log of a failed run
+//!   (`_logs/2026-03-13T19_44_50_935Z-debug-0.log`), Python's temporary files and folders
+//!   (`/tmp/tmpk3j2l1x9`).
 //!
 //! Not masked, on purpose: plain numbers (line numbers of a listing, counters in progress
 //! output, test counts), file paths, dates without a time, `date`'s default output, a
@@ -330,11 +336,19 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
         match run {
             8 => uuid_at(bytes, i),
             4 => iso_datetime_at(bytes, i),
+            11 if first == b't' => temp_name_at(bytes, i),
             _ => None,
         }
         .or_else(|| keyword_at(line, i))
-    } else if first == b'0' && (8..=18).contains(&run) {
-        repr_address_at(bytes, i, run)
+    } else if first.is_ascii_digit() {
+        let address = if first == b'0' && (8..=18).contains(&run) {
+            repr_address_at(bytes, i, run)
+        } else {
+            None
+        };
+        address.or_else(|| set_off_duration_at(bytes, i))
+    } else if first == b't' && run == 11 {
+        temp_name_at(bytes, i)
     } else if maybe_keyword(first, run) {
         keyword_at(line, i)
     } else {
@@ -397,6 +411,9 @@ fn iso_datetime_at(bytes: &[u8], i: usize) -> Hit {
     if !(sep == b'T' || sep == b' ') || !digits_at(bytes, i + 11, 2) {
         return None;
     }
+    if sep == b'T' && bytes.get(i + 13) == Some(&b'_') {
+        return file_name_time_at(bytes, i + 11).map(|end| (i, end));
+    }
     let time = time_of_day_at(bytes, i + 11, 2)?;
     if time.seconds.is_none() && sep == b' ' {
         return None;
@@ -432,6 +449,68 @@ fn repr_address_at(bytes: &[u8], i: usize, run: usize) -> Hit {
         && hex_run(bytes, i + 2, run - 2)
         && bytes.get(after) == Some(&b'>'))
     .then_some((i, after))
+}
+
+/// A duration set off as a test runner sets off the time a test or a package took: alone
+/// in parentheses or brackets (`--- FAIL: TestParse (0.02s)`, Jest's `✓ adds (3 ms)`,
+/// nextest's `[   0.003s]`), or after a tab at the end of the line (`FAIL\texample.com/parse\t0.123s`).
+/// Its byte range; `i` starts a word of digits.
+fn set_off_duration_at(bytes: &[u8], i: usize) -> Hit {
+    // What comes before first: most words of digits are in neither place.
+    let before = bytes.get(..i)?.iter().rev().find(|&&b| b != b' ');
+    let after_tab = i > 0 && bytes.get(i - 1) == Some(&b'\t');
+    if !(matches!(before, Some(b'(' | b'[')) || after_tab) {
+        return None;
+    }
+    let end = duration_at(bytes, i)?;
+    let after = bytes.get(end..)?.iter().find(|&&b| b != b' ');
+    let enclosed = matches!(
+        (before, after),
+        (Some(b'('), Some(b')')) | (Some(b'['), Some(b']'))
+    );
+    let tabbed = after_tab && matches!(bytes.get(end..), Some(b"" | b"\n" | b"\r\n"));
+    (enclosed || tabbed).then_some((i, end))
+}
+
+/// The time of a date-time written in a file name, `_` for `:` (npm's log of every failed
+/// run: `/root/.npm/_logs/2026-03-13T19_44_50_935Z-debug-0.log`): `HH_MM_SS`, an optional
+/// `_` and fraction, an optional `Z`, at `p`. Its end.
+fn file_name_time_at(bytes: &[u8], p: usize) -> Option<usize> {
+    if !(digits_at(bytes, p, 2)
+        && bytes.get(p + 2) == Some(&b'_')
+        && digits_at(bytes, p + 3, 2)
+        && bytes.get(p + 5) == Some(&b'_')
+        && digits_at(bytes, p + 6, 2))
+    {
+        return None;
+    }
+    let mut q = p + 8;
+    if bytes.get(q) == Some(&b'_') && bytes.get(q + 1).is_some_and(u8::is_ascii_digit) {
+        q += 1;
+        while bytes.get(q).is_some_and(u8::is_ascii_digit) {
+            q += 1;
+        }
+    }
+    if bytes.get(q) == Some(&b'Z') {
+        q += 1;
+    }
+    (!bytes.get(q).is_some_and(u8::is_ascii_alphanumeric)).then_some(q)
+}
+
+/// The random part of a name Python's `tempfile` made (`/tmp/tmpk3j2l1x9/out.bin`,
+/// `/tmp/tmpab12_d34.py`): after a `/`, `tmp` and 8 of `a-z0-9_`, then no word byte. New on
+/// every run of the same program. Its byte range (the 8 characters); `i` starts an 11-byte
+/// word.
+fn temp_name_at(bytes: &[u8], i: usize) -> Hit {
+    let name = bytes.get(i..i + 11)?;
+    (i > 0
+        && bytes.get(i - 1) == Some(&b'/')
+        && name.starts_with(b"tmp")
+        && name[3..]
+            .iter()
+            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        && !bytes.get(i + 11).is_some_and(|&b| is_word_byte(b)))
+    .then_some((i + 3, i + 11))
 }
 
 /// `req_` followed by at least 10 letters or digits.
@@ -876,6 +955,71 @@ mod tests {
     }
 
     #[test]
+    fn a_test_runners_timings_are_masked() {
+        // Go: a test's time in parentheses, a package's after a tab at the line's end
+        assert_eq!(
+            n("--- FAIL: TestParse (0.00s)\n    parse_test.go:14: got 3, want 4\nFAIL\nFAIL\texample.com/parse\t0.123s\nFAIL"),
+            n("--- FAIL: TestParse (0.01s)\n    parse_test.go:14: got 3, want 4\nFAIL\nFAIL\texample.com/parse\t0.418s\nFAIL")
+        );
+        // Jest and Mocha per test, nextest's bracket
+        assert_eq!(
+            n("  ✓ adds (3 ms)\n  ✕ subtracts (12 ms)"),
+            n("  ✓ adds (2 ms)\n  ✕ subtracts (9 ms)")
+        );
+        assert_eq!(n("    ✔ works (45ms)"), n("    ✔ works (51ms)"));
+        assert_eq!(
+            n("        PASS [   0.003s] demo tests::adds"),
+            n("        PASS [   0.011s] demo tests::adds")
+        );
+        // what the run says still counts
+        assert_ne!(
+            n("--- FAIL: TestParse (0.00s)"),
+            n("--- FAIL: TestLex (0.00s)")
+        );
+        assert_ne!(
+            n("ok  \texample.com/a\t0.1s"),
+            n("FAIL\texample.com/a\t0.1s")
+        );
+        // a duration that is not set off is kept: a figure in a sentence, a wait's progress
+        assert_ne!(
+            n("retry after backoff 5s now"),
+            n("retry after backoff 9s now")
+        );
+        assert_ne!(n("Waiting (45s elapsed)"), n("Waiting (50s elapsed)"));
+        assert_ne!(n("timeout\t30s here"), n("timeout\t60s here"));
+        assert_ne!(n("(3 apples)"), n("(4 apples)"));
+    }
+
+    #[test]
+    fn pythons_temporary_names_are_masked() {
+        assert_eq!(
+            n("Error: could not write /tmp/tmpk3j2l1x9/out.bin: Permission denied"),
+            n("Error: could not write /tmp/tmpa_81bq0z/out.bin: Permission denied")
+        );
+        assert_eq!(
+            n("  File \"/tmp/tmpab12cd34.py\", line 3"),
+            n("  File \"/tmp/tmpzz90xy11.py\", line 3")
+        );
+        // other names are kept
+        assert_ne!(n("/tmp/tmpbuild01/a"), n("/tmp/tmpbuild02/a"));
+        assert_ne!(n("/var/tmpk3j2l1x9a"), n("/var/tmpk3j2l1x9b"));
+        assert_ne!(n("tmpk3j2l1x9 is set"), n("tmpa_81bq0z is set"));
+    }
+
+    #[test]
+    fn npms_log_file_of_each_run_is_masked() {
+        assert_eq!(
+            n("npm ERR! A complete log of this run can be found in:\nnpm ERR!     /root/.npm/_logs/2026-12-06T21_15_45_123Z-debug-0.log"),
+            n("npm ERR! A complete log of this run can be found in:\nnpm ERR!     /root/.npm/_logs/2026-12-06T21_16_02_907Z-debug-0.log")
+        );
+        assert_ne!(
+            n("/logs/2026-12-06T21_15_45Z-a.log"),
+            n("/logs/2026-12-06T21_15_45Z-b.log")
+        );
+        assert_ne!(n("build_2026-12-06T21_15"), n("build_2026-12-06T21_16"));
+    }
+
+    #[test]
     fn the_address_of_a_printed_object_is_masked() {
         // Python prints an object without a representation of its own, a coroutine never
         // awaited, a function, by where it lies in memory: a new place on every run.
@@ -981,10 +1125,22 @@ mod props {
             let hit = if b == b'<' {
                 wrapper_marker(line, i)
             } else if at_word_start && b.is_ascii_alphanumeric() {
+                let run = bytes[i..].iter().take_while(|&&c| is_word_byte(c)).count();
                 uuid_at(bytes, i)
                     .or_else(|| iso_datetime_at(bytes, i))
                     .or_else(|| keyword_at(line, i))
                     .or_else(|| req_token_at(bytes, i))
+                    .or_else(|| {
+                        (b == b'0' && (8..=18).contains(&run))
+                            .then(|| repr_address_at(bytes, i, run))
+                            .flatten()
+                    })
+                    .or_else(|| {
+                        b.is_ascii_digit()
+                            .then(|| set_off_duration_at(bytes, i))
+                            .flatten()
+                    })
+                    .or_else(|| (run == 11).then(|| temp_name_at(bytes, i)).flatten())
             } else {
                 None
             };
@@ -1065,7 +1221,7 @@ mod props {
         #[test]
         fn prop_stepping_over_words_changes_nothing(
             parts in proptest::collection::vec(
-                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t)",
+                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|\n)",
                 0..24,
             )
         ) {
