@@ -310,13 +310,14 @@ fn a_script_printing_an_object_is_the_same_loop_at_every_address() {
     assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{f:?}");
 }
 
-/// A failing test run again and again unchanged, as three toolchains report it: Go's
-/// timings, npm's log of each run, Python's temporary folder change every time; the answer
+/// A failing test or program run again and again unchanged, as four toolchains report it:
+/// Go's timings, npm's log of each run, Python's temporary folder, the id of the Rust thread
+/// that panicked change every time; the answer
 /// does not, and the loop is steered at the 3rd run and blocked at the 5th.
 #[test]
 fn a_failing_test_rerun_is_the_same_loop_whatever_its_timings_and_temporary_names() {
     type Output = fn(usize) -> String;
-    let runs: [(&str, Output); 3] = [
+    let runs: [(&str, Output); 4] = [
         ("go test ./...", |i| {
             format!(
                 "--- FAIL: TestParse (0.0{}s)\n    parse_test.go:14: got 3, want 4\nFAIL\nFAIL\texample.com/parse\t0.{}s\nFAIL",
@@ -337,6 +338,12 @@ fn a_failing_test_rerun_is_the_same_loop_whatever_its_timings_and_temporary_name
             format!(
                 "Traceback (most recent call last):\n  File \"/work/export.py\", line 8, in <module>\n    open(os.path.join(d, 'out.bin'), 'wb')\nPermissionError: [Errno 13] Permission denied: '/tmp/tmp{:08x}/out.bin'",
                 0x3a2c_1b4d_u32.wrapping_mul(i as u32 + 3)
+            )
+        }),
+        ("cargo run", |i| {
+            format!(
+                "    Finished `dev` profile [unoptimized + debuginfo] target(s) in 0.0{i}s\n     Running `target/debug/demo`\n\nthread 'main' ({}) panicked at src/main.rs:4:5:\nattempt to add with overflow\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+                48121 + 97 * i
             )
         }),
     ];

@@ -23,9 +23,10 @@
 //!   `✓ adds (3 ms)`, nextest's `[   0.003s]`;
 //! - the address in an object's printed form: `<app.Settings object at 0x7f3a2c1b4d90>`,
 //!   `<coroutine object main at 0x104c2d1f0>` (a new place in memory on every run);
-//! - names made new on every run: npm's log of a failed run
+//! - names and ids made new on every run: npm's log of a failed run
 //!   (`_logs/2026-03-13T19_44_50_935Z-debug-0.log`), Python's temporary files and folders
-//!   (`/tmp/tmpk3j2l1x9`).
+//!   (`/tmp/tmpk3j2l1x9`), pytest's session folder (`/tmp/pytest-of-root/pytest-12/`), the
+//!   id of a Rust thread that panicked (`thread 'main' (48121) panicked at …`).
 //!
 //! Not masked, on purpose: plain numbers (line numbers of a listing, counters in progress
 //! output, test counts), file paths, dates without a time, `date`'s default output, a
@@ -337,6 +338,7 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
             8 => uuid_at(bytes, i),
             4 => iso_datetime_at(bytes, i),
             11 if first == b't' => temp_name_at(bytes, i),
+            6 if first == b'p' => pytest_session_at(bytes, i),
             _ => None,
         }
         .or_else(|| keyword_at(line, i))
@@ -346,7 +348,9 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
         } else {
             None
         };
-        address.or_else(|| set_off_duration_at(bytes, i))
+        address
+            .or_else(|| set_off_duration_at(bytes, i))
+            .or_else(|| thread_id_at(bytes, i, run))
     } else if first == b't' && run == 11 {
         temp_name_at(bytes, i)
     } else if maybe_keyword(first, run) {
@@ -511,6 +515,37 @@ fn temp_name_at(bytes: &[u8], i: usize) -> Hit {
             .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
         && !bytes.get(i + 11).is_some_and(|&b| is_word_byte(b)))
     .then_some((i + 3, i + 11))
+}
+
+/// The number of pytest's session folder in a test's temporary path
+/// (`/tmp/pytest-of-root/pytest-12/test_export0/out.bin`): one more on every run. After a
+/// `/`, `pytest-` and digits, then `/`. Its byte range (the digits); `i` starts the word
+/// `pytest`.
+fn pytest_session_at(bytes: &[u8], i: usize) -> Hit {
+    let start = i + 7;
+    let n = bytes
+        .get(start..)?
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    (i > 0
+        && bytes.get(i - 1) == Some(&b'/')
+        && bytes.get(i..start) == Some(b"pytest-")
+        && n > 0
+        && bytes.get(start + n) == Some(&b'/'))
+    .then_some((start, start + n))
+}
+
+/// The id Rust gives a panicking thread, new on every run: `thread 'main' (12345) panicked
+/// at src/main.rs:4:5:`. `i` starts the `run` digits.
+fn thread_id_at(bytes: &[u8], i: usize, run: usize) -> Hit {
+    (i >= 3
+        && bytes.get(i - 3..i) == Some(b"' (")
+        && bytes
+            .get(i..i + run)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+        && bytes.get(i + run..i + run + 10) == Some(b") panicked"))
+    .then_some((i, i + run))
 }
 
 /// `req_` followed by at least 10 letters or digits.
@@ -1007,6 +1042,27 @@ mod tests {
     }
 
     #[test]
+    fn pytests_session_folder_and_rusts_thread_ids_are_masked() {
+        assert_eq!(
+            n("E   FileNotFoundError: '/tmp/pytest-of-root/pytest-12/test_export0/out.bin'"),
+            n("E   FileNotFoundError: '/tmp/pytest-of-root/pytest-13/test_export0/out.bin'")
+        );
+        assert_ne!(
+            n("/tmp/pytest-of-root/pytest-12/test_export0/a"),
+            n("/tmp/pytest-of-root/pytest-12/test_export1/a")
+        );
+        assert_eq!(
+            n("thread 'main' (48121) panicked at src/main.rs:4:5:\nattempt to add with overflow"),
+            n("thread 'main' (48377) panicked at src/main.rs:4:5:\nattempt to add with overflow")
+        );
+        assert_ne!(
+            n("thread 'main' (48121) panicked at src/main.rs:4:5:"),
+            n("thread 'main' (48121) panicked at src/main.rs:9:5:")
+        );
+        assert_ne!(n("item (3) panicked"), n("item (4) panicked"));
+    }
+
+    #[test]
     fn npms_log_file_of_each_run_is_masked() {
         assert_eq!(
             n("npm ERR! A complete log of this run can be found in:\nnpm ERR!     /root/.npm/_logs/2026-12-06T21_15_45_123Z-debug-0.log"),
@@ -1141,6 +1197,8 @@ mod props {
                             .flatten()
                     })
                     .or_else(|| (run == 11).then(|| temp_name_at(bytes, i)).flatten())
+                    .or_else(|| (run == 6).then(|| pytest_session_at(bytes, i)).flatten())
+                    .or_else(|| thread_id_at(bytes, i, run))
             } else {
                 None
             };
@@ -1221,7 +1279,7 @@ mod props {
         #[test]
         fn prop_stepping_over_words_changes_nothing(
             parts in proptest::collection::vec(
-                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|\n)",
+                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|\n)",
                 0..24,
             )
         ) {
