@@ -67,6 +67,25 @@ fn normalize_line(line: &str, out: &mut String) {
 /// Shell error prefixes, prompt counters and job pids at the start of a line. Writes the
 /// (masked) prefix to `out` and returns the rest of the line.
 fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
+    // A log line's clock time: `16:45:25.256 [warning] …`, `[19:47:51] …`; what follows it
+    // may open with one of the prefixes below (`[12:00:01] /bin/bash: line 3: …`).
+    if let Some((start, end)) = leading_clock(line.as_bytes()) {
+        out.push_str(&line[..start]);
+        out.push_str(MASK);
+        let rest = &line[end..];
+        let gap = rest
+            .bytes()
+            .take_while(|&b| matches!(b, b']' | b')' | b' ' | b'\t'))
+            .count();
+        out.push_str(&rest[..gap]);
+        return mask_shell_prefix(&rest[gap..], out);
+    }
+    mask_shell_prefix(line, out)
+}
+
+/// [`mask_line_prefix`] after the clock time: shell error prefixes, prompt counters and job
+/// pids.
+fn mask_shell_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
     // `/bin/bash: line 123: ` or `sh: 3: `: the first word ends with `:` (its space is the
     // line's first, so the head before the colon has none).
     if let Some(colon) = line
@@ -118,12 +137,6 @@ fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
                 }
             }
         }
-    }
-    // A log line's clock time: `16:45:25.256 [warning] …`, `[19:47:51] …`.
-    if let Some((start, end)) = leading_clock(line.as_bytes()) {
-        out.push_str(&line[..start]);
-        out.push_str(MASK);
-        return &line[end..];
     }
     line
 }
@@ -1119,6 +1132,15 @@ mod tests {
             n("  9:02:44 INFO root: starting")
         );
         assert_eq!(n("(12:00:01,250) ready"), n("(12:00:09,001) ready"));
+        // a shell's own message under the stamp keeps its line counter masked
+        assert_eq!(
+            n("[12:00:01] /bin/bash: line 3: tsc: command not found"),
+            n("[12:04:17] /bin/bash: line 9: tsc: command not found")
+        );
+        assert_ne!(
+            n("[12:00:01] /bin/bash: line 3: tsc: command not found"),
+            n("[12:00:01] /bin/bash: line 3: tsx: command not found")
+        );
         // what the line says still counts
         assert_ne!(
             n("16:45:25 [info] 3 tests failed"),
