@@ -425,3 +425,31 @@ fn a_repeated_failing_run_is_the_same_loop_under_every_hosts_wrapper() {
         );
     }
 }
+
+/// A transcript whose results name no tool (a converter that writes only the id) is read as
+/// one whose results do: each result is its call's, paired by id, and the report is the same.
+#[test]
+fn results_that_name_no_tool_give_the_same_report() {
+    let calls = repeated(7, "read", json!({"path": "src/lib.rs"}), |_| {
+        "pub fn add(a: i32, b: i32) -> i32 { a + b }".to_owned()
+    });
+    let with_tool = transcript(&calls);
+    let without: String = with_tool
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if v["type"] == "tool_result" {
+                v.as_object_mut().unwrap().remove("tool");
+            }
+            v.to_string() + "\n"
+        })
+        .collect();
+    assert_ne!(with_tool, without);
+    let a = scan_text("results-with-tool", &with_tool);
+    let b = scan_text("results-without-tool", &without);
+    assert_eq!(b.code, a.code, "{}", b.stderr);
+    assert!(b.stderr.is_empty(), "{}", b.stderr);
+    let sessions = |r: &Run| r.json()["sessions"][0]["findings"].clone();
+    assert_eq!(sessions(&a), sessions(&b));
+    assert!(!sessions(&a).as_array().unwrap().is_empty());
+}

@@ -395,7 +395,8 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
             })?;
             Record::ToolResult {
                 id: req_str(o, "tool_result", "id")?,
-                tool: req_str(o, "tool_result", "tool")?,
+                // Without a tool, the result is its call's (paired by id).
+                tool: opt_str(o, "tool_result", "tool")?.unwrap_or_default(),
                 content: req_str(o, "tool_result", "content")?,
                 is_error: opt_bool(o, "tool_result", "is_error")?.unwrap_or(false),
                 images,
@@ -558,8 +559,9 @@ mod tests {
             // A text of another JSON type, and an explicit null.
             format!(r#"{{"type":"tool_result","id":"c1","tool":"read","content":7,"x":"{big}"}}"#),
             format!(r#"{{"type":"assistant","text":null,"thinking":"{big}"}}"#),
-            // Not a record: the same error.
+            // No tool: its call's. Not a record (no id): the same error.
             format!(r#"{{"type":"tool_result","id":"c1","content":"{big}"}}"#),
+            format!(r#"{{"type":"tool_result","tool":"read","content":"{big}"}}"#),
             format!(r#"{{"type":"session","id":"s","source":"{big}"}}"#),
         ];
         for (i, line) in lines.iter().enumerate() {
@@ -629,6 +631,18 @@ mod tests {
                 is_error: true,
                 images: 2,
                 truncated: true
+            })
+        );
+        // A result that names no tool is its call's (the bus pairs it by id).
+        assert_eq!(
+            parse_line(r#"{"type":"tool_result","id":"c1","content":"x"}"#, false),
+            Ok(Record::ToolResult {
+                id: "c1".into(),
+                tool: String::new(),
+                content: "x".into(),
+                is_error: false,
+                images: 0,
+                truncated: false
             })
         );
         assert_eq!(

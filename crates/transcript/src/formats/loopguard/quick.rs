@@ -219,7 +219,8 @@ fn build(f: &mut Found<'_>, first: bool) -> Option<Record> {
         },
         "tool_result" => Record::ToolResult {
             id: req(f.id)?,
-            tool: req(f.tool)?,
+            // Without a tool, the result is its call's (paired by id).
+            tool: opt(f.tool)?.unwrap_or_default(),
             content: req(f.content)?,
             is_error: f.is_error.flatten().unwrap_or(false),
             images: u32::try_from(f.images.flatten().unwrap_or(0)).ok()?,
