@@ -37,7 +37,7 @@
 //! | `text_delta` | `stream` (`thinking` or `text`), `delta` | `TextDelta` |
 //! | `assistant` | `text`?, `thinking`? | a whole message: `MessageStart`, the deltas, `MessageEnd` (one answer, the strongest verdict) |
 //! | `tool_call` | `id`, `tool`, `args`?, `batch`? | `ToolCall` |
-//! | `tool_result` | `id`, `tool`?, `content`?, `is_error`?, `images`?, `details`? | `ToolResult` |
+//! | `tool_result` | `id`, `tool`?, `content`? (a string, or MCP's list of content blocks), `is_error`?, `images`?, `details`? | `ToolResult` |
 //! | `compaction` | — | `Compaction` |
 //! | `session_start` | `id` | `SessionStart` |
 //! | `control` | `command`, `state`? | see above |
@@ -660,6 +660,9 @@ fn parse(bytes: &[u8]) -> Result<(String, Request), ParseError> {
                 Value::String(canonical.to_owned())
             };
             obj.insert("type".into(), ty_value);
+            if canonical == "tool_result" {
+                content_of_blocks(&mut obj).map_err(fail)?;
+            }
             let event: OwnedEvent = serde_json::from_value(Value::Object(obj)).map_err(|e| {
                 let full = e.to_string();
                 fail(format!(
@@ -673,10 +676,126 @@ fn parse(bytes: &[u8]) -> Result<(String, Request), ParseError> {
     Ok((session, request))
 }
 
+/// A `tool_result`'s `content` given as a list of content blocks, as MCP and the Messages
+/// APIs write a tool's result (`[{"type":"text","text":"…"},{"type":"image",…}]`), made the
+/// text the guard reads: the text of each block (a plain string, a `text` block, an embedded
+/// resource's `resource.text`, any other block with a `text` string; another block, as its
+/// JSON), joined by newlines; image blocks (`image`, `image_url`, `input_image`) are counted
+/// into `images` when the line does not give it. A string or absent `content` is left as is.
+fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), String> {
+    let Some(Value::Array(blocks)) = obj.get("content") else {
+        return Ok(());
+    };
+    let mut parts: Vec<String> = Vec::with_capacity(blocks.len());
+    let mut images = 0u64;
+    for (i, block) in blocks.iter().enumerate() {
+        match block {
+            Value::String(s) => parts.push(s.clone()),
+            Value::Object(b) => {
+                let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
+                if matches!(kind, "image" | "image_url" | "input_image") {
+                    images += 1;
+                } else if let Some(t) = b.get("text").and_then(Value::as_str) {
+                    parts.push(t.to_owned());
+                } else if let Some(t) = b
+                    .get("resource")
+                    .and_then(|r| r.get("text"))
+                    .and_then(Value::as_str)
+                {
+                    parts.push(t.to_owned());
+                } else {
+                    parts.push(block.to_string());
+                }
+            }
+            other => {
+                return Err(format!(
+                    "`tool_result` line: block {i} of `content` must be a string or an object (found {})",
+                    json_type(other)
+                ))
+            }
+        }
+    }
+    obj.insert("content".into(), Value::String(parts.join("\n")));
+    if !obj.contains_key("images") {
+        obj.insert("images".into(), Value::from(images));
+    }
+    Ok(())
+}
+
+/// The JSON type of `v`, for messages.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_result_given_as_content_blocks_reads_as_its_text() {
+        // MCP's and the Messages APIs' shape of a tool's result: the same loop as with the
+        // text given as a string, images counted.
+        let run = |content: &dyn Fn(u64) -> String| {
+            let mut s = server(4);
+            let mut actions = Vec::new();
+            for i in 0..5u64 {
+                let call = format!(
+                    r#"{{"session":"a","type":"tool_call","id":"c{i}","tool":"read","args":{{"path":"x.rs"}}}}"#
+                );
+                actions.push(answer(&mut s, 2 * i + 1, &call)["action"].clone());
+                let result = format!(
+                    r#"{{"session":"a","type":"tool_result","id":"c{i}","content":{}}}"#,
+                    content(i)
+                );
+                let a = answer(&mut s, 2 * i + 2, &result);
+                assert!(a.get("error").is_none(), "{a}");
+            }
+            actions
+        };
+        let plain = run(&|_| r#""fn main() {}\nfn helper() {}""#.to_owned());
+        let blocks = run(&|_| {
+            r#"[{"type":"text","text":"fn main() {}"},{"type":"text","text":"fn helper() {}"}]"#
+                .to_owned()
+        });
+        assert_eq!(plain, blocks);
+        assert_eq!(plain.last().map(|a| a.as_str()), Some(Some("block")));
+        // Another text each time is progress, whatever the shape.
+        let moving = run(&|i| format!(r#"[{{"type":"text","text":"line {i}"}}]"#));
+        assert!(moving.iter().all(|a| a == "continue"), "{moving:?}");
+        // Images are counted; a block of another type is read as its JSON; a block that is
+        // neither a string nor an object is an error naming it.
+        let mut obj = json!({"content": [
+            {"type": "image", "source": {"type": "base64", "data": "AAAA"}},
+            {"type": "resource", "resource": {"uri": "file:///a", "text": "A"}},
+            {"type": "json", "value": 1},
+            "tail"
+        ]})
+        .as_object()
+        .cloned()
+        .unwrap();
+        content_of_blocks(&mut obj).unwrap();
+        assert_eq!(obj["images"], 1);
+        assert_eq!(obj["content"], "A\n{\"type\":\"json\",\"value\":1}\ntail");
+        let mut bad = json!({"content": ["a", 7]}).as_object().cloned().unwrap();
+        assert_eq!(
+            content_of_blocks(&mut bad).unwrap_err(),
+            "`tool_result` line: block 1 of `content` must be a string or an object (found a number)"
+        );
+        let mut given = json!({"content": [{"type": "image_url"}], "images": 3})
+            .as_object()
+            .cloned()
+            .unwrap();
+        content_of_blocks(&mut given).unwrap();
+        assert_eq!(given["images"], 3);
+    }
 
     fn server(max: usize) -> Server {
         let mut o = ServerOptions::preset("default").unwrap();
