@@ -28,8 +28,10 @@ export type Event = { session?: string } & (
   | {
       type: 'tool_result';
       id: string;
-      tool: string;
-      content?: string;
+      /** Absent or empty: the call's tool (the result is paired with its call by `id`). */
+      tool?: string;
+      /** The text the tool returned, or MCP's content blocks (`[{ type: 'text', text }, { type: 'image', … }]`): their texts joined by newlines, image blocks counted into `images` when it is not given. */
+      content?: string | Array<string | { [key: string]: Json }>;
       is_error?: boolean;
       images?: number;
       details?: Json;

@@ -129,6 +129,10 @@ pub fn events_from_object(mut obj: Map<String, Value>) -> Result<Vec<OwnedEvent>
                 other => other,
             };
             obj.insert("type".into(), Value::String(canonical.to_owned()));
+            if canonical == "tool_result" {
+                loopguard_sidecar::content_of_blocks(&mut obj)
+                    .map_err(|m| event_error(&format!("`{ty}` event: {m}")))?;
+            }
             let event: OwnedEvent = serde_json::from_value(Value::Object(obj)).map_err(|e| {
                 let full = e.to_string();
                 let msg = full.split(" at line ").next().unwrap_or(&full);
@@ -235,6 +239,23 @@ mod tests {
                 tool: "read".into(),
                 args: json!({"path": "a"}),
                 batch: Some(3)
+            }]
+        );
+        // MCP's content blocks, as the sidecar reads them.
+        let events = events_from_object(obj(json!({
+            "type": "tool_result", "id": "c1",
+            "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AAAA"}, "b"]
+        })))
+        .unwrap();
+        assert_eq!(
+            events,
+            vec![OwnedEvent::ToolResult {
+                id: "c1".into(),
+                tool: String::new(),
+                content: "a\nb".into(),
+                is_error: false,
+                images: 1,
+                details: None
             }]
         );
         let events = events_from_object(obj(json!({"type": "agent_start"}))).unwrap();

@@ -661,7 +661,7 @@ fn parse(bytes: &[u8]) -> Result<(String, Request), ParseError> {
             };
             obj.insert("type".into(), ty_value);
             if canonical == "tool_result" {
-                content_of_blocks(&mut obj).map_err(fail)?;
+                content_of_blocks(&mut obj).map_err(|m| fail(format!("`{ty}` line: {m}")))?;
             }
             let event: OwnedEvent = serde_json::from_value(Value::Object(obj)).map_err(|e| {
                 let full = e.to_string();
@@ -682,7 +682,11 @@ fn parse(bytes: &[u8]) -> Result<(String, Request), ParseError> {
 /// resource's `resource.text`, any other block with a `text` string; another block, as its
 /// JSON), joined by newlines; image blocks (`image`, `image_url`, `input_image`) are counted
 /// into `images` when the line does not give it. A string or absent `content` is left as is.
-fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), String> {
+/// The error says which block is neither a string nor an object.
+///
+/// The language bindings read their event objects with it too, so that they speak exactly
+/// like the sidecar.
+pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), String> {
     let Some(Value::Array(blocks)) = obj.get("content") else {
         return Ok(());
     };
@@ -709,7 +713,7 @@ fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), String> {
             }
             other => {
                 return Err(format!(
-                    "`tool_result` line: block {i} of `content` must be a string or an object (found {})",
+                    "block {i} of `content` must be a string or an object (found {})",
                     json_type(other)
                 ))
             }
@@ -787,7 +791,7 @@ mod tests {
         let mut bad = json!({"content": ["a", 7]}).as_object().cloned().unwrap();
         assert_eq!(
             content_of_blocks(&mut bad).unwrap_err(),
-            "`tool_result` line: block 1 of `content` must be a string or an object (found a number)"
+            "block 1 of `content` must be a string or an object (found a number)"
         );
         let mut given = json!({"content": [{"type": "image_url"}], "images": 3})
             .as_object()
