@@ -358,12 +358,15 @@ pub enum OwnedEvent {
     MessageEnd,
     /// See [`Event::ToolCall`].
     ToolCall {
-        /// Call id.
+        /// Call id (also read from `call_id`, Codex's name).
+        #[serde(alias = "call_id")]
         id: String,
-        /// Tool.
+        /// Tool (also read from `name`, as the model APIs call it).
+        #[serde(alias = "name")]
         tool: String,
-        /// Arguments.
-        #[serde(default)]
+        /// Arguments (also read from `arguments`, OpenAI's and Codex's name, and `input`,
+        /// the Messages API's).
+        #[serde(default, alias = "arguments", alias = "input")]
         args: Value,
         /// Batch.
         #[serde(default)]
@@ -371,10 +374,12 @@ pub enum OwnedEvent {
     },
     /// See [`Event::ToolResult`].
     ToolResult {
-        /// Call id.
+        /// Call id (also read from `tool_call_id`, OpenAI's name, `tool_use_id`, the
+        /// Messages API's, and `call_id`, Codex's).
+        #[serde(alias = "tool_call_id", alias = "tool_use_id", alias = "call_id")]
         id: String,
-        /// Tool (empty or absent: the paired call's).
-        #[serde(default)]
+        /// Tool (empty or absent: the paired call's; also read from `name`).
+        #[serde(default, alias = "name")]
         tool: String,
         /// Text.
         #[serde(default)]

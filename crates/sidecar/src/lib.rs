@@ -36,8 +36,8 @@
 //! | `message_start`, `message_end` | — | `MessageStart`, `MessageEnd` |
 //! | `text_delta` | `stream` (`thinking` or `text`), `delta` | `TextDelta` |
 //! | `assistant` | `text`?, `thinking`? | a whole message: `MessageStart`, the deltas, `MessageEnd` (one answer, the strongest verdict) |
-//! | `tool_call` | `id`, `tool`, `args`?, `batch`? | `ToolCall` |
-//! | `tool_result` | `id`, `tool`?, `content`? (a string, or MCP's list of content blocks), `is_error`?, `images`?, `details`? | `ToolResult` |
+//! | `tool_call` | `id` (or `call_id`), `tool` (or `name`), `args`? (or `arguments`, `input`), `batch`? | `ToolCall` |
+//! | `tool_result` | `id` (or `tool_call_id`, `tool_use_id`, `call_id`), `tool`? (or `name`), `content`? (a string, or MCP's list of content blocks), `is_error`?, `images`?, `details`? | `ToolResult` |
 //! | `compaction` | — | `Compaction` |
 //! | `session_start` | `id` | `SessionStart` |
 //! | `control` | `command`, `state`? | see above |
@@ -356,9 +356,14 @@ impl Server {
             session: std::borrow::Cow<'a, str>,
             #[serde(rename = "type", borrow)]
             ty: std::borrow::Cow<'a, str>,
-            #[serde(borrow)]
+            #[serde(
+                borrow,
+                alias = "tool_call_id",
+                alias = "tool_use_id",
+                alias = "call_id"
+            )]
             id: std::borrow::Cow<'a, str>,
-            #[serde(default, borrow)]
+            #[serde(default, borrow, alias = "name")]
             tool: std::borrow::Cow<'a, str>,
             #[serde(borrow)]
             content: &'a serde_json::value::RawValue,
@@ -742,6 +747,77 @@ fn json_type(v: &Value) -> &'static str {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_model_apis_names_of_the_fields_are_read_too() {
+        // A host forwarding what its model API wrote: OpenAI's `name`/`arguments` (a JSON
+        // text) and `tool_call_id`, the Messages API's `input` and `tool_use_id`, Codex's
+        // `call_id`: the same verdicts as with the contract's names.
+        let lines = |call: &dyn Fn(u64) -> String, result: &dyn Fn(u64) -> String| {
+            let mut s = server(4);
+            let mut out = Vec::new();
+            for i in 0..5u64 {
+                for (k, line) in [call(i), result(i)].into_iter().enumerate() {
+                    let a = answer(&mut s, 2 * i + k as u64 + 1, &line);
+                    assert!(a.get("error").is_none(), "{line}: {a}");
+                    out.push(a["action"].clone());
+                }
+            }
+            out
+        };
+        let ours = lines(
+            &|i| {
+                format!(
+                    r#"{{"session":"a","type":"tool_call","id":"c{i}","tool":"read","args":{{"path":"x.rs"}}}}"#
+                )
+            },
+            &|i| {
+                format!(
+                    r#"{{"session":"a","type":"tool_result","id":"c{i}","tool":"read","content":"fn main() {{}}"}}"#
+                )
+            },
+        );
+        let openai = lines(
+            &|i| {
+                format!(
+                    r#"{{"session":"a","type":"tool_call","id":"c{i}","name":"read","arguments":"{{\"path\":\"x.rs\"}}"}}"#
+                )
+            },
+            &|i| {
+                format!(
+                    r#"{{"session":"a","type":"tool_result","tool_call_id":"c{i}","content":"fn main() {{}}"}}"#
+                )
+            },
+        );
+        let messages = lines(
+            &|i| {
+                format!(
+                    r#"{{"session":"a","type":"tool_call","id":"t{i}","name":"read","input":{{"path":"x.rs"}}}}"#
+                )
+            },
+            &|i| {
+                format!(
+                    r#"{{"session":"a","type":"tool_result","tool_use_id":"t{i}","content":[{{"type":"text","text":"fn main() {{}}"}}]}}"#
+                )
+            },
+        );
+        let codex = lines(
+            &|i| {
+                format!(
+                    r#"{{"session":"a","type":"tool_call","call_id":"k{i}","name":"read","arguments":"{{\"path\":\"x.rs\"}}"}}"#
+                )
+            },
+            &|i| {
+                format!(
+                    r#"{{"session":"a","type":"tool_result","call_id":"k{i}","content":"fn main() {{}}"}}"#
+                )
+            },
+        );
+        assert!(ours.iter().any(|a| a == "block"), "{ours:?}");
+        assert_eq!(openai, ours);
+        assert_eq!(messages, ours);
+        assert_eq!(codex, ours);
+    }
 
     #[test]
     fn a_result_given_as_content_blocks_reads_as_its_text() {
