@@ -276,16 +276,21 @@ fn the_same_answer_under_a_new_clock_time_is_the_same_loop() {
         json!({"command": "submit flag{People always make the best exploits.}"}),
         stamped,
     );
-    let f = findings("clock-stamped", &calls);
+    steered_on_the_third_blocked_on_the_fifth("clock-stamped", &calls);
+}
+
+/// Asserts that the findings of `calls` (one call repeated, each answered) steer on the 3rd
+/// result and block on the 5th call. Lines: 2 header lines, then 3 per call (message, call,
+/// result).
+fn steered_on_the_third_blocked_on_the_fifth(name: &str, calls: &[Call]) {
+    let f = findings(name, calls);
     let first = |action: &str| {
         f.iter()
             .find(|x| x["action"] == action)
             .and_then(|x| x["event"].as_u64())
     };
-    // Lines: 2 header lines, then 3 per call (message, call, result): steered on the 3rd
-    // result, blocked on the 5th call.
-    assert_eq!(first("steer"), Some(2 + 3 * 2 + 2), "{f:?}");
-    assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{f:?}");
+    assert_eq!(first("steer"), Some(2 + 3 * 2 + 2), "{name}: {f:?}");
+    assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{name}: {f:?}");
 }
 
 /// A script that prints an object by its address (Python's `<… object at 0x…>`), run again
@@ -300,20 +305,13 @@ fn a_script_printing_an_object_is_the_same_loop_at_every_address() {
         )
     };
     let calls = repeated(8, "bash", json!({"command": "python main.py"}), printed);
-    let f = findings("object-addresses", &calls);
-    let first = |action: &str| {
-        f.iter()
-            .find(|x| x["action"] == action)
-            .and_then(|x| x["event"].as_u64())
-    };
-    assert_eq!(first("steer"), Some(2 + 3 * 2 + 2), "{f:?}");
-    assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{f:?}");
+    steered_on_the_third_blocked_on_the_fifth("object-addresses", &calls);
 }
 
 /// A failing test or program run again and again unchanged, as four toolchains report it:
 /// Go's timings, npm's log of each run, Python's temporary folder, the id of the Rust thread
-/// that panicked change every time; the answer
-/// does not, and the loop is steered at the 3rd run and blocked at the 5th.
+/// that panicked change every time; the answer does not, and the loop is steered at the 3rd
+/// run and blocked at the 5th.
 #[test]
 fn a_failing_test_rerun_is_the_same_loop_whatever_its_timings_and_temporary_names() {
     type Output = fn(usize) -> String;
@@ -349,14 +347,7 @@ fn a_failing_test_rerun_is_the_same_loop_whatever_its_timings_and_temporary_name
     ];
     for (command, output) in runs {
         let calls = repeated(8, "bash", json!({ "command": command }), output);
-        let f = findings(command, &calls);
-        let first = |action: &str| {
-            f.iter()
-                .find(|x| x["action"] == action)
-                .and_then(|x| x["event"].as_u64())
-        };
-        assert_eq!(first("steer"), Some(2 + 3 * 2 + 2), "{command}: {f:?}");
-        assert_eq!(first("block"), Some(2 + 3 * 4 + 1), "{command}: {f:?}");
+        steered_on_the_third_blocked_on_the_fifth(command, &calls);
     }
 }
 
