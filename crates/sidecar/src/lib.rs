@@ -753,11 +753,13 @@ mod tests {
         // A host forwarding what its model API wrote: OpenAI's `name`/`arguments` (a JSON
         // text) and `tool_call_id`, the Messages API's `input` and `tool_use_id`, Codex's
         // `call_id`: the same verdicts as with the contract's names.
-        let lines = |call: &dyn Fn(u64) -> String, result: &dyn Fn(u64) -> String| {
+        // The call and the result of each pair, `N` standing for the pair's number.
+        let lines = |call: &str, result: &str| {
             let mut s = server(4);
             let mut out = Vec::new();
             for i in 0..5u64 {
-                for (k, line) in [call(i), result(i)].into_iter().enumerate() {
+                for (k, line) in [call, result].into_iter().enumerate() {
+                    let line = line.replace('N', &i.to_string());
                     let a = answer(&mut s, 2 * i + k as u64 + 1, &line);
                     assert!(a.get("error").is_none(), "{line}: {a}");
                     out.push(a["action"].clone());
@@ -766,52 +768,20 @@ mod tests {
             out
         };
         let ours = lines(
-            &|i| {
-                format!(
-                    r#"{{"session":"a","type":"tool_call","id":"c{i}","tool":"read","args":{{"path":"x.rs"}}}}"#
-                )
-            },
-            &|i| {
-                format!(
-                    r#"{{"session":"a","type":"tool_result","id":"c{i}","tool":"read","content":"fn main() {{}}"}}"#
-                )
-            },
+            r#"{"session":"a","type":"tool_call","id":"cN","tool":"read","args":{"path":"x.rs"}}"#,
+            r#"{"session":"a","type":"tool_result","id":"cN","tool":"read","content":"fn main() {}"}"#,
         );
         let openai = lines(
-            &|i| {
-                format!(
-                    r#"{{"session":"a","type":"tool_call","id":"c{i}","name":"read","arguments":"{{\"path\":\"x.rs\"}}"}}"#
-                )
-            },
-            &|i| {
-                format!(
-                    r#"{{"session":"a","type":"tool_result","tool_call_id":"c{i}","content":"fn main() {{}}"}}"#
-                )
-            },
+            r#"{"session":"a","type":"tool_call","id":"cN","name":"read","arguments":"{\"path\":\"x.rs\"}"}"#,
+            r#"{"session":"a","type":"tool_result","tool_call_id":"cN","content":"fn main() {}"}"#,
         );
         let messages = lines(
-            &|i| {
-                format!(
-                    r#"{{"session":"a","type":"tool_call","id":"t{i}","name":"read","input":{{"path":"x.rs"}}}}"#
-                )
-            },
-            &|i| {
-                format!(
-                    r#"{{"session":"a","type":"tool_result","tool_use_id":"t{i}","content":[{{"type":"text","text":"fn main() {{}}"}}]}}"#
-                )
-            },
+            r#"{"session":"a","type":"tool_call","id":"tN","name":"read","input":{"path":"x.rs"}}"#,
+            r#"{"session":"a","type":"tool_result","tool_use_id":"tN","content":[{"type":"text","text":"fn main() {}"}]}"#,
         );
         let codex = lines(
-            &|i| {
-                format!(
-                    r#"{{"session":"a","type":"tool_call","call_id":"k{i}","name":"read","arguments":"{{\"path\":\"x.rs\"}}"}}"#
-                )
-            },
-            &|i| {
-                format!(
-                    r#"{{"session":"a","type":"tool_result","call_id":"k{i}","content":"fn main() {{}}"}}"#
-                )
-            },
+            r#"{"session":"a","type":"tool_call","call_id":"kN","name":"read","arguments":"{\"path\":\"x.rs\"}"}"#,
+            r#"{"session":"a","type":"tool_result","call_id":"kN","content":"fn main() {}"}"#,
         );
         assert!(ours.iter().any(|a| a == "block"), "{ours:?}");
         assert_eq!(openai, ours);
