@@ -922,6 +922,9 @@ fn evidence_judged(
     first: Feed,
 ) -> Option<(u64, Option<u64>, u64)> {
     let mut hit = first(e, s, prep, lines, delta, base);
+    // Read once: a held-back run is fed on a character at a time, and the rest of an ASCII
+    // delta is ASCII (asking again would cost the delta's length at each of them).
+    let ascii = hit.is_some() && delta.is_ascii();
     loop {
         let Some((root, Some(span), offset)) = hit else {
             return hit;
@@ -931,7 +934,7 @@ fn evidence_judged(
         }
         // The hit is the character `offset - base` of the delta: go on after it.
         let taken = offset.saturating_sub(base);
-        let at = if delta.is_ascii() {
+        let at = if ascii {
             usize::try_from(taken)
                 .unwrap_or(usize::MAX)
                 .min(delta.len())
@@ -947,7 +950,11 @@ fn evidence_judged(
         if delta.is_empty() {
             return None;
         }
-        hit = evidence_delta(e, s, prep, lines, delta, base);
+        hit = if ascii {
+            evidence_ascii(e, s, prep, lines, delta, base)
+        } else {
+            evidence_chars(e, s, prep, lines, delta, delta.char_indices(), base)
+        };
     }
 }
 

@@ -355,6 +355,17 @@ fn a_blob_that_turns_into_one_character_without_end_is_still_stopped() {
         offset > start + 5_000 && offset <= start + 5_800,
         "fired at {offset}"
     );
+    // Wherever the deltas are cut, the whole message in one included.
+    for chunk in [1, 7, 4096, 100_000] {
+        let mut s = Script::new();
+        s.message_chunked(Stream::Text, &text, chunk);
+        let found = run(
+            Box::new(TailPeriodicity::new(Settings::default())),
+            s.events(),
+        );
+        let at: Vec<_> = found.iter().map(|(_, f)| f.offset).collect();
+        assert_eq!(at, vec![Some(offset as u64)], "deltas of {chunk}");
+    }
     // The same run after a short word is not inside data: the code row stops it.
     let short = format!("<img src=\"x\" alt=\"{}", "A".repeat(20_000));
     let f = fire(&short).expect("fires");
