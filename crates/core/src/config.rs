@@ -197,11 +197,24 @@ impl Config {
             }
         };
         let locate = |key: &str| find_line(text, key);
+        let lines = KeyLines::of_text(text);
         Config::from_table(table, "", &locate)
-            .map_err(|e| e.in_file(source))
+            .map_err(|e| match e {
+                // The key's own line where the text holds it (`kind` under `[tools.x]`),
+                // rather than the first line that names it.
+                ConfigError::Invalid {
+                    mut at,
+                    path,
+                    message,
+                } => {
+                    at.line = lines.line(&path).or(at.line);
+                    ConfigError::Invalid { at, path, message }.in_file(source)
+                }
+                other => other.in_file(source),
+            })
             .map(|mut c| {
                 c.source = source.map(str::to_owned);
-                c.lines = KeyLines::of_text(text);
+                c.lines = lines;
                 c
             })
     }

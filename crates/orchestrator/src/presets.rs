@@ -115,25 +115,12 @@ pub fn check_config(config: &Config, registry: &Registry) -> Result<(), ConfigEr
             other => other,
         };
         // The view's errors name its keys; the configuration locates them in its file.
-        let located = |e: ConfigError| config.locate(prefixed(strip_location(e)));
+        let located = |e: ConfigError| config.locate(prefixed(e.without_line()));
         Policy::from_table(&view.guard).map_err(located)?;
         registry.build(&view).map_err(located)?;
         check_ordering(&view, registry).map_err(located)?;
     }
     Ok(())
-}
-
-/// `e` without the line a view located it at: an agent's view locates its keys without the
-/// `agents.<id>.` prefix, so the whole path is located again.
-fn strip_location(e: ConfigError) -> ConfigError {
-    match e {
-        ConfigError::Invalid { at, path, message } => ConfigError::Invalid {
-            at: loopguard_core::Location { line: None, ..at },
-            path,
-            message,
-        },
-        other => other,
-    }
 }
 
 fn enabled(c: &Config, name: &str) -> bool {

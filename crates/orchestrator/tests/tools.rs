@@ -130,7 +130,7 @@ fn bad_entries_name_file_line_and_key() {
     )
     .expect_err("a bad kind");
     assert_eq!(err.path(), Some("tools.my_status.kind"));
-    assert!(err.to_string().starts_with("host.toml:3: "), "{err}");
+    assert!(err.to_string().starts_with("host.toml:4: "), "{err}");
     let err = Config::from_toml_str("[tools.x]\nvalues = [\"a\"]\n", Some("host.toml"))
         .expect_err("values without arg");
     assert_eq!(err.path(), Some("tools.x.values"));
