@@ -705,10 +705,6 @@ struct Evidence {
     /// Cleared by anything else that feeds the rule.
     #[serde(skip)]
     ready: Ready,
-    /// The run at the tail found inside one word of data, and the span it needs there
-    /// (start, root, need): see [`Evidence::held_back`].
-    #[serde(default)]
-    data_run: Option<(u64, u64, u64)>,
 }
 
 /// [`Evidence::ready`]: a cache of what the state says, so equal whatever its value.
@@ -764,7 +760,6 @@ impl Evidence {
             }),
             chant: (s.chant_copies > 0 && k > 2).then(Box::default),
             ready: Ready::NONE,
-            data_run: None,
         }
     }
 
@@ -852,109 +847,22 @@ impl Evidence {
                 prose = prose.min(chant);
                 in_code = in_code.min(chant);
             }
+            // A run inside one word of data needs what code needs, and a root of one or two
+            // characters what `DATA_TABLE` asks (a chant starts at the message's first
+            // character, with nothing ahead of it, so it never is one).
+            if self
+                .tracker
+                .inside_word(start, root, u64::from(DATA_WORD_CHARS))
+            {
+                let data = in_code.max(row_for(DATA_TABLE, root).need(root, scale));
+                prose = prose.max(data);
+                in_code = data;
+            }
             self.need = (prose, in_code);
         }
         let span = self.tracker.len() - start;
         let need = if code { self.need.1 } else { self.need.0 };
         (span >= need).then_some((root, span)).or(noisy_hit)
-    }
-}
-
-impl Evidence {
-    /// Whether the hit `(root, span)` that [`Evidence::push`] just returned is held back
-    /// because its run lies inside one word of data: [`DATA_WORD_CHARS`] visible ASCII
-    /// characters ahead of it in the same word, and a root of such characters (a base64
-    /// image's zeros, a packed search index; a language written without spaces is not data). Data repeats more than anything a model writes: such a run
-    /// needs what code needs, and a root of one or two characters what [`DATA_TABLE`] asks.
-    /// The noisy and chant hits are never held (a chant starts at the message's first
-    /// character, with nothing ahead of it).
-    fn held_back(&mut self, s: &Settings, root: u64, span: u64) -> bool {
-        let Some((r, start)) = self.tracker.current() else {
-            return false;
-        };
-        if r != root || self.tracker.len().saturating_sub(start) != span {
-            return false;
-        }
-        let need = match self.data_run {
-            Some((at, r, need)) if at == start && r == root => need,
-            _ => {
-                let need = if self
-                    .tracker
-                    .inside_word(start, root, u64::from(DATA_WORD_CHARS))
-                {
-                    row_for(CODE_TABLE, root)
-                        .need(root, s.evidence_scale)
-                        .max(row_for(DATA_TABLE, root).need(root, s.evidence_scale))
-                } else {
-                    0
-                };
-                self.data_run = Some((start, root, need));
-                need
-            }
-        };
-        span < need
-    }
-}
-
-/// One of the ways to feed a delta to the evidence rule ([`evidence_next`],
-/// [`evidence_delta`]): the hit, if any (root, span and the message character offset).
-type Feed = fn(
-    &mut Evidence,
-    &Settings,
-    &mut Prep,
-    &mut Lines,
-    &str,
-    u64,
-) -> Option<(u64, Option<u64>, u64)>;
-
-/// Feeds `delta` to the evidence rule as `first` does (it starts where the last delta left
-/// the rule, or from scratch), then, after each hit that [`Evidence::held_back`] holds back,
-/// the rest of the delta from the character after the hit, from scratch. The hit that is
-/// not held back, if any: root, span and the message character offset.
-#[inline(always)]
-fn evidence_judged(
-    e: &mut Evidence,
-    s: &Settings,
-    prep: &mut Prep,
-    lines: &mut Lines,
-    mut delta: &str,
-    mut base: u64,
-    first: Feed,
-) -> Option<(u64, Option<u64>, u64)> {
-    let mut hit = first(e, s, prep, lines, delta, base);
-    // Read once: a held-back run is fed on a character at a time, and the rest of an ASCII
-    // delta is ASCII (asking again would cost the delta's length at each of them).
-    let ascii = hit.is_some() && delta.is_ascii();
-    loop {
-        let Some((root, Some(span), offset)) = hit else {
-            return hit;
-        };
-        if !e.held_back(s, root, span) {
-            return hit;
-        }
-        // The hit is the character `offset - base` of the delta: go on after it.
-        let taken = offset.saturating_sub(base);
-        let at = if ascii {
-            usize::try_from(taken)
-                .unwrap_or(usize::MAX)
-                .min(delta.len())
-        } else {
-            delta
-                .char_indices()
-                .nth(usize::try_from(taken).unwrap_or(usize::MAX))
-                .map_or(delta.len(), |(b, _)| b)
-        };
-        delta = delta.get(at..).unwrap_or("");
-        base = offset;
-        e.ready = Ready::NONE;
-        if delta.is_empty() {
-            return None;
-        }
-        hit = if ascii {
-            evidence_ascii(e, s, prep, lines, delta, base)
-        } else {
-            evidence_chars(e, s, prep, lines, delta, delta.char_indices(), base)
-        };
     }
 }
 
@@ -1206,14 +1114,13 @@ impl TailPeriodicity {
         if let Some(Engine::Evidence(e)) = &mut self.state.engine {
             if self.state.prep.last_stream == Some(stream) {
                 let base = cx.char_offset();
-                let hit = evidence_judged(
+                let hit = evidence_next(
                     e,
                     &self.settings,
                     &mut self.state.prep,
                     &mut self.state.lines,
                     delta,
                     base,
-                    evidence_next,
                 );
                 if let Some((q, span, offset)) = hit {
                     self.fire(q, span, offset, cx);
@@ -1288,7 +1195,7 @@ impl TailPeriodicity {
                 }
                 if hit.is_none() {
                     // A new engine or a new stream: nothing to resume.
-                    hit = evidence_judged(e, s, prep, lines, delta, base, evidence_delta);
+                    hit = evidence_delta(e, s, prep, lines, delta, base);
                 }
             }
             Engine::Seed(sc) => {

@@ -69,8 +69,7 @@ pub fn first_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64
 /// spans what the threshold row of its root asks for, in prose or in code as the text reads
 /// at that symbol — unless the run lies inside one word of data ([`DATA_WORD_CHARS`] visible
 /// ASCII characters ahead of it, still held by the engine's ring, and a root of such
-/// characters):
-/// then it fires once it also spans what the code row and [`DATA_TABLE`] ask.
+/// characters), which needs, in prose and in code, what the code row and [`DATA_TABLE`] ask.
 pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64, usize)> {
     let mut prep = Prep::new(settings);
     let mut lines = Lines::default();
@@ -103,8 +102,6 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
             .and_then(|&s| char::from_u32(s))
             .is_some_and(|c| c.is_ascii_graphic())
     };
-    // The span a run inside data needs, once its first hit asked (None: not asked yet).
-    let mut data_need: Option<u64> = None;
     let mut run: Option<(usize, usize, u64, u64)> = None;
     for n in 1..=syms.len() {
         if let Some((p, ..)) = run {
@@ -155,33 +152,25 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
                     prose = prose.min(chant);
                     code = code.min(chant);
                 }
+                // Inside one word of data (the symbols ahead of it still held by the ring).
+                let before = DATA_WORD_CHARS as usize;
+                if start >= before
+                    && n - (start - before) <= ring_limit
+                    && (start - before..start).all(visible)
+                    && (n - p..n).all(visible)
+                {
+                    let data = code.max(row_for(DATA_TABLE, p as u64).need(p as u64, scale));
+                    prose = prose.max(data);
+                    code = data;
+                }
                 run = Some((p, start, prose, code));
-                data_need = None;
             }
         }
         if let Some((p, start, prose, code)) = run {
             let (_, off, in_code) = seq[n - 1];
             let need = if in_code { code } else { prose };
-            let span = (n - start) as u64;
-            if span >= need {
-                let data = *data_need.get_or_insert_with(|| {
-                    let before = DATA_WORD_CHARS as usize;
-                    let inside = start >= before
-                        && n - (start - before) <= ring_limit
-                        && (start - before..start).all(visible)
-                        && (n - p..n).all(visible);
-                    if inside {
-                        let scale = settings.evidence_scale;
-                        row_for(CODE_TABLE, p as u64)
-                            .need(p as u64, scale)
-                            .max(row_for(DATA_TABLE, p as u64).need(p as u64, scale))
-                    } else {
-                        0
-                    }
-                });
-                if span >= data {
-                    return Some((off, p));
-                }
+            if (n - start) as u64 >= need {
+                return Some((off, p));
             }
         }
         // A short chant: the content, from its first symbol that is not whitespace, is one

@@ -339,7 +339,7 @@ fn the_zeros_of_an_image_embedded_in_base64_are_data_not_a_loop() {
 
 #[test]
 fn a_blob_that_turns_into_one_character_without_end_is_still_stopped() {
-    // A model writing a base64 image that degenerates into `A` forever: held back only to
+    // A model writing a base64 image that degenerates into `A` forever: let run only to
     // the data row, then stopped.
     let start = "<img src=\"data:image/png;base64,".chars().count() + PNG_HEAD.chars().count();
     let text = format!(
