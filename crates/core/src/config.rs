@@ -142,17 +142,12 @@ pub fn line_of(text: &str, byte: usize) -> usize {
         + 1
 }
 
-/// An error at `path`, on the line where `locate` finds `key`.
-fn invalid_at(
-    locate: &dyn Fn(&str) -> Option<usize>,
-    key: &str,
-    path: String,
-    message: String,
-) -> ConfigError {
+/// An error at `path`, on the line where `lines` finds it (or the table that holds it).
+fn invalid_at(lines: &KeyLines, path: String, message: String) -> ConfigError {
     ConfigError::Invalid {
         at: Location {
             file: None,
-            line: locate(key),
+            line: lines.line(&path),
         },
         path,
         message,
@@ -196,22 +191,9 @@ impl Config {
                 });
             }
         };
-        let locate = |key: &str| find_line(text, key);
         let lines = KeyLines::of_text(text);
-        Config::from_table(table, "", &locate)
-            .map_err(|e| match e {
-                // The key's own line where the text holds it (`kind` under `[tools.x]`),
-                // rather than the first line that names it.
-                ConfigError::Invalid {
-                    mut at,
-                    path,
-                    message,
-                } => {
-                    at.line = lines.line(&path).or(at.line);
-                    ConfigError::Invalid { at, path, message }.in_file(source)
-                }
-                other => other.in_file(source),
-            })
+        Config::from_table(table, "", &lines)
+            .map_err(|e| e.in_file(source))
             .map(|mut c| {
                 c.source = source.map(str::to_owned);
                 c.lines = lines;
@@ -252,12 +234,12 @@ impl Config {
     fn from_table(
         table: toml::Table,
         prefix: &str,
-        locate: &dyn Fn(&str) -> Option<usize>,
+        lines: &KeyLines,
     ) -> Result<Config, ConfigError> {
         let mut c = Config::default();
         for (key, value) in table {
             let path = format!("{prefix}{key}");
-            let bad = |message: String| invalid_at(locate, &key, path.clone(), message);
+            let bad = |message: String| invalid_at(lines, path.clone(), message);
             match key.as_str() {
                 "preset" if prefix.is_empty() => match value {
                     toml::Value::String(s) => c.preset = Some(s),
@@ -271,9 +253,7 @@ impl Config {
                 "guard" => c.guard = table_or(value, bad)?,
                 "detectors" => {
                     for (name, v) in table_or(value, bad)? {
-                        let dt = table_or(v, |m| {
-                            invalid_at(locate, &name, format!("{path}.{name}"), m)
-                        })?;
+                        let dt = table_or(v, |m| invalid_at(lines, format!("{path}.{name}"), m))?;
                         c.detectors.insert(name, dt);
                     }
                 }
@@ -282,19 +262,15 @@ impl Config {
                     crate::tools::Tools::check(&t).map_err(|e| match e {
                         ConfigError::Invalid {
                             path: p, message, ..
-                        } => {
-                            let name = p.split('.').nth(1).unwrap_or(&p);
-                            invalid_at(locate, name, format!("{prefix}{p}"), message)
-                        }
+                        } => invalid_at(lines, format!("{prefix}{p}"), message),
                         other => other,
                     })?;
                     c.tools = t;
                 }
                 "agents" if prefix.is_empty() => {
                     for (id, v) in table_or(value, bad)? {
-                        let at =
-                            table_or(v, |m| invalid_at(locate, &id, format!("agents.{id}"), m))?;
-                        let agent = Config::from_table(at, &format!("agents.{id}."), locate)?;
+                        let at = table_or(v, |m| invalid_at(lines, format!("agents.{id}"), m))?;
+                        let agent = Config::from_table(at, &format!("agents.{id}."), lines)?;
                         c.agents.insert(id, agent);
                     }
                 }
@@ -509,19 +485,6 @@ pub fn take_key(table: &mut toml::Table, path: &str) -> Option<toml::Value> {
         t = t.get_mut(k)?.as_table_mut()?;
     }
     t.remove(last)
-}
-
-fn find_line(text: &str, key: &str) -> Option<usize> {
-    text.lines()
-        .position(|l| {
-            let t = l.trim_start();
-            let t = t.trim_start_matches('[').trim_start();
-            t.starts_with(key)
-                || t.contains(&format!(".{key}]"))
-                || t.contains(&format!(".{key}."))
-                || t.contains(&format!("\"{key}\""))
-        })
-        .map(|i| i + 1)
 }
 
 /// Deep-merges `over` into `base`.

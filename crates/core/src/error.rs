@@ -138,23 +138,6 @@ impl ConfigError {
         self
     }
 
-    /// The same error without its line (an `Invalid` one), to be located again.
-    #[must_use]
-    pub fn without_line(self) -> ConfigError {
-        match self {
-            ConfigError::Invalid {
-                at: Location { file, .. },
-                path,
-                message,
-            } => ConfigError::Invalid {
-                at: Location { file, line: None },
-                path,
-                message,
-            },
-            other => other,
-        }
-    }
-
     /// The dotted key path, for `Invalid`.
     pub fn path(&self) -> Option<&str> {
         match self {

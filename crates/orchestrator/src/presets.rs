@@ -3,7 +3,7 @@
 
 use crate::openclaw::{dotted, mapped, CRITICAL, GLOBAL};
 use crate::options::Policy;
-use loopguard_core::{get_key, Config, ConfigError, Location, Registry};
+use loopguard_core::{get_key, Config, ConfigError, KeyLines, Location, Registry};
 use std::fmt::Write as _;
 
 /// The preset names, `default` first.
@@ -103,6 +103,11 @@ pub fn check_config(config: &Config, registry: &Registry) -> Result<(), ConfigEr
     for id in config.agents.keys() {
         views.push((format!("agents.{id}."), config.for_agent(id)));
     }
+    // A view's errors name its own keys (an agent's without `agents.<id>.`): the view does
+    // not locate them; the configuration does, once they carry their whole path.
+    for (_, view) in &mut views {
+        view.lines = KeyLines::default();
+    }
     for (prefix, view) in views {
         let prefixed = |e: ConfigError| match e {
             ConfigError::Invalid { at, path, message } if !prefix.is_empty() => {
@@ -115,7 +120,7 @@ pub fn check_config(config: &Config, registry: &Registry) -> Result<(), ConfigEr
             other => other,
         };
         // The view's errors name its keys; the configuration locates them in its file.
-        let located = |e: ConfigError| config.locate(prefixed(e.without_line()));
+        let located = |e: ConfigError| config.locate(prefixed(e));
         Policy::from_table(&view.guard).map_err(located)?;
         registry.build(&view).map_err(located)?;
         check_ordering(&view, registry).map_err(located)?;
