@@ -86,9 +86,9 @@ pub fn build(config: Config) -> Result<Guard, BindingError> {
     Ok(Guard::builder().config(config).build()?)
 }
 
-/// The events one sidecar-shaped object stands for: one event for every type but
-/// `assistant`, which is a whole message (`MessageStart`, its `thinking` and `text` deltas,
-/// `MessageEnd`). `agent_start` / `agent_end` are accepted for `run_start` / `run_end`.
+/// The events one sidecar-shaped object stands for, read as the sidecar reads its lines
+/// ([`loopguard_sidecar::events_of_object`]): one event for every type but `assistant`,
+/// which is a whole message; `control` objects are the guard's own methods here.
 pub fn events_from_object(mut obj: Map<String, Value>) -> Result<Vec<OwnedEvent>, BindingError> {
     // A sidecar line can be passed as it is: its session id means nothing to one guard.
     obj.remove("session");
@@ -102,44 +102,7 @@ pub fn events_from_object(mut obj: Map<String, Value>) -> Result<Vec<OwnedEvent>
             "`control` objects are sidecar commands: use the guard's own methods \
              (enabled, snapshot, restore)",
         )),
-        "assistant" => {
-            let mut events = vec![OwnedEvent::MessageStart];
-            for (key, stream) in [("thinking", Stream::Thinking), ("text", Stream::Text)] {
-                match obj.remove(key) {
-                    None | Some(Value::Null) => {}
-                    Some(Value::String(s)) => {
-                        if !s.is_empty() {
-                            events.push(OwnedEvent::TextDelta { stream, delta: s });
-                        }
-                    }
-                    Some(_) => {
-                        return Err(event_error(&format!(
-                            "`assistant` event: field `{key}` must be a string"
-                        )))
-                    }
-                }
-            }
-            events.push(OwnedEvent::MessageEnd);
-            Ok(events)
-        }
-        _ => {
-            let canonical = match ty.as_str() {
-                "agent_start" => "run_start",
-                "agent_end" => "run_end",
-                other => other,
-            };
-            obj.insert("type".into(), Value::String(canonical.to_owned()));
-            if canonical == "tool_result" {
-                loopguard_sidecar::content_of_blocks(&mut obj)
-                    .map_err(|m| event_error(&format!("`{ty}` event: {m}")))?;
-            }
-            let event: OwnedEvent = serde_json::from_value(Value::Object(obj)).map_err(|e| {
-                let full = e.to_string();
-                let msg = full.split(" at line ").next().unwrap_or(&full);
-                event_error(&format!("`{ty}` event: {msg}"))
-            })?;
-            Ok(vec![event])
-        }
+        _ => loopguard_sidecar::events_of_object(&ty, obj, "event").map_err(|m| event_error(&m)),
     }
 }
 

@@ -633,52 +633,59 @@ fn parse(bytes: &[u8]) -> Result<(String, Request), ParseError> {
                 state: obj.remove("state"),
             }
         }
-        "assistant" => {
-            let mut events = vec![OwnedEvent::MessageStart];
-            for (key, stream) in [("thinking", Stream::Thinking), ("text", Stream::Text)] {
-                match obj.remove(key) {
-                    None | Some(Value::Null) => {}
-                    Some(Value::String(s)) => {
-                        if !s.is_empty() {
-                            events.push(OwnedEvent::TextDelta { stream, delta: s });
-                        }
-                    }
-                    Some(_) => {
-                        return Err(fail(format!(
-                            "`assistant` line: field `{key}` must be a string"
-                        )))
-                    }
-                }
-            }
-            events.push(OwnedEvent::MessageEnd);
-            Request::Events(events)
-        }
-        _ => {
-            let canonical = match ty.as_str() {
-                "agent_start" => "run_start",
-                "agent_end" => "run_end",
-                other => other,
-            };
-            let ty_value = if canonical == ty {
-                Value::String(ty.clone())
-            } else {
-                Value::String(canonical.to_owned())
-            };
-            obj.insert("type".into(), ty_value);
-            if canonical == "tool_result" {
-                content_of_blocks(&mut obj).map_err(|m| fail(format!("`{ty}` line: {m}")))?;
-            }
-            let event: OwnedEvent = serde_json::from_value(Value::Object(obj)).map_err(|e| {
-                let full = e.to_string();
-                fail(format!(
-                    "`{ty}` line: {}",
-                    full.split(" at line ").next().unwrap_or(&full)
-                ))
-            })?;
-            Request::Events(vec![event])
-        }
+        _ => Request::Events(events_of_object(&ty, obj, "line").map_err(fail)?),
     };
     Ok((session, request))
+}
+
+/// The events one object of type `ty` (its other fields in `obj`) stands for, as a sidecar
+/// line or a language binding's event object: one event for every type but `assistant`,
+/// which is a whole message (`MessageStart`, its `thinking` and `text` deltas,
+/// `MessageEnd`); `agent_start` / `agent_end` are read as `run_start` / `run_end`, and a
+/// `tool_result`'s content blocks as their text ([`content_of_blocks`]). `what` names the
+/// object in errors (`line`, `event`). `control` is the caller's to handle.
+pub fn events_of_object(
+    ty: &str,
+    mut obj: Map<String, Value>,
+    what: &str,
+) -> Result<Vec<OwnedEvent>, String> {
+    if ty == "assistant" {
+        let mut events = vec![OwnedEvent::MessageStart];
+        for (key, stream) in [("thinking", Stream::Thinking), ("text", Stream::Text)] {
+            match obj.remove(key) {
+                None | Some(Value::Null) => {}
+                Some(Value::String(s)) => {
+                    if !s.is_empty() {
+                        events.push(OwnedEvent::TextDelta { stream, delta: s });
+                    }
+                }
+                Some(_) => {
+                    return Err(format!(
+                        "`assistant` {what}: field `{key}` must be a string"
+                    ))
+                }
+            }
+        }
+        events.push(OwnedEvent::MessageEnd);
+        return Ok(events);
+    }
+    let canonical = match ty {
+        "agent_start" => "run_start",
+        "agent_end" => "run_end",
+        other => other,
+    };
+    obj.insert("type".into(), Value::String(canonical.to_owned()));
+    if canonical == "tool_result" {
+        content_of_blocks(&mut obj).map_err(|m| format!("`{ty}` {what}: {m}"))?;
+    }
+    let event: OwnedEvent = serde_json::from_value(Value::Object(obj)).map_err(|e| {
+        let full = e.to_string();
+        format!(
+            "`{ty}` {what}: {}",
+            full.split(" at line ").next().unwrap_or(&full)
+        )
+    })?;
+    Ok(vec![event])
 }
 
 /// A `tool_result`'s `content` given as a list of content blocks, as MCP and the Messages
@@ -688,10 +695,7 @@ fn parse(bytes: &[u8]) -> Result<(String, Request), ParseError> {
 /// JSON), joined by newlines; image blocks (`image`, `image_url`, `input_image`) are counted
 /// into `images` when the line does not give it. A string or absent `content` is left as is.
 /// The error says which block is neither a string nor an object.
-///
-/// The language bindings read their event objects with it too, so that they speak exactly
-/// like the sidecar.
-pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), String> {
+fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), String> {
     let Some(Value::Array(blocks)) = obj.get("content") else {
         return Ok(());
     };
@@ -719,7 +723,7 @@ pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), String> {
             other => {
                 return Err(format!(
                     "block {i} of `content` must be a string or an object (found {})",
-                    json_type(other)
+                    loopguard_transcript::JsonType::of(other)
                 ))
             }
         }
@@ -729,18 +733,6 @@ pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), String> {
         obj.insert("images".into(), Value::from(images));
     }
     Ok(())
-}
-
-/// The JSON type of `v`, for messages.
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]
