@@ -90,7 +90,8 @@ struct State {
     near: NearStreak,
     /// The most recent calls (`near-duplicate.recurrence-window` of them).
     recent: VecDeque<Fingerprint>,
-    /// Recent known poll calls (their results are left out of the near-duplicate streak).
+    /// Recent calls that are polls by their kind or their command ([`GenericRepeat::is_poll`]
+    /// adds those that are polls by their answers).
     #[serde(default)]
     polls: VecDeque<Fingerprint>,
     /// Recent calls with an empty command ([`is_wait_command`]): each becomes a poll when it is
@@ -134,16 +135,18 @@ impl GenericRepeat {
         match (marked, poll) {
             (None, true) if !self.state.polls.contains(&call) => {
                 push_capped(&mut self.state.polls_by_answer, call, MAX_POLLS);
-                push_capped(&mut self.state.polls, call, MAX_POLLS);
             }
             (Some(i), false) => {
                 self.state.polls_by_answer.remove(i);
-                if let Some(j) = self.state.polls.iter().position(|p| *p == call) {
-                    self.state.polls.remove(j);
-                }
             }
             _ => {}
         }
+    }
+
+    /// Whether `call` is a poll: by its kind or its command (`polls`), or by its answers
+    /// (`polls_by_answer`). Each list owns its own calls.
+    fn is_poll(&self, call: &Fingerprint) -> bool {
+        self.state.polls.contains(call) || self.state.polls_by_answer.contains(call)
     }
 
     /// A detector with these settings.
@@ -206,7 +209,7 @@ impl GenericRepeat {
         {
             self.finish_batch(cx);
         }
-        let known_poll = self.state.polls.contains(&call.call_fp);
+        let known_poll = self.is_poll(&call.call_fp);
         let mut critical = false;
         if self.settings.streak {
             critical |= self.check_streak_block(call, known_poll, cx);
@@ -221,7 +224,7 @@ impl GenericRepeat {
             .is_some_and(|nd| nd.skip_known_polls);
         let tracks_polls = self.tracks_polls();
         let poll = tracks_polls && (call.kind.is_poll() || is_polling_command(args));
-        if poll && !known_poll {
+        if poll && !self.state.polls.contains(&call.call_fp) {
             push_capped(&mut self.state.polls, call.call_fp, MAX_POLLS);
         }
         if tracks_polls && is_wait_command(args) && !self.state.waits.contains(&call.call_fp) {
@@ -287,7 +290,7 @@ impl GenericRepeat {
                 self.answered_poll(pair.call, poll);
             }
         }
-        let known_poll = self.state.polls.contains(&result.call.call_fp);
+        let known_poll = self.is_poll(&result.call.call_fp);
         if self.settings.openclaw.is_some() && counted {
             self.openclaw_result(result, pair.result, cx);
         }

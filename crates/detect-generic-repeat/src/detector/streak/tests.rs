@@ -590,12 +590,18 @@ fn only_poll_aware_settings_learn_waits() {
         }
         let snap = bus.snapshot().unwrap();
         let state = &snap["detectors"]["generic-repeat"];
-        (state["polls"].clone(), state["waits"].clone())
+        (
+            state["polls"].clone(),
+            state["polls_by_answer"].clone(),
+            state["waits"].clone(),
+        )
     };
-    let (polls, waits) = lists("default");
-    assert_eq!(polls.as_array().map(Vec::len), Some(1), "{polls}");
+    // The answered wait is a poll by its answers, not by its command.
+    let (polls, by_answer, waits) = lists("default");
+    assert_eq!(polls, json!([]));
+    assert_eq!(by_answer.as_array().map(Vec::len), Some(1), "{by_answer}");
     assert_eq!(waits.as_array().map(Vec::len), Some(1), "{waits}");
-    assert_eq!(lists("pi-loop-guard"), (json!([]), json!([])));
+    assert_eq!(lists("pi-loop-guard"), (json!([]), json!([]), json!([])));
 }
 
 #[test]
