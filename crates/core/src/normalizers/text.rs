@@ -185,6 +185,12 @@ struct TimeOfDay {
 /// `H:MM` or `HH:MM` (`hour_digits` digits of hour) at `i`, then `:SS` and a `.` or `,`
 /// fraction when present. Digits only: the ranges are the caller's to check.
 fn time_of_day_at(bytes: &[u8], i: usize, hour_digits: usize) -> Option<TimeOfDay> {
+    time_of_day_sep(bytes, i, hour_digits, b':')
+}
+
+/// [`time_of_day_at`] with `sep` between its fields: `:`, or `_` as in a file name
+/// (`19_44_50_935`, whose fraction follows a `_` too).
+fn time_of_day_sep(bytes: &[u8], i: usize, hour_digits: usize, sep: u8) -> Option<TimeOfDay> {
     let number = |at: usize, n: usize| -> Option<u32> {
         digits_at(bytes, at, n).then(|| {
             bytes[at..at + n]
@@ -194,17 +200,24 @@ fn time_of_day_at(bytes: &[u8], i: usize, hour_digits: usize) -> Option<TimeOfDa
     };
     let hour = number(i, hour_digits)?;
     let mut p = i + hour_digits;
-    if bytes.get(p) != Some(&b':') {
+    if bytes.get(p) != Some(&sep) {
         return None;
     }
     let minute = number(p + 1, 2)?;
     p += 3;
-    let seconds = (bytes.get(p) == Some(&b':'))
+    let seconds = (bytes.get(p) == Some(&sep))
         .then(|| number(p + 1, 2))
         .flatten();
     if seconds.is_some() {
         p += 3;
-        if matches!(bytes.get(p), Some(b'.' | b','))
+        let fraction = |b: u8| {
+            if sep == b':' {
+                b == b'.' || b == b','
+            } else {
+                b == sep
+            }
+        };
+        if bytes.get(p).is_some_and(|&b| fraction(b))
             && bytes.get(p + 1).is_some_and(u8::is_ascii_digit)
         {
             p += 1;
@@ -428,11 +441,15 @@ fn iso_datetime_at(bytes: &[u8], i: usize) -> Hit {
     if !(sep == b'T' || sep == b' ') || !digits_at(bytes, i + 11, 2) {
         return None;
     }
-    if sep == b'T' && bytes.get(i + 13) == Some(&b'_') {
-        return file_name_time_at(bytes, i + 11).map(|end| (i, end));
-    }
-    let time = time_of_day_at(bytes, i + 11, 2)?;
-    if time.seconds.is_none() && sep == b' ' {
+    // In a file name (npm's log of every failed run, `…/_logs/2026-03-13T19_44_50_935Z-…`),
+    // `_` stands for `:` and the seconds are there.
+    let field = if sep == b'T' && bytes.get(i + 13) == Some(&b'_') {
+        b'_'
+    } else {
+        b':'
+    };
+    let time = time_of_day_sep(bytes, i + 11, 2, field)?;
+    if time.seconds.is_none() && (sep == b' ' || field == b'_') {
         return None;
     }
     let mut p = time.end;
@@ -487,31 +504,6 @@ fn set_off_duration_at(bytes: &[u8], i: usize) -> Hit {
     );
     let tabbed = after_tab && matches!(bytes.get(end..), Some(b"" | b"\n" | b"\r\n"));
     (enclosed || tabbed).then_some((i, end))
-}
-
-/// The time of a date-time written in a file name, `_` for `:` (npm's log of every failed
-/// run: `/root/.npm/_logs/2026-03-13T19_44_50_935Z-debug-0.log`): `HH_MM_SS`, an optional
-/// `_` and fraction, an optional `Z`, at `p`. Its end.
-fn file_name_time_at(bytes: &[u8], p: usize) -> Option<usize> {
-    if !(digits_at(bytes, p, 2)
-        && bytes.get(p + 2) == Some(&b'_')
-        && digits_at(bytes, p + 3, 2)
-        && bytes.get(p + 5) == Some(&b'_')
-        && digits_at(bytes, p + 6, 2))
-    {
-        return None;
-    }
-    let mut q = p + 8;
-    if bytes.get(q) == Some(&b'_') && bytes.get(q + 1).is_some_and(u8::is_ascii_digit) {
-        q += 1;
-        while bytes.get(q).is_some_and(u8::is_ascii_digit) {
-            q += 1;
-        }
-    }
-    if bytes.get(q) == Some(&b'Z') {
-        q += 1;
-    }
-    (!bytes.get(q).is_some_and(u8::is_ascii_alphanumeric)).then_some(q)
 }
 
 /// The random part of a name Python's `tempfile` made (`/tmp/tmpk3j2l1x9/out.bin`,
