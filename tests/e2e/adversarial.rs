@@ -389,7 +389,8 @@ fn climbing_directories_is_not_a_loop_whatever_the_host_writes_for_no_output() {
 }
 
 /// The same failing test run under each host's wrapper (Codex's wall time and Gemini CLI's
-/// process group id change every run) is the same loop: steered at the 3rd identical answer, blocked at the 5th call.
+/// process group id change every run) is the same loop: steered at the 3rd identical
+/// answer, blocked at the 5th call.
 #[test]
 fn a_repeated_failing_run_is_the_same_loop_under_every_hosts_wrapper() {
     let output = "FAILED tests/test_parse.py::test_sum - assert 4 == 3\n1 failed in 0.12s";
@@ -407,13 +408,7 @@ fn a_repeated_failing_run_is_the_same_loop_under_every_hosts_wrapper() {
                 }
             },
         );
-        let f = findings(&format!("rerun-{h}"), &calls);
-        let first_block = f.iter().find(|x| x["action"] == "block");
-        assert_eq!(
-            first_block.and_then(|x| x["event"].as_u64()),
-            Some(2 + 3 * 4 + 1),
-            "host {h}: {f:?}"
-        );
+        steered_on_the_third_blocked_on_the_fifth(&format!("rerun-{h}"), &calls);
     }
 }
 
