@@ -731,3 +731,71 @@ fn visiting_numbered_directories_one_by_one_is_no_loop() {
     let found = findings("default", s.events());
     assert!(found.is_empty(), "{found:#?}");
 }
+
+// ---- an exact re-run whose answer differs only in process numbers --------------------------
+
+/// The same script run again and again, killed for memory every time: the pid and the memory
+/// figures change at each run (they go up and down, never steadily), the rest is the same.
+fn oom_reruns(runs: usize) -> (Vec<OwnedEvent>, Vec<usize>) {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut ends = Vec::new();
+    let mut x: u64 = 7;
+    let mut next = move |m: u64| {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (x >> 33) % m
+    };
+    for _ in 0..runs {
+        let out = format!(
+            "Killed process {} (python3) total-vm:{}kB, anon-rss:{}kB, file-rss:{}kB\nOut of memory",
+            1000 + next(30_000),
+            200_000 + next(400_000),
+            1_000 + next(9_000),
+            100 + next(900),
+        );
+        s.call(
+            "bash",
+            json!({ "command": "./scripts/train.sh --epochs 3" }),
+            &out,
+        );
+        ends.push(last(&s));
+    }
+    (s.into_events(), ends)
+}
+
+#[test]
+fn the_same_run_killed_for_memory_each_time_is_caught() {
+    let (events, ends) = oom_reruns(10);
+    let found = findings("default", &events);
+    // A warning by the 7th run: the answers differ only in their numbers, which go nowhere
+    // (the first change of a number may still be progress; the 2nd run starts the streak).
+    let f = caught_by(&found, "generic-repeat", ends[6]);
+    assert_eq!(f.level, Level::Warning);
+    assert!(
+        f.message.contains("nearly the same arguments"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn the_same_run_whose_numbers_move_steadily_is_progress() {
+    let mut s = Script::new();
+    task(&mut s);
+    for k in 0..10 {
+        let out = format!(
+            "epoch {k}: loss {}\ncheckpoint saved to runs/{}",
+            900 - 37 * k,
+            100 + k
+        );
+        s.call(
+            "bash",
+            json!({ "command": "./scripts/train.sh --resume" }),
+            &out,
+        );
+    }
+    let found = findings("default", s.events());
+    silent(&found, "generic-repeat");
+}

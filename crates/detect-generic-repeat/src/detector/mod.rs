@@ -324,7 +324,14 @@ impl GenericRepeat {
             if known_poll || result.batch_size > 1 {
                 self.state.similar = SimilarStreak::default();
             } else if let (Some(p), false) = (pending, ignored || skipped_error) {
-                self.similar_result(&result.call.tool, p, content, images, cx);
+                self.similar_result(
+                    &result.call.tool,
+                    p,
+                    result.call.call_fp.short(),
+                    content,
+                    images,
+                    cx,
+                );
             }
         }
         if result.batch_size > 1 {

@@ -27,6 +27,9 @@ pub(super) struct PendingCall {
 pub(super) struct SimilarCall {
     pub(super) tokens: TokenSet,
     pub(super) skeleton: Option<Skeleton>,
+    /// The call's identity (tool and exact arguments), short.
+    #[serde(default)]
+    pub(super) call: Option<u64>,
 }
 
 /// A shell command's skeleton ([`skeleton`]). It is identified by a fingerprint, the SHA-256
@@ -168,6 +171,7 @@ impl GenericRepeat {
         &mut self,
         tool: &str,
         p: PendingCall,
+        call_fp: u64,
         content: &str,
         images: u32,
         cx: &mut Cx<'_>,
@@ -180,6 +184,7 @@ impl GenericRepeat {
         let call = SimilarCall {
             tokens: p.tokens,
             skeleton: p.skeleton,
+            call: Some(call_fp),
         };
         let st = &mut self.state.similar;
         // A new id in each result is a new object each time (an agent launched): progress.
@@ -187,10 +192,9 @@ impl GenericRepeat {
         // A call that differs from the previous one only in its numbers (`ls dir7` after
         // `ls dir6`) and gets a different answer addressed another object: progress.
         let renumbered = !rs.empty
-            && st
-                .calls
-                .back()
-                .is_some_and(|c| c.tokens.similarity_permille(&call.tokens) >= 1000)
+            && st.calls.back().is_some_and(|c| {
+                c.call != call.call && c.tokens.similarity_permille(&call.tokens) >= 1000
+            })
             && st.last_raw.as_ref().is_some_and(|r| !r.is(content, images));
         let like = st.tool == tool
             && st.shape == Some(rs.fp)
