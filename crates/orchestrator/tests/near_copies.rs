@@ -799,3 +799,40 @@ fn the_same_run_whose_numbers_move_steadily_is_progress() {
     let found = findings("default", s.events());
     silent(&found, "generic-repeat");
 }
+
+/// `docker build` failing the same way at every run: BuildKit stamps each line with the
+/// seconds since its step started, so no two answers are equal byte for byte.
+#[test]
+fn the_same_failing_docker_build_is_blocked_on_the_fifth_run() {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut ends = Vec::new();
+    for k in 0..6u32 {
+        let t = |base: u32| format!("{}.{:03}", base + k % 3, (k * 317 + base * 71) % 1000);
+        let out = format!(
+            "#5 [3/5] RUN pip install -r requirements.txt\n\
+             #5 {} Collecting flask==3.0.0\n\
+             #5 {} ERROR: Could not find a version that satisfies the requirement torch==2.9.9\n\
+             #5 ERROR: process \"/bin/sh -c pip install -r requirements.txt\" did not complete successfully: exit code: 1\n\
+             #6 DONE {}s\n\
+             ERROR: failed to solve: process \"/bin/sh -c pip install -r requirements.txt\" did not complete successfully: exit code: 1",
+            t(0),
+            t(2),
+            t(1),
+        );
+        s.call("bash", json!({ "command": "docker build -t app ." }), &out);
+        ends.push(last(&s));
+    }
+    let found = findings("default", s.events());
+    let warned = caught_by(&found, "generic-repeat", ends[2]);
+    assert_eq!(warned.level, Level::Warning);
+    let blocked = found
+        .iter()
+        .find(|(_, f)| f.detector == "generic-repeat" && f.level == Level::Critical)
+        .map(|(i, _)| *i);
+    assert!(
+        blocked.is_some_and(|i| i <= ends[4]),
+        "blocked at {blocked:?}, 5th run ends at {}",
+        ends[4]
+    );
+}

@@ -21,6 +21,10 @@
 //! - a test runner's timings set off in parentheses or brackets, or after a tab at a line's
 //!   end: Go's `--- FAIL: TestParse (0.02s)` and `FAIL\texample.com/parse\t0.123s`, Jest's
 //!   `✓ adds (3 ms)`, nextest's `[   0.003s]`;
+//! - an HTTP or mail date-time with its zone: `Date: Sun, 06 Dec 2026 23:10:34 GMT`;
+//! - BuildKit's step times: `#5 0.512 Collecting flask`, `#5 DONE 12.3s`;
+//! - a test runner's random seed: `Using --randomly-seed=1234567`, `Randomized with seed
+//!   31337`, `seed: 42`;
 //! - the address in an object's printed form: `<app.Settings object at 0x7f3a2c1b4d90>`,
 //!   `<coroutine object main at 0x104c2d1f0>` (a new place in memory on every run);
 //! - names and ids made new on every run: npm's log of a failed run
@@ -67,6 +71,17 @@ fn normalize_line(line: &str, out: &mut String) {
 /// Shell error prefixes, prompt counters and job pids at the start of a line. Writes the
 /// (masked) prefix to `out` and returns the rest of the line.
 fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
+    // BuildKit's plain progress: `#5 0.512 Collecting flask`, `#5 DONE 12.3s`.
+    if line.as_bytes().first() == Some(&b'#') {
+        if let Some((start, end)) = buildkit_stamp(line.as_bytes()) {
+            out.push_str(&line[..start]);
+            out.push_str(MASK);
+            let rest = &line[end..];
+            let gap = rest.bytes().take_while(|&b| b == b' ').count();
+            out.push_str(&rest[..gap]);
+            return mask_shell_prefix(&rest[gap..], out);
+        }
+    }
     // A log line's clock time: `16:45:25.256 [warning] …`, `[19:47:51] …`; what follows it
     // may open with one of the prefixes below (`[12:00:01] /bin/bash: line 3: …`).
     if let Some((start, end)) = leading_clock(line.as_bytes()) {
@@ -139,6 +154,40 @@ fn mask_shell_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
         }
     }
     line
+}
+
+/// The time in a line of BuildKit's plain progress output (`docker build --progress=plain`,
+/// and what `docker build` prints off a terminal): the seconds since the step started after
+/// the step's number, `#5 0.512 Collecting flask` (followed by a space or the line's end),
+/// or the step's total time on its last line, `#5 DONE 12.3s`. Its byte range.
+fn buildkit_stamp(bytes: &[u8]) -> Option<(usize, usize)> {
+    let step = bytes
+        .get(1..)?
+        .iter()
+        .take(6)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if !(1..=5).contains(&step) || bytes.get(1 + step) != Some(&b' ') {
+        return None;
+    }
+    let at = step + 2;
+    let line_end = |p: usize| {
+        bytes
+            .get(p..)
+            .unwrap_or_default()
+            .iter()
+            .all(|b| b.is_ascii_whitespace())
+    };
+    if let Some(done) = bytes.get(at..).and_then(|r| r.strip_prefix(b"DONE ")) {
+        let n = number_len(done, 0);
+        let end = at + 5 + n;
+        return (n > 0 && bytes.get(end) == Some(&b's') && line_end(end + 1))
+            .then_some((at + 5, end + 1));
+    }
+    let n = number_len(bytes, at);
+    let end = at + n;
+    let stamp = n > 2 && bytes.get(at..end)?.contains(&b'.');
+    (stamp && (bytes.get(end) == Some(&b' ') || line_end(end))).then_some((at, end))
 }
 
 /// The clock time that opens a line (after at most 8 blanks and one `[` or `(`):
@@ -379,6 +428,8 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
             .or_else(|| thread_id_at(bytes, i, run))
     } else if first == b't' && run == 11 {
         temp_name_at(bytes, i)
+    } else if run == 3 && bytes.get(i + 3) == Some(&b',') {
+        rfc_datetime_at(bytes, i)
     } else if maybe_keyword(first, run) {
         keyword_at(line, i)
     } else {
@@ -466,6 +517,66 @@ fn iso_datetime_at(bytes: &[u8], i: usize) -> Hit {
         _ => {}
     }
     if bytes.get(p).is_some_and(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    Some((i, p))
+}
+
+/// The weekdays and months of an RFC 1123 / RFC 2822 date-time, as written there.
+const WEEKDAYS: [&[u8; 3]; 7] = [b"Mon", b"Tue", b"Wed", b"Thu", b"Fri", b"Sat", b"Sun"];
+const MONTHS: [&[u8; 3]; 12] = [
+    b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
+];
+
+/// An HTTP or mail date-time (RFC 1123, RFC 2822): `Sun, 06 Dec 2026 23:10:34 GMT`, `Mon, 7
+/// Dec 2026 09:01:02 +0000`: a weekday, `, `, the day (1 or 2 digits), the month, the year,
+/// the time of day with seconds, and the zone when one follows (`GMT`, `UTC`, `UT`, `Z`,
+/// `±hhmm`). A server stamps every answer with the moment it was sent.
+fn rfc_datetime_at(bytes: &[u8], i: usize) -> Hit {
+    let day_name = bytes.get(i..i + 3)?;
+    if !WEEKDAYS.iter().any(|d| d[..] == *day_name) || bytes.get(i + 3..i + 5)? != b", " {
+        return None;
+    }
+    let mut p = i + 5;
+    let day = bytes
+        .get(p..)?
+        .iter()
+        .take(3)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if !(1..=2).contains(&day) || bytes.get(p + day) != Some(&b' ') {
+        return None;
+    }
+    p += day + 1;
+    let month = bytes.get(p..p + 3)?;
+    if !MONTHS.iter().any(|m| m[..] == *month) || bytes.get(p + 3) != Some(&b' ') {
+        return None;
+    }
+    p += 4;
+    if !digits_at(bytes, p, 4) || bytes.get(p + 4) != Some(&b' ') {
+        return None;
+    }
+    let time = time_of_day_at(bytes, p + 5, 2)?;
+    time.seconds?;
+    p = time.end;
+    if bytes.get(p) == Some(&b' ') {
+        let zone = bytes.get(p + 1..).unwrap_or_default();
+        let len = if zone.starts_with(b"GMT") || zone.starts_with(b"UTC") {
+            3
+        } else if zone.starts_with(b"UT") {
+            2
+        } else if zone.starts_with(b"Z") {
+            1
+        } else if matches!(zone.first(), Some(b'+' | b'-')) && digits_at(zone, 1, 4) {
+            5
+        } else {
+            0
+        };
+        if len > 0 && !zone.get(len).is_some_and(|b| is_word_byte(*b)) {
+            p += 1 + len;
+        }
+    }
+    if bytes.get(p).is_some_and(|b| is_word_byte(*b)) {
         return None;
     }
     Some((i, p))
@@ -644,6 +755,8 @@ const ID_WORDS: &[&str] = &[
     "request-id",
     "x-request-id",
     "request",
+    "seed",
+    "randomly-seed",
 ];
 
 /// Per lower-case first letter, the lengths (bit `n`) of the keywords that start with it.
@@ -747,7 +860,7 @@ fn keyword_value(line: &str, i: usize, word: &str) -> Hit {
             .then_some((value_start, value_start + n));
     }
     match word {
-        "pid" | "pgid" => {
+        "pid" | "pgid" | "seed" | "randomly-seed" => {
             let n = bytes[value_start..]
                 .iter()
                 .take_while(|b| b.is_ascii_digit())
@@ -1031,6 +1144,81 @@ mod tests {
     }
 
     #[test]
+    fn a_servers_and_a_mails_date_time_is_masked() {
+        let reply = |date: &str| {
+            n(&format!(
+                "HTTP/1.1 503 Service Unavailable\nDate: {date}\nContent-Type: text/html\n\nService Unavailable"
+            ))
+        };
+        assert_eq!(
+            reply("Sun, 06 Dec 2026 23:10:34 GMT"),
+            reply("Sun, 06 Dec 2026 23:11:02 GMT")
+        );
+        assert_eq!(
+            n("Date: Mon, 7 Dec 2026 09:01:02 +0000 (UTC)"),
+            n("Date: Mon, 7 Dec 2026 09:14:55 +0000 (UTC)")
+        );
+        assert_eq!(
+            n("Sun, 06 Dec 2026 23:10:34 GMT"),
+            "<*>",
+            "the zone goes with it"
+        );
+        // A date alone, `date`'s default output, and a clock time elsewhere are kept.
+        assert_ne!(
+            n("Released Sun, 06 Dec 2026"),
+            n("Released Mon, 07 Dec 2026")
+        );
+        assert_ne!(
+            n("Sun Dec  6 23:10:34 UTC 2026"),
+            n("Sun Dec  6 23:11:02 UTC 2026")
+        );
+        assert_ne!(n("Sun, 06 Dec 2026 23:10"), n("Sun, 06 Dec 2026 23:11"));
+        assert_ne!(
+            n("Sunday, 06 Dec 2026 23:10:34 GMT"),
+            n("Sunday, 06 Dec 2026 23:11:02 GMT")
+        );
+    }
+
+    #[test]
+    fn buildkits_step_times_are_masked() {
+        let build = |a: &str, b: &str, c: &str| {
+            n(&format!(
+                "#5 [3/5] RUN pip install -r requirements.txt\n#5 {a} Collecting flask==3.0.0\n#5 {b} ERROR: No matching distribution found for torch==2.9.9\n#5 ERROR: process \"/bin/sh -c pip install -r requirements.txt\" did not complete successfully: exit code: 1\n#6 DONE {c}s\n"
+            ))
+        };
+        assert_eq!(
+            build("0.512", "1.204", "0.9"),
+            build("0.498", "3.117", "12.3")
+        );
+        assert!(build("0.512", "1.204", "0.9").contains("#5 <*> Collecting flask==3.0.0"));
+        // What the step says is kept, and so are figures that are not its time.
+        assert_ne!(
+            n("#5 0.512 Collecting flask"),
+            n("#5 0.512 Collecting torch")
+        );
+        assert_ne!(n("#5 [3/5] RUN make"), n("#5 [4/5] RUN make"));
+        assert_ne!(n("#5 12 files"), n("#5 13 files"));
+        assert_ne!(n("# 0.512 x"), n("# 0.600 x"));
+        assert_ne!(n("#5 DONE 0.9s later"), n("#5 DONE 1.9s later"));
+    }
+
+    #[test]
+    fn a_test_runners_random_seed_is_masked() {
+        assert_eq!(
+            n("Using --randomly-seed=1234567890\nrootdir: /repo"),
+            n("Using --randomly-seed=98765\nrootdir: /repo")
+        );
+        assert_eq!(
+            n("Randomized with seed 31337"),
+            n("Randomized with seed 4242")
+        );
+        assert_eq!(n("Random seed: 12"), n("Random seed: 7"));
+        // A seed that is a word, and a number after other words, are kept.
+        assert_ne!(n("seeds 12"), n("seeds 13"));
+        assert_ne!(n("seed=abc"), n("seed=abd"));
+    }
+
+    #[test]
     fn pythons_temporary_names_are_masked() {
         assert_eq!(
             n("Error: could not write /tmp/tmpk3j2l1x9/out.bin: Permission denied"),
@@ -1213,6 +1401,7 @@ mod props {
                     .or_else(|| (run == 11).then(|| temp_name_at(bytes, i)).flatten())
                     .or_else(|| (run == 6).then(|| pytest_session_at(bytes, i)).flatten())
                     .or_else(|| thread_id_at(bytes, i, run))
+                    .or_else(|| rfc_datetime_at(bytes, i))
             } else {
                 None
             };
@@ -1282,6 +1471,8 @@ mod props {
             "request-id",
             "x-request-id",
             "request",
+            "seed",
+            "randomly-seed",
         ] {
             assert!(ID_WORDS.contains(&w), "{w}");
         }
@@ -1293,7 +1484,7 @@ mod props {
         #[test]
         fn prop_stepping_over_words_changes_nothing(
             parts in proptest::collection::vec(
-                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|\n)",
+                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|\n)",
                 0..24,
             )
         ) {
