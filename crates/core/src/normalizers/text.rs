@@ -22,6 +22,8 @@
 //!   end: Go's `--- FAIL: TestParse (0.02s)` and `FAIL\texample.com/parse\t0.123s`, Jest's
 //!   `✓ adds (3 ms)`, nextest's `[   0.003s]`;
 //! - an HTTP or mail date-time with its zone: `Date: Sun, 06 Dec 2026 23:10:34 GMT`;
+//! - the pid opening each line of valgrind and of the sanitizers: `==12345== Invalid read`;
+//! - Java's identity hash in an object's default printed form: `com.example.Order@6d06d69c`;
 //! - BuildKit's step times: `#5 0.512 Collecting flask`, `#5 DONE 12.3s`;
 //! - a test runner's random seed: `Using --randomly-seed=1234567`, `Randomized with seed
 //!   31337`, `seed: 42`;
@@ -71,6 +73,15 @@ fn normalize_line(line: &str, out: &mut String) {
 /// Shell error prefixes, prompt counters and job pids at the start of a line. Writes the
 /// (masked) prefix to `out` and returns the rest of the line.
 fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
+    // valgrind's and the sanitizers' pid: `==12345== Invalid read of size 4`.
+    if line.as_bytes().first() == Some(&b'=') {
+        if let Some(end) = tool_pid_prefix(line.as_bytes()) {
+            out.push_str("==");
+            out.push_str(MASK);
+            out.push_str("==");
+            return mask_shell_prefix(&line[end..], out);
+        }
+    }
     // BuildKit's plain progress: `#5 0.512 Collecting flask`, `#5 DONE 12.3s`.
     if line.as_bytes().first() == Some(&b'#') {
         if let Some((start, end)) = buildkit_stamp(line.as_bytes()) {
@@ -154,6 +165,21 @@ fn mask_shell_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
         }
     }
     line
+}
+
+/// `==12345==` opening a line of valgrind or of a sanitizer (AddressSanitizer,
+/// LeakSanitizer): the checked program's pid, new at every run. Where the prefix ends.
+fn tool_pid_prefix(bytes: &[u8]) -> Option<usize> {
+    let digits = bytes
+        .get(2..)?
+        .iter()
+        .take(11)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    (bytes.starts_with(b"==") && (1..=10).contains(&digits))
+        .then_some(2 + digits)
+        .filter(|&e| bytes.get(e..e + 2) == Some(b"=="))
+        .map(|e| e + 2)
 }
 
 /// The time in a line of BuildKit's plain progress output (`docker build --progress=plain`,
@@ -406,6 +432,11 @@ fn scan_inline(line: &str, out: &mut String) {
 fn word_hit(line: &str, i: usize, run: usize) -> Hit {
     let bytes = line.as_bytes();
     let first = *bytes.get(i)?;
+    if i > 0 && bytes[i - 1] == b'@' {
+        if let Some(hit) = identity_hash_at(bytes, i, run) {
+            return Some(hit);
+        }
+    }
     // A uuid's first group and a date's year are followed by `-`; a keyword is a word of its
     // own, or with `-` parts (`x-request-id`).
     let hit = if bytes.get(i + run) == Some(&b'-') {
@@ -520,6 +551,24 @@ fn iso_datetime_at(bytes: &[u8], i: usize) -> Hit {
         return None;
     }
     Some((i, p))
+}
+
+/// The identity hash in Java's default printed form of an object, `com.example.Foo@6d06d69c`,
+/// `[I@1b6d3586`: after `@` (a class name's last character or `;` before it), 5 to 8
+/// lower-case hex digits with at least one digit (the `run` word bytes at `i`), and no `.` or
+/// `-` after them (an e-mail's domain, a uuid). A new object on every run has a new hash.
+fn identity_hash_at(bytes: &[u8], i: usize, run: usize) -> Hit {
+    let before = *bytes.get(i.checked_sub(2)?)?;
+    let hex = bytes.get(i..i + run)?;
+    let ok = bytes.get(i - 1) == Some(&b'@')
+        && (is_word_byte(before) || before == b';')
+        && (5..=8).contains(&run)
+        && hex
+            .iter()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+        && hex.iter().any(u8::is_ascii_digit)
+        && !matches!(bytes.get(i + run), Some(b'.' | b'-'));
+    ok.then_some((i, i + run))
 }
 
 /// The weekdays and months of an RFC 1123 / RFC 2822 date-time, as written there.
@@ -1203,6 +1252,46 @@ mod tests {
     }
 
     #[test]
+    fn javas_identity_hash_is_masked() {
+        assert_eq!(
+            n("expected: com.example.Order@6d06d69c but was: com.example.Order@7852e922"),
+            n("expected: com.example.Order@1b6d3586 but was: com.example.Order@4554617c")
+        );
+        assert_eq!(n("[I@1b6d3586"), n("[I@74a14482"));
+        assert_eq!(
+            n("[Ljava.lang.String;@1540e19d"),
+            n("[Ljava.lang.String;@677327b6")
+        );
+        // The class is kept; an e-mail, a scoped package, a uuid and a word are not hashes.
+        assert_ne!(n("a.Order@6d06d69c"), n("a.Item@6d06d69c"));
+        assert_ne!(n("mail dev@a1b2c3.io"), n("mail dev@a1b2c4.io"));
+        assert_ne!(
+            n("npm i @types/node@18.19.3"),
+            n("npm i @types/node@18.19.4")
+        );
+        assert_ne!(n("x@deadbeef"), n("x@deadbeee"));
+        assert_ne!(n("Foo@1234"), n("Foo@1235"));
+    }
+
+    #[test]
+    fn valgrinds_and_a_sanitizers_pid_is_masked() {
+        let report = |pid: u32| {
+            n(&format!(
+                "=={pid}== Memcheck, a memory error detector\n=={pid}== Invalid read of size 4\n=={pid}==    at 0x109162: main (main.c:6)\n=={pid}== ERROR SUMMARY: 1 errors from 1 contexts"
+            ))
+        };
+        assert_eq!(report(12345), report(9876));
+        assert_eq!(
+            n("==4242==ERROR: LeakSanitizer: detected memory leaks"),
+            n("==77==ERROR: LeakSanitizer: detected memory leaks")
+        );
+        // What follows is kept, and a rule of `=` signs is no pid.
+        assert_ne!(n("==1== Invalid read"), n("==1== Invalid write"));
+        assert_ne!(n("==12 apples=="), n("==13 apples=="));
+        assert_eq!(n("================"), "================");
+    }
+
+    #[test]
     fn a_test_runners_random_seed_is_masked() {
         assert_eq!(
             n("Using --randomly-seed=1234567890\nrootdir: /repo"),
@@ -1402,6 +1491,7 @@ mod props {
                     .or_else(|| (run == 6).then(|| pytest_session_at(bytes, i)).flatten())
                     .or_else(|| thread_id_at(bytes, i, run))
                     .or_else(|| rfc_datetime_at(bytes, i))
+                    .or_else(|| identity_hash_at(bytes, i, run))
             } else {
                 None
             };
@@ -1484,7 +1574,7 @@ mod props {
         #[test]
         fn prop_stepping_over_words_changes_nothing(
             parts in proptest::collection::vec(
-                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|\n)",
+                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|[a-z;\\[]@[0-9a-f]{3,9}[.-]?|\n)",
                 0..24,
             )
         ) {
