@@ -24,6 +24,14 @@
 //! - an HTTP or mail date-time with its zone: `Date: Sun, 06 Dec 2026 23:10:34 GMT`;
 //! - the pid opening each line of valgrind and of the sanitizers: `==12345== Invalid read`;
 //! - Java's identity hash in an object's default printed form: `com.example.Order@6d06d69c`;
+//! - node's pid in its own warnings: `(node:12345) DeprecationWarning: …`;
+//! - a mock's address in its printed form: `<MagicMock name='mock.get' id='140234567890'>`;
+//! - a web server's or a logger's date-time: Django's `[06/Dec/2026 23:10:34]`, the common
+//!   log format's `[06/Dec/2026:23:10:34 +0000]`, syslog's `Dec  6 23:10:34` and glog's
+//!   `I1206 23:10:34.123456 140234` opening a line (glog's thread id with it);
+//! - Vitest's `Start at  23:10:34` line and the phase times of its `Duration` line
+//!   (`(transform 45ms, setup 0ms, …)`); an elapsed time written as a clock after `elapsed`,
+//!   `took` or `duration` (`elapsed: 00:00:02`);
 //! - BuildKit's step times: `#5 0.512 Collecting flask`, `#5 DONE 12.3s`;
 //! - a test runner's random seed: `Using --randomly-seed=1234567`, `Randomized with seed
 //!   31337`, `seed: 42`;
@@ -73,6 +81,23 @@ fn normalize_line(line: &str, out: &mut String) {
 /// Shell error prefixes, prompt counters and job pids at the start of a line. Writes the
 /// (masked) prefix to `out` and returns the rest of the line.
 fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
+    // A log line's leading date-time: syslog's `Dec  6 23:10:34 host …`, glog's `I1206
+    // 23:10:34.123456 140234 main.cc:12] …` (its thread id with it).
+    if let Some(end) = syslog_stamp(line.as_bytes()) {
+        out.push_str(MASK);
+        return mask_shell_prefix(&line[end..], out);
+    }
+    if let Some(end) = glog_stamp(line.as_bytes()) {
+        out.push_str(&line[..1]);
+        out.push_str(MASK);
+        return &line[end..];
+    }
+    // Vitest's summary: `   Start at  23:10:34`.
+    if let Some((start, end)) = start_at_clock(line.as_bytes()) {
+        out.push_str(&line[..start]);
+        out.push_str(MASK);
+        return &line[end..];
+    }
     // valgrind's and the sanitizers' pid: `==12345== Invalid read of size 4`.
     if line.as_bytes().first() == Some(&b'=') {
         if let Some(end) = tool_pid_prefix(line.as_bytes()) {
@@ -165,6 +190,63 @@ fn mask_shell_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
         }
     }
     line
+}
+
+/// syslog's date-time opening a line: `Dec  6 23:10:34 `, `Dec 06 23:10:34.123 ` (the month,
+/// the day padded to 2, the time of day with seconds, a space). Where it ends.
+fn syslog_stamp(bytes: &[u8]) -> Option<usize> {
+    let month = bytes.get(..3)?;
+    if !MONTHS.iter().any(|m| m[..] == *month) || bytes.get(3) != Some(&b' ') {
+        return None;
+    }
+    let day_ok = match bytes.get(4..6)? {
+        [b' ', d] | [b'0'..=b'3', d] => d.is_ascii_digit(),
+        _ => false,
+    };
+    if !day_ok || bytes.get(6) != Some(&b' ') {
+        return None;
+    }
+    let time = time_of_day_at(bytes, 7, 2)?;
+    time.seconds?;
+    (bytes.get(time.end) == Some(&b' ')).then_some(time.end)
+}
+
+/// glog's prefix (Abseil's and TensorFlow's logs too): `I1206 23:10:34.123456 140234567890 `:
+/// the severity, month and day, the time of day with its fraction, the thread id. Where the
+/// thread id ends.
+fn glog_stamp(bytes: &[u8]) -> Option<usize> {
+    if !matches!(bytes.first(), Some(b'I' | b'W' | b'E' | b'F'))
+        || !digits_at(bytes, 1, 4)
+        || bytes.get(5) != Some(&b' ')
+    {
+        return None;
+    }
+    let time = time_of_day_at(bytes, 6, 2)?;
+    time.seconds?;
+    let mut p = time.end;
+    let blanks = bytes.get(p..)?.iter().take_while(|&&b| b == b' ').count();
+    p += blanks;
+    let thread = bytes
+        .get(p..)?
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    (blanks > 0 && thread > 0 && bytes.get(p + thread) == Some(&b' ')).then_some(p + thread)
+}
+
+/// Vitest's `Start at  23:10:34` line (after at most 8 blanks; nothing after the time but
+/// blanks): the time's byte range.
+fn start_at_clock(bytes: &[u8]) -> Option<(usize, usize)> {
+    let lead = bytes.iter().take(8).take_while(|&&b| b == b' ').count();
+    let rest = bytes.get(lead..)?.strip_prefix(b"Start at ")?;
+    let at = lead + 9 + rest.iter().take_while(|&&b| b == b' ').count();
+    let time = time_of_day_at(bytes, at, 2).or_else(|| time_of_day_at(bytes, at, 1))?;
+    time.seconds?;
+    bytes
+        .get(time.end..)?
+        .iter()
+        .all(u8::is_ascii_whitespace)
+        .then_some((at, time.end))
 }
 
 /// `==12345==` opening a line of valgrind or of a sanitizer (AddressSanitizer,
@@ -457,6 +539,17 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
         address
             .or_else(|| set_off_duration_at(bytes, i))
             .or_else(|| thread_id_at(bytes, i, run))
+            .or_else(|| node_pid_at(bytes, i, run))
+            .or_else(|| {
+                if run == 2 {
+                    slash_datetime_at(bytes, i)
+                } else {
+                    None
+                }
+            })
+            .or_else(|| listed_duration_at(bytes, i))
+    } else if first == b'i' && run == 2 && bytes.get(i + 2) == Some(&b'=') {
+        mock_id_at(bytes, i).or_else(|| keyword_at(line, i))
     } else if first == b't' && run == 11 {
         temp_name_at(bytes, i)
     } else if run == 3 && bytes.get(i + 3) == Some(&b',') {
@@ -569,6 +662,96 @@ fn identity_hash_at(bytes: &[u8], i: usize, run: usize) -> Hit {
         && hex.iter().any(u8::is_ascii_digit)
         && !matches!(bytes.get(i + run), Some(b'.' | b'-'));
     ok.then_some((i, i + run))
+}
+
+/// The pid in node's own warnings: `(node:12345) [DEP0040] DeprecationWarning: …`. The
+/// `run` digits at `i`.
+fn node_pid_at(bytes: &[u8], i: usize, run: usize) -> Hit {
+    let pid = bytes.get(i..i + run)?;
+    (i >= 6
+        && bytes.get(i - 6..i) == Some(b"(node:")
+        && pid.iter().all(u8::is_ascii_digit)
+        && bytes.get(i + run) == Some(&b')'))
+    .then_some((i, i + run))
+}
+
+/// The address of a mock in its printed form, `<MagicMock name='mock.get'
+/// id='140234567890'>`: the digits of `id='…'>` (6 or more), which are where the mock
+/// landed in memory.
+fn mock_id_at(bytes: &[u8], i: usize) -> Hit {
+    if bytes.get(i..i + 4)? != b"id='" {
+        return None;
+    }
+    let n = bytes
+        .get(i + 4..)?
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    (n >= 6 && bytes.get(i + 4 + n..i + 6 + n) == Some(b"'>")).then_some((i + 4, i + 4 + n))
+}
+
+/// A web server's log date-time: Django's `[06/Dec/2026 23:10:34]`, the common log format's
+/// `[06/Dec/2026:23:10:34 +0000]`: the day (2 digits), the month, the year, `:` or a space,
+/// the time of day with seconds, and the zone when one follows.
+fn slash_datetime_at(bytes: &[u8], i: usize) -> Hit {
+    if !(digits_at(bytes, i, 2) && bytes.get(i + 2) == Some(&b'/')) {
+        return None;
+    }
+    let month = bytes.get(i + 3..i + 6)?;
+    if !MONTHS.iter().any(|m| m[..] == *month)
+        || bytes.get(i + 6) != Some(&b'/')
+        || !digits_at(bytes, i + 7, 4)
+        || !matches!(bytes.get(i + 11), Some(b':' | b' '))
+    {
+        return None;
+    }
+    let time = time_of_day_at(bytes, i + 12, 2)?;
+    time.seconds?;
+    let mut p = time.end;
+    if bytes.get(p) == Some(&b' ')
+        && matches!(bytes.get(p + 1), Some(b'+' | b'-'))
+        && digits_at(bytes, p + 2, 4)
+    {
+        p += 6;
+    }
+    if bytes.get(p).is_some_and(|b| is_word_byte(*b)) {
+        return None;
+    }
+    Some((i, p))
+}
+
+/// Units of a duration that is an item of a list ([`listed_duration_at`]).
+const LIST_UNITS: &[&str] = &["ms", "s", "us", "µs", "ns"];
+
+/// A duration that is an item of a list set off in parentheses, after the item's name:
+/// Vitest's `Duration 1.23s (transform 45ms, setup 0ms, collect 120ms)`. A unit of
+/// [`LIST_UNITS`], then `,` or `)`; before it one word of letters and a space, which follows
+/// `(` or `, `.
+fn listed_duration_at(bytes: &[u8], i: usize) -> Hit {
+    let end = duration_at(bytes, i)?;
+    if !matches!(bytes.get(end), Some(b',' | b')')) {
+        return None;
+    }
+    let unit_start = i + number_len(bytes, i);
+    let unit = bytes.get(unit_start..end)?;
+    let unit = unit.strip_prefix(b" ").unwrap_or(unit);
+    if !LIST_UNITS.iter().any(|u| u.as_bytes() == unit) {
+        return None;
+    }
+    let space = i.checked_sub(1)?;
+    if bytes.get(space) != Some(&b' ') {
+        return None;
+    }
+    let word = bytes
+        .get(..space)?
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_alphabetic())
+        .count();
+    let q = space - word;
+    let opened = (q >= 1 && bytes.get(q - 1) == Some(&b'('))
+        || (q >= 2 && bytes.get(q - 2..q) == Some(b", "));
+    (word > 0 && opened).then_some((i, end))
 }
 
 /// The weekdays and months of an RFC 1123 / RFC 2822 date-time, as written there.
@@ -898,7 +1081,13 @@ fn keyword_value(line: &str, i: usize, word: &str) -> Hit {
         return None;
     }
     if TIME_WORDS.contains(&word) {
-        return duration_at(bytes, value_start).map(|end| (value_start, end));
+        return duration_at(bytes, value_start)
+            .or_else(|| {
+                matches!(word, "elapsed" | "took" | "duration")
+                    .then(|| clock_duration_at(bytes, value_start))
+                    .flatten()
+            })
+            .map(|end| (value_start, end));
     }
     if DURATION_KEYS.contains(&word) {
         if value_start == after_word {
@@ -988,6 +1177,26 @@ fn number_len(bytes: &[u8], p: usize) -> usize {
         }
     }
     int
+}
+
+/// A duration written as a clock at `p`: `00:00:02`, `0:03:41.5` (seconds required), then
+/// no word byte, `:` or `.`. Where it ends.
+fn clock_duration_at(bytes: &[u8], p: usize) -> Option<usize> {
+    let hours = bytes
+        .get(p..)?
+        .iter()
+        .take(3)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if !(1..=2).contains(&hours) {
+        return None;
+    }
+    let time = time_of_day_at(bytes, p, hours)?;
+    time.seconds?;
+    (!bytes
+        .get(time.end)
+        .is_some_and(|&b| is_word_byte(b) || b == b':' || b == b'.'))
+    .then_some(time.end)
 }
 
 /// A duration at `p`: a number, an optional space, a time unit, then a non-word byte.
@@ -1292,6 +1501,93 @@ mod tests {
     }
 
     #[test]
+    fn nodes_pid_in_its_warnings_is_masked() {
+        let w = |pid: u32| {
+            n(&format!(
+                "(node:{pid}) [DEP0040] DeprecationWarning: The `punycode` module is deprecated."
+            ))
+        };
+        assert_eq!(w(12345), w(871));
+        assert_ne!(n("(node:12) x"), n("(nodes:13) x"));
+        assert_ne!(n("(node:v12)"), n("(node:v13)"));
+    }
+
+    #[test]
+    fn a_mocks_address_is_masked() {
+        assert_eq!(
+            n("E   AssertionError: assert <MagicMock name='mock.get' id='140234567890'> == 1"),
+            n("E   AssertionError: assert <MagicMock name='mock.get' id='139871234567'> == 1")
+        );
+        assert_ne!(n("<Mock id='12'>"), n("<Mock id='13'>"));
+        assert_ne!(n("user id='1402345678'"), n("user id='1402345679'"));
+        assert_eq!(
+            n("ran in=5s"),
+            n("ran in=7s"),
+            "`in` is still read as a time word"
+        );
+    }
+
+    #[test]
+    fn log_date_times_are_masked() {
+        assert_eq!(
+            n("[06/Dec/2026 23:10:34] \"GET /api/items HTTP/1.1\" 500 145"),
+            n("[06/Dec/2026 23:11:50] \"GET /api/items HTTP/1.1\" 500 145")
+        );
+        assert_eq!(
+            n("127.0.0.1 - - [06/Dec/2026:23:10:34 +0000] \"GET / HTTP/1.1\" 500 612"),
+            n("127.0.0.1 - - [07/Dec/2026:01:02:03 +0000] \"GET / HTTP/1.1\" 500 612")
+        );
+        assert_eq!(
+            n("Dec  6 23:10:34 host app: started"),
+            n("Dec 16 03:00:01 host app: started")
+        );
+        assert_eq!(
+            n("I1206 23:10:34.123456 140234567890 main.cc:12] started"),
+            n("I1207 01:00:00.000001 77 main.cc:12] started")
+        );
+        // The rest of the line, a date alone, and lines that only look alike are kept.
+        assert_ne!(
+            n("[06/Dec/2026 23:10:34] GET /a"),
+            n("[06/Dec/2026 23:10:34] GET /b")
+        );
+        assert_ne!(n("06/Dec/2026"), n("07/Dec/2026"));
+        assert_ne!(n("Dec  6 23:10 meeting"), n("Dec  6 23:11 meeting"));
+        assert_ne!(n("I1206 is an id"), n("I1207 is an id"));
+        assert_ne!(
+            n("I1206 23:10:34.1 140 a.cc:1] x"),
+            n("I1206 23:10:34.1 140 a.cc:1] y")
+        );
+    }
+
+    #[test]
+    fn vitests_start_time_and_phase_durations_are_masked() {
+        let summary = |start: &str, t: [u32; 3]| {
+            n(&format!(
+                " Test Files  1 failed (1)\n      Tests  1 failed | 3 passed (4)\n   Start at  {start}\n   Duration  1.{}s (transform {}ms, setup 0ms, collect {}ms, tests 5ms)\n",
+                t[0], t[1], t[2]
+            ))
+        };
+        assert_eq!(
+            summary("23:10:34", [23, 45, 120]),
+            summary("9:02:11", [71, 38, 133])
+        );
+        // The counts are kept; a figure in a list that is no duration is kept.
+        assert_ne!(n("Tests  1 failed (4)"), n("Tests  2 failed (4)"));
+        assert_ne!(n("(height 5m, width 3m)"), n("(height 6m, width 3m)"));
+        assert_ne!(n("(apples 45ms"), n("(apples 46ms"));
+        assert_ne!(n("Start at 23:10:34 sharp"), n("Start at 23:11:34 sharp"));
+    }
+
+    #[test]
+    fn an_elapsed_time_written_as_a_clock_is_masked() {
+        assert_eq!(n("elapsed: 00:00:02"), n("elapsed: 00:01:17"));
+        assert_eq!(n("took 0:03:41.5 total"), n("took 0:00:09.1 total"));
+        // Not after other time words, and not without seconds.
+        assert_ne!(n("time: 10:45:00"), n("time: 10:46:00"));
+        assert_ne!(n("elapsed 10:45"), n("elapsed 10:46"));
+    }
+
+    #[test]
     fn a_test_runners_random_seed_is_masked() {
         assert_eq!(
             n("Using --randomly-seed=1234567890\nrootdir: /repo"),
@@ -1492,6 +1788,14 @@ mod props {
                     .or_else(|| thread_id_at(bytes, i, run))
                     .or_else(|| rfc_datetime_at(bytes, i))
                     .or_else(|| identity_hash_at(bytes, i, run))
+                    .or_else(|| node_pid_at(bytes, i, run))
+                    .or_else(|| slash_datetime_at(bytes, i))
+                    .or_else(|| {
+                        b.is_ascii_digit()
+                            .then(|| listed_duration_at(bytes, i))
+                            .flatten()
+                    })
+                    .or_else(|| (run == 2).then(|| mock_id_at(bytes, i)).flatten())
             } else {
                 None
             };
@@ -1574,7 +1878,7 @@ mod props {
         #[test]
         fn prop_stepping_over_words_changes_nothing(
             parts in proptest::collection::vec(
-                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|[a-z;\\[]@[0-9a-f]{3,9}[.-]?|\n)",
+                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|[a-z;\\[]@[0-9a-f]{3,9}[.-]?|\\(node:[0-9]{1,6}\\)|id='[0-9]{5,13}'>|[0-9]{2}/(Dec|Dex)/2026[: ][0-9]{2}:[0-9]{2}(:[0-9]{2})?( \\+0000)?|\\((transform|x) [0-9]{1,3} ?(ms|s|m)[,)]|, setup [0-9]ms[,)]|\n)",
                 0..24,
             )
         ) {
