@@ -24,6 +24,8 @@
 //! - an HTTP or mail date-time with its zone: `Date: Sun, 06 Dec 2026 23:10:34 GMT`;
 //! - the pid opening each line of valgrind and of the sanitizers: `==12345== Invalid read`;
 //! - Java's identity hash in an object's default printed form: `com.example.Order@6d06d69c`;
+//! - IPython's cell counter in a traceback (`Cell In[12], line 3`) and the file a Jupyter
+//!   kernel compiled the cell into (`/tmp/ipykernel_12345/3456789012.py`);
 //! - node's pid in its own warnings: `(node:12345) DeprecationWarning: …`;
 //! - a mock's address in its printed form: `<MagicMock name='mock.get' id='140234567890'>`;
 //! - a web server's or a logger's date-time: Django's `[06/Dec/2026 23:10:34]`, the common
@@ -540,6 +542,7 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
             .or_else(|| set_off_duration_at(bytes, i))
             .or_else(|| thread_id_at(bytes, i, run))
             .or_else(|| node_pid_at(bytes, i, run))
+            .or_else(|| cell_counter_at(bytes, i, run))
             .or_else(|| {
                 if run == 2 {
                     slash_datetime_at(bytes, i)
@@ -552,6 +555,8 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
         mock_id_at(bytes, i).or_else(|| keyword_at(line, i))
     } else if first == b't' && run == 11 {
         temp_name_at(bytes, i)
+    } else if first == b'i' && run > 10 {
+        ipykernel_at(bytes, i)
     } else if run == 3 && bytes.get(i + 3) == Some(&b',') {
         rfc_datetime_at(bytes, i)
     } else if maybe_keyword(first, run) {
@@ -673,6 +678,30 @@ fn node_pid_at(bytes: &[u8], i: usize, run: usize) -> Hit {
         && pid.iter().all(u8::is_ascii_digit)
         && bytes.get(i + run) == Some(&b')'))
     .then_some((i, i + run))
+}
+
+/// IPython's cell counter in a traceback: `Cell In[12], line 3` (IPython 8), `Input In [12],
+/// in <cell line: 1>()` (IPython 7). The `run` digits at `i`. Running the same cell again
+/// runs it under the next number.
+fn cell_counter_at(bytes: &[u8], i: usize, run: usize) -> Hit {
+    let head = bytes.get(..i)?;
+    (bytes.get(i + run) == Some(&b']')
+        && (head.ends_with(b"Cell In[") || head.ends_with(b"Input In [")))
+    .then_some((i, i + run))
+}
+
+/// The file a Jupyter kernel compiled a cell into: `/tmp/ipykernel_12345/3456789012.py` (the
+/// kernel's pid, and a hash of the cell with its counter). Masks `12345/3456789012`.
+fn ipykernel_at(bytes: &[u8], i: usize) -> Hit {
+    let rest = bytes.get(i..)?.strip_prefix(b"ipykernel_")?;
+    let pid = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let name = rest
+        .get(pid + 1..)?
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    (pid > 0 && rest.get(pid) == Some(&b'/') && name > 0)
+        .then_some((i + 10, i + 10 + pid + 1 + name))
 }
 
 /// The address of a mock in its printed form, `<MagicMock name='mock.get'
@@ -1513,6 +1542,25 @@ mod tests {
     }
 
     #[test]
+    fn ipythons_cell_counter_and_kernel_file_are_masked() {
+        let tb = |cell: u32, pid: u32, hash: u64| {
+            n(&format!(
+                "---------------------------------------------------------------------------\nNameError                                 Traceback (most recent call last)\nCell In[{cell}], line 1\n----> 1 foo()\n\nFile /tmp/ipykernel_{pid}/{hash}.py:3, in foo()\nNameError: name 'bar' is not defined"
+            ))
+        };
+        assert_eq!(tb(3, 1234, 2_345_678_901), tb(4, 1234, 3_141_592_653));
+        assert_eq!(tb(3, 1234, 2_345_678_901), tb(9, 777, 2_718_281_828));
+        assert_eq!(
+            n("Input In [5], in <cell line: 1>()"),
+            n("Input In [6], in <cell line: 1>()")
+        );
+        // The line in the cell is kept; other brackets are not a cell counter.
+        assert_ne!(n("Cell In[3], line 1"), n("Cell In[3], line 2"));
+        assert_ne!(n("Sell In[3]"), n("Sell In[4]"));
+        assert_ne!(n("/tmp/ipykernel_x/1.py"), n("/tmp/ipykernel_x/2.py"));
+    }
+
+    #[test]
     fn a_mocks_address_is_masked() {
         assert_eq!(
             n("E   AssertionError: assert <MagicMock name='mock.get' id='140234567890'> == 1"),
@@ -1789,6 +1837,12 @@ mod props {
                     .or_else(|| rfc_datetime_at(bytes, i))
                     .or_else(|| identity_hash_at(bytes, i, run))
                     .or_else(|| node_pid_at(bytes, i, run))
+                    .or_else(|| {
+                        b.is_ascii_digit()
+                            .then(|| cell_counter_at(bytes, i, run))
+                            .flatten()
+                    })
+                    .or_else(|| ipykernel_at(bytes, i))
                     .or_else(|| slash_datetime_at(bytes, i))
                     .or_else(|| {
                         b.is_ascii_digit()
@@ -1878,7 +1932,7 @@ mod props {
         #[test]
         fn prop_stepping_over_words_changes_nothing(
             parts in proptest::collection::vec(
-                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|[a-z;\\[]@[0-9a-f]{3,9}[.-]?|\\(node:[0-9]{1,6}\\)|id='[0-9]{5,13}'>|[0-9]{2}/(Dec|Dex)/2026[: ][0-9]{2}:[0-9]{2}(:[0-9]{2})?( \\+0000)?|\\((transform|x) [0-9]{1,3} ?(ms|s|m)[,)]|, setup [0-9]ms[,)]|\n)",
+                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|[a-z;\\[]@[0-9a-f]{3,9}[.-]?|\\(node:[0-9]{1,6}\\)|Cell In\\[[0-9]{1,3}\\]|Input In \\[[0-9]{1,3}\\]|/ipykernel_[0-9]{0,5}/[0-9]{0,6}(\\.py)?|id='[0-9]{5,13}'>|[0-9]{2}/(Dec|Dex)/2026[: ][0-9]{2}:[0-9]{2}(:[0-9]{2})?( \\+0000)?|\\((transform|x) [0-9]{1,3} ?(ms|s|m)[,)]|, setup [0-9]ms[,)]|\n)",
                 0..24,
             )
         ) {
