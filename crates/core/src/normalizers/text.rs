@@ -83,42 +83,55 @@ fn normalize_line(line: &str, out: &mut String) {
 /// Shell error prefixes, prompt counters and job pids at the start of a line. Writes the
 /// (masked) prefix to `out` and returns the rest of the line.
 fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
-    // A log line's leading date-time: syslog's `Dec  6 23:10:34 host …`, glog's `I1206
-    // 23:10:34.123456 140234 main.cc:12] …` (its thread id with it).
-    if let Some(end) = syslog_stamp(line.as_bytes()) {
-        out.push_str(MASK);
-        return mask_shell_prefix(&line[end..], out);
-    }
-    if let Some(end) = glog_stamp(line.as_bytes()) {
-        out.push_str(&line[..1]);
-        out.push_str(MASK);
-        return &line[end..];
-    }
-    // Vitest's summary: `   Start at  23:10:34`.
-    if let Some((start, end)) = start_at_clock(line.as_bytes()) {
-        out.push_str(&line[..start]);
-        out.push_str(MASK);
-        return &line[end..];
-    }
-    // valgrind's and the sanitizers' pid: `==12345== Invalid read of size 4`.
-    if line.as_bytes().first() == Some(&b'=') {
-        if let Some(end) = tool_pid_prefix(line.as_bytes()) {
-            out.push_str("==");
-            out.push_str(MASK);
-            out.push_str("==");
-            return mask_shell_prefix(&line[end..], out);
+    let bytes = line.as_bytes();
+    match bytes.first() {
+        // valgrind's and the sanitizers' pid: `==12345== Invalid read of size 4`.
+        Some(b'=') => {
+            if let Some(end) = tool_pid_prefix(bytes) {
+                out.push_str("==");
+                out.push_str(MASK);
+                out.push_str("==");
+                return mask_shell_prefix(&line[end..], out);
+            }
         }
-    }
-    // BuildKit's plain progress: `#5 0.512 Collecting flask`, `#5 DONE 12.3s`.
-    if line.as_bytes().first() == Some(&b'#') {
-        if let Some((start, end)) = buildkit_stamp(line.as_bytes()) {
-            out.push_str(&line[..start]);
-            out.push_str(MASK);
-            let rest = &line[end..];
-            let gap = rest.bytes().take_while(|&b| b == b' ').count();
-            out.push_str(&rest[..gap]);
-            return mask_shell_prefix(&rest[gap..], out);
+        // BuildKit's plain progress: `#5 0.512 Collecting flask`, `#5 DONE 12.3s`.
+        Some(b'#') => {
+            if let Some((start, end)) = buildkit_stamp(bytes) {
+                out.push_str(&line[..start]);
+                out.push_str(MASK);
+                let rest = &line[end..];
+                let gap = rest.bytes().take_while(|&b| b == b' ').count();
+                out.push_str(&rest[..gap]);
+                return mask_shell_prefix(&rest[gap..], out);
+            }
         }
+        // A log line's leading date-time: syslog's `Dec  6 23:10:34 host …`, glog's `I1206
+        // 23:10:34.123456 140234 main.cc:12] …` (its thread id with it).
+        Some(b'A'..=b'Z') => {
+            if let Some(end) = syslog_stamp(bytes) {
+                out.push_str(MASK);
+                return mask_shell_prefix(&line[end..], out);
+            }
+            if let Some(end) = glog_stamp(bytes) {
+                out.push_str(&line[..1]);
+                out.push_str(MASK);
+                return &line[end..];
+            }
+            if let Some((start, end)) = start_at_clock(bytes) {
+                out.push_str(&line[..start]);
+                out.push_str(MASK);
+                return &line[end..];
+            }
+        }
+        // Vitest's summary: `   Start at  23:10:34`.
+        Some(b' ') => {
+            if let Some((start, end)) = start_at_clock(bytes) {
+                out.push_str(&line[..start]);
+                out.push_str(MASK);
+                return &line[end..];
+            }
+        }
+        _ => {}
     }
     // A log line's clock time: `16:45:25.256 [warning] …`, `[19:47:51] …`; what follows it
     // may open with one of the prefixes below (`[12:00:01] /bin/bash: line 3: …`).
@@ -757,16 +770,7 @@ const LIST_UNITS: &[&str] = &["ms", "s", "us", "µs", "ns"];
 /// [`LIST_UNITS`], then `,` or `)`; before it one word of letters and a space, which follows
 /// `(` or `, `.
 fn listed_duration_at(bytes: &[u8], i: usize) -> Hit {
-    let end = duration_at(bytes, i)?;
-    if !matches!(bytes.get(end), Some(b',' | b')')) {
-        return None;
-    }
-    let unit_start = i + number_len(bytes, i);
-    let unit = bytes.get(unit_start..end)?;
-    let unit = unit.strip_prefix(b" ").unwrap_or(unit);
-    if !LIST_UNITS.iter().any(|u| u.as_bytes() == unit) {
-        return None;
-    }
+    // What comes before first: most numbers are not an item of such a list.
     let space = i.checked_sub(1)?;
     if bytes.get(space) != Some(&b' ') {
         return None;
@@ -780,7 +784,20 @@ fn listed_duration_at(bytes: &[u8], i: usize) -> Hit {
     let q = space - word;
     let opened = (q >= 1 && bytes.get(q - 1) == Some(&b'('))
         || (q >= 2 && bytes.get(q - 2..q) == Some(b", "));
-    (word > 0 && opened).then_some((i, end))
+    if word == 0 || !opened {
+        return None;
+    }
+    let end = duration_at(bytes, i)?;
+    if !matches!(bytes.get(end), Some(b',' | b')')) {
+        return None;
+    }
+    let unit_start = i + number_len(bytes, i);
+    let unit = bytes.get(unit_start..end)?;
+    let unit = unit.strip_prefix(b" ").unwrap_or(unit);
+    LIST_UNITS
+        .iter()
+        .any(|u| u.as_bytes() == unit)
+        .then_some((i, end))
 }
 
 /// The weekdays and months of an RFC 1123 / RFC 2822 date-time, as written there.
