@@ -351,6 +351,108 @@ fn a_failing_test_rerun_is_the_same_loop_whatever_its_timings_and_temporary_name
     }
 }
 
+/// More toolchains whose every run stamps its answer anew: a server's `Date` header,
+/// BuildKit's step times, a test runner's random seed, valgrind's pid, Java's identity hashes,
+/// node's pid, a mock's address, Django's request log, TensorFlow's glog prefix, Vitest's
+/// summary, IPython's cell counter. The same failing run is steered at the 3rd answer and
+/// blocked at the 5th call.
+#[test]
+fn a_failing_run_is_the_same_loop_whatever_its_stamps() {
+    type Output = fn(usize) -> String;
+    let runs: [(&str, Output); 11] = [
+        ("python scripts/check_health.py", |i| {
+            format!(
+                "HTTP/1.1 500 Internal Server Error\nDate: Mon, 07 Dec 2026 00:{:02}:{:02} GMT\nContent-Length: 36\n\n{{\"error\": \"database is not ready\"}}",
+                10 + i,
+                (13 * i) % 60
+            )
+        }),
+        ("docker build -t api .", |i| {
+            format!(
+                "#6 [3/6] RUN npm ci\n#6 {}.{:03} npm ERR! code ERESOLVE\n#6 ERROR: process \"/bin/sh -c npm ci\" did not complete successfully: exit code: 1\n#5 DONE {}.{}s",
+                i % 4,
+                (271 * i) % 1000,
+                1 + i % 3,
+                i % 10
+            )
+        }),
+        ("pytest -q tests/test_api.py", |i| {
+            format!(
+                "Using --randomly-seed={}\n....F..\nE       AssertionError: assert 404 == 200\nFAILED tests/test_api.py::test_get - AssertionError: assert 404 == 200\n1 failed, 6 passed in 0.{}s",
+                1_234_567 + 7_919 * i,
+                10 + i
+            )
+        }),
+        ("valgrind ./a.out", |i| {
+            let pid = 4_242 + 131 * i;
+            format!(
+                "=={pid}== Memcheck, a memory error detector\n=={pid}== Invalid read of size 4\n=={pid}==    at 0x109162: main (main.c:6)\n=={pid}== ERROR SUMMARY: 1 errors from 1 contexts"
+            )
+        }),
+        ("mvn -q test -Dtest=OrderTest", |i| {
+            format!(
+                "[ERROR]   OrderTest.equalOrders:14 expected: com.shop.Order@{:x} but was: com.shop.Order@{:x}\n[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0",
+                0x1b6d_3586_u32.wrapping_add(0x0101_0101 * i as u32),
+                0x4554_617c_u32.wrapping_sub(0x0011_2233 * i as u32)
+            )
+        }),
+        ("node server.js", |i| {
+            format!(
+                "(node:{}) [DEP0040] DeprecationWarning: The `punycode` module is deprecated.\nError: connect ECONNREFUSED 127.0.0.1:5432",
+                31_337 + 17 * i
+            )
+        }),
+        ("python -m pytest tests/test_client.py -x -q", |i| {
+            format!(
+                "E   AssertionError: assert <MagicMock name='session.get().json()' id='{}'> == {{'ok': True}}\n1 failed in 0.{}s",
+                140_234_567_890_123_u64 + 4_096 * i as u64,
+                20 + i
+            )
+        }),
+        ("python scripts/smoke_test.py --url /api/items", |i| {
+            format!(
+                "Internal Server Error: /api/items\ndjango.db.utils.OperationalError: no such table: api_item\n[07/Dec/2026 00:{:02}:{:02}] \"GET /api/items HTTP/1.1\" 500 145",
+                10 + i,
+                (29 * i) % 60
+            )
+        }),
+        ("python train.py --config cfg.yaml", |i| {
+            format!(
+                "I1207 00:{:02}:{:02}.{:06} {} cpu_feature_guard.cc:182] This TensorFlow binary is optimized.\nValueError: expected axis -1 of input shape to have value 784",
+                10 + i,
+                (7 * i) % 60,
+                123_456 + 1_111 * i,
+                140_000_000_000_u64 + 977 * i as u64
+            )
+        }),
+        ("npx vitest run", |i| {
+            format!(
+                " FAIL  src/sum.test.ts > adds\nAssertionError: expected 3 to be 4\n\n Test Files  1 failed (1)\n   Start at  00:{:02}:{:02}\n   Duration  {}ms (transform {}ms, setup 0ms, collect {}ms)",
+                10 + i,
+                (41 * i) % 60,
+                400 + 13 * i,
+                30 + i,
+                70 + 3 * i
+            )
+        }),
+        (
+            "python -c 'import pandas as pd; pd.read_csv(\"data.csv\")[\"total\"].sum()'",
+            |i| {
+                format!(
+                "KeyError                                  Traceback (most recent call last)\nCell In[{}], line 1\nFile /tmp/ipykernel_{}/{}.py:1\nKeyError: 'total'",
+                3 + i,
+                777 + i,
+                2_345_678_901_u64 + 99_991 * i as u64
+            )
+            },
+        ),
+    ];
+    for (command, output) in runs {
+        let calls = repeated(8, "bash", json!({ "command": command }), output);
+        steered_on_the_third_blocked_on_the_fifth(command, &calls);
+    }
+}
+
 /// How five hosts answer a shell command, `output` being what it printed: Codex's header,
 /// OpenHands' footer, Pi's and SWE-agent's note for a command that printed nothing, Gemini
 /// CLI's report (whose process group id changes on every run).
