@@ -31,6 +31,9 @@
 //! - a web server's or a logger's date-time: Django's `[06/Dec/2026 23:10:34]`, the common
 //!   log format's `[06/Dec/2026:23:10:34 +0000]`, syslog's `Dec  6 23:10:34` and glog's
 //!   `I1206 23:10:34.123456 140234` opening a line (glog's thread id with it);
+//! - java.util.logging's record stamp (`Dec 06, 2026 11:10:34 PM org.…`), Spring Boot's pid
+//!   after the level (`INFO 12345 --- [main]`) and uptime (`(process running for 2.789)`),
+//!   PHPUnit's run time (`Time: 00:00.123`);
 //! - Vitest's `Start at  23:10:34` line and the phase times of its `Duration` line
 //!   (`(transform 45ms, setup 0ms, …)`); an elapsed time written as a clock after `elapsed`,
 //!   `took` or `duration` (`elapsed: 00:00:02`);
@@ -108,7 +111,7 @@ fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
         // A log line's leading date-time: syslog's `Dec  6 23:10:34 host …`, glog's `I1206
         // 23:10:34.123456 140234 main.cc:12] …` (its thread id with it).
         Some(b'A'..=b'Z') => {
-            if let Some(end) = syslog_stamp(bytes) {
+            if let Some(end) = syslog_stamp(bytes).or_else(|| jul_stamp(bytes)) {
                 out.push_str(MASK);
                 return mask_shell_prefix(&line[end..], out);
             }
@@ -224,6 +227,32 @@ fn syslog_stamp(bytes: &[u8]) -> Option<usize> {
     let time = time_of_day_at(bytes, 7, 2)?;
     time.seconds?;
     (bytes.get(time.end) == Some(&b' ')).then_some(time.end)
+}
+
+/// java.util.logging's date-time opening a record: `Dec 06, 2026 11:10:34 PM ` (the month, the
+/// day, the year, the time of day with seconds on a 12-hour clock, `AM` or `PM`, a space).
+/// Where it ends.
+fn jul_stamp(bytes: &[u8]) -> Option<usize> {
+    let month = bytes.get(..3)?;
+    if !MONTHS.iter().any(|m| m[..] == *month)
+        || bytes.get(3) != Some(&b' ')
+        || !digits_at(bytes, 4, 2)
+        || bytes.get(6..8)? != b", "
+        || !digits_at(bytes, 8, 4)
+        || bytes.get(12) != Some(&b' ')
+    {
+        return None;
+    }
+    let hour = bytes
+        .get(13..)?
+        .iter()
+        .take(3)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let time = time_of_day_at(bytes, 13, hour)?;
+    time.seconds?;
+    let p = time.end;
+    (matches!(bytes.get(p..p + 4)?, b" AM " | b" PM ")).then_some(p + 3)
 }
 
 /// glog's prefix (Abseil's and TensorFlow's logs too): `I1206 23:10:34.123456 140234567890 `:
@@ -556,6 +585,7 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
             .or_else(|| thread_id_at(bytes, i, run))
             .or_else(|| node_pid_at(bytes, i, run))
             .or_else(|| cell_counter_at(bytes, i, run))
+            .or_else(|| spring_at(bytes, i, run))
             .or_else(|| {
                 if run == 2 {
                     slash_datetime_at(bytes, i)
@@ -691,6 +721,26 @@ fn node_pid_at(bytes: &[u8], i: usize, run: usize) -> Hit {
         && pid.iter().all(u8::is_ascii_digit)
         && bytes.get(i + run) == Some(&b')'))
     .then_some((i, i + run))
+}
+
+/// The words a logger writes for a record's level.
+const LOG_LEVELS: [&[u8]; 6] = [b"TRACE", b"DEBUG", b"INFO", b"WARN", b"ERROR", b"FATAL"];
+
+/// Spring Boot's log: the pid after the level, `  INFO 12345 --- [main] …`, and the JVM's
+/// uptime when the application started, `Started App in 2.3 seconds (process running for
+/// 2.789)` (Spring Boot 2 writes `JVM running for`). The `run` digits at `i` start either.
+fn spring_at(bytes: &[u8], i: usize, run: usize) -> Hit {
+    let head = bytes.get(..i)?;
+    if head.ends_with(b" running for ") {
+        let n = number_len(bytes, i);
+        return (bytes.get(i + n) == Some(&b')')).then_some((i, i + n));
+    }
+    if bytes.get(i + run..i + run + 5) != Some(b" --- ") {
+        return None;
+    }
+    let before = head.iter().rev().take_while(|&&b| b == b' ').count();
+    let word = head.get(..head.len() - before)?;
+    (before > 0 && LOG_LEVELS.iter().any(|l| word.ends_with(l))).then_some((i, i + run))
 }
 
 /// IPython's cell counter in a traceback: `Cell In[12], line 3` (IPython 8), `Input In [12],
@@ -1133,6 +1183,11 @@ fn keyword_value(line: &str, i: usize, word: &str) -> Hit {
                     .then(|| clock_duration_at(bytes, value_start))
                     .flatten()
             })
+            .or_else(|| {
+                (word == "time")
+                    .then(|| minutes_clock_at(bytes, value_start))
+                    .flatten()
+            })
             .map(|end| (value_start, end));
     }
     if DURATION_KEYS.contains(&word) {
@@ -1243,6 +1298,29 @@ fn clock_duration_at(bytes: &[u8], p: usize) -> Option<usize> {
         .get(time.end)
         .is_some_and(|&b| is_word_byte(b) || b == b':' || b == b'.'))
     .then_some(time.end)
+}
+
+/// A duration of minutes and seconds with a fraction at `p`, as PHPUnit writes its run's time
+/// (`Time: 00:00.123`): then no word byte, `:` or `.`. Where it ends.
+fn minutes_clock_at(bytes: &[u8], p: usize) -> Option<usize> {
+    if !(digits_at(bytes, p, 2)
+        && bytes.get(p + 2) == Some(&b':')
+        && digits_at(bytes, p + 3, 2)
+        && bytes.get(p + 5) == Some(&b'.'))
+    {
+        return None;
+    }
+    let frac = bytes
+        .get(p + 6..)?
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let end = p + 6 + frac;
+    (frac > 0
+        && !bytes
+            .get(end)
+            .is_some_and(|&b| is_word_byte(b) || b == b':' || b == b'.'))
+    .then_some(end)
 }
 
 /// A duration at `p`: a number, an optional space, a time unit, then a non-word byte.
@@ -1644,6 +1722,41 @@ mod tests {
     }
 
     #[test]
+    fn java_loggers_stamps_and_spring_boots_pid_are_masked() {
+        let boot = |pid: u32, up: &str, at: &str| {
+            n(&format!(
+                "2026-12-07T00:{at}.123Z  INFO {pid} --- [           main] com.shop.App : Starting App\n2026-12-07T00:{at}.456Z ERROR {pid} --- [           main] o.s.boot.SpringApplication : Application run failed\nStarted App in 2.3 seconds (process running for {up})"
+            ))
+        };
+        assert_eq!(boot(12345, "2.789", "10:34"), boot(777, "3.1", "11:02"));
+        assert_eq!(
+            n("Dec 06, 2026 11:10:34 PM org.apache.catalina.startup.Catalina start\nSEVERE: failed"),
+            n("Dec 07, 2026 9:01:02 AM org.apache.catalina.startup.Catalina start\nSEVERE: failed")
+        );
+        assert_eq!(
+            n("Time: 00:00.123, Memory: 6.00 MB"),
+            n("Time: 00:01.907, Memory: 6.00 MB")
+        );
+        // The logger, the message, the memory and a count before `---` that follows no level
+        // are kept.
+        assert_ne!(
+            n("  INFO 1 --- [main] a.B : x"),
+            n("  INFO 1 --- [main] a.C : x")
+        );
+        assert_ne!(
+            n("Time: 00:00.123, Memory: 6.00 MB"),
+            n("Time: 00:00.123, Memory: 8.00 MB")
+        );
+        assert_ne!(n("rows 12 --- done"), n("rows 13 --- done"));
+        assert_ne!(
+            n("Dec 06, 2026 11:10:34 PM"),
+            n("Dec 06, 2026 11:10:35 PM"),
+            "no record after it"
+        );
+        assert_ne!(n("time: 10:45"), n("time: 10:46"));
+    }
+
+    #[test]
     fn an_elapsed_time_written_as_a_clock_is_masked() {
         assert_eq!(n("elapsed: 00:00:02"), n("elapsed: 00:01:17"));
         assert_eq!(n("took 0:03:41.5 total"), n("took 0:00:09.1 total"));
@@ -1860,6 +1973,11 @@ mod props {
                             .flatten()
                     })
                     .or_else(|| ipykernel_at(bytes, i))
+                    .or_else(|| {
+                        b.is_ascii_digit()
+                            .then(|| spring_at(bytes, i, run))
+                            .flatten()
+                    })
                     .or_else(|| slash_datetime_at(bytes, i))
                     .or_else(|| {
                         b.is_ascii_digit()
@@ -1949,7 +2067,7 @@ mod props {
         #[test]
         fn prop_stepping_over_words_changes_nothing(
             parts in proptest::collection::vec(
-                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|[a-z;\\[]@[0-9a-f]{3,9}[.-]?|\\(node:[0-9]{1,6}\\)|Cell In\\[[0-9]{1,3}\\]|Input In \\[[0-9]{1,3}\\]|/ipykernel_[0-9]{0,5}/[0-9]{0,6}(\\.py)?|id='[0-9]{5,13}'>|[0-9]{2}/(Dec|Dex)/2026[: ][0-9]{2}:[0-9]{2}(:[0-9]{2})?( \\+0000)?|\\((transform|x) [0-9]{1,3} ?(ms|s|m)[,)]|, setup [0-9]ms[,)]|\n)",
+                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|[a-z;\\[]@[0-9a-f]{3,9}[.-]?|\\(node:[0-9]{1,6}\\)|Cell In\\[[0-9]{1,3}\\]|(INFO|ERRO|x) {1,2}[0-9]{1,6} --- |running for [0-9]{1,2}(\\.[0-9]{1,3})?\\)?|Input In \\[[0-9]{1,3}\\]|/ipykernel_[0-9]{0,5}/[0-9]{0,6}(\\.py)?|id='[0-9]{5,13}'>|[0-9]{2}/(Dec|Dex)/2026[: ][0-9]{2}:[0-9]{2}(:[0-9]{2})?( \\+0000)?|\\((transform|x) [0-9]{1,3} ?(ms|s|m)[,)]|, setup [0-9]ms[,)]|\n)",
                 0..24,
             )
         ) {
