@@ -353,13 +353,13 @@ fn a_failing_test_rerun_is_the_same_loop_whatever_its_timings_and_temporary_name
 
 /// More toolchains whose every run stamps its answer anew: a server's `Date` header,
 /// BuildKit's step times, a test runner's random seed, valgrind's pid, Java's identity hashes,
-/// node's pid, a mock's address, Django's request log, TensorFlow's glog prefix, Vitest's
-/// summary, IPython's cell counter. The same failing run is steered at the 3rd answer and
+/// node's pid, a mock's address, Django's request log, TensorFlow's glog prefix, Spring
+/// Boot's log, Vitest's summary, IPython's cell counter. The same failing run is steered at the 3rd answer and
 /// blocked at the 5th call.
 #[test]
 fn a_failing_run_is_the_same_loop_whatever_its_stamps() {
     type Output = fn(usize) -> String;
-    let runs: [(&str, Output); 11] = [
+    let runs: [(&str, Output); 12] = [
         ("python scripts/check_health.py", |i| {
             format!(
                 "HTTP/1.1 500 Internal Server Error\nDate: Mon, 07 Dec 2026 00:{:02}:{:02} GMT\nContent-Length: 36\n\n{{\"error\": \"database is not ready\"}}",
@@ -423,6 +423,18 @@ fn a_failing_run_is_the_same_loop_whatever_its_stamps() {
                 (7 * i) % 60,
                 123_456 + 1_111 * i,
                 140_000_000_000_u64 + 977 * i as u64
+            )
+        }),
+        ("./mvnw spring-boot:run", |i| {
+            let pid = 23_456 + 41 * i;
+            format!(
+                "2026-12-07T00:{:02}:{:02}.{:03}Z  INFO {pid} --- [           main] com.shop.App : Starting App\n2026-12-07T00:{:02}:{:02}.{:03}Z ERROR {pid} --- [           main] o.s.boot.SpringApplication : Application run failed\norg.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource'",
+                10 + i,
+                (3 * i) % 60,
+                (97 * i) % 1000,
+                10 + i,
+                (3 * i + 2) % 60,
+                (61 * i) % 1000
             )
         }),
         ("npx vitest run", |i| {
