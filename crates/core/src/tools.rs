@@ -364,6 +364,10 @@ struct EntryOptions {
     volatile: Option<Vec<String>>,
 }
 
+/// The entry name that stands for every tool the table does not name (`[tools."*"]`): only its
+/// `normalizer` and `volatile` apply (the rule for those tools' results).
+pub const EVERY_OTHER_TOOL: &str = "*";
+
 /// The tools table: the built-in entries, extended by the configuration. Cheap to clone.
 #[derive(Clone)]
 pub struct Tools {
@@ -448,6 +452,20 @@ impl Tools {
             };
             let o: EntryOptions = crate::config::parse_options(&scope, t)?;
             let at = Scope::new(&scope);
+            if name == EVERY_OTHER_TOOL {
+                let kind_keys = [
+                    ("kind", o.kind.is_some()),
+                    ("arg", o.arg.is_some()),
+                    ("values", o.values.is_some()),
+                    ("when-absent", o.when_absent.is_some()),
+                ];
+                if let Some((key, _)) = kind_keys.iter().find(|(_, given)| *given) {
+                    return Err(at.invalid(
+                        key,
+                        "`[tools.\"*\"]` stands for every tool the table does not name: only `normalizer` and `volatile` apply to it",
+                    ));
+                }
+            }
             let mut e = entries.get(name).cloned().unwrap_or_default();
             e.configured = true;
             if let Some(k) = o.kind {
@@ -521,6 +539,9 @@ impl Tools {
 
     /// The kind of a call of `tool` with `args` (`None`: the call was not seen).
     pub fn kind(&self, tool: &str, args: Option<&Value>) -> ToolKind {
+        if tool == EVERY_OTHER_TOOL {
+            return ToolKind::Other;
+        }
         self.entries
             .get(tool)
             .map_or(ToolKind::Other, |e| e.kind_of(args))
@@ -534,13 +555,18 @@ impl Tools {
         v
     }
 
-    /// The result normalisers of the table: each entry's, the generic one for every other
-    /// tool.
+    /// The result normalisers of the table: each entry's, and for every other tool the
+    /// `[tools."*"]` entry's ([`EVERY_OTHER_TOOL`]), the generic one without it.
     pub fn normalizers(&self) -> Normalizers {
         let mut n = Normalizers::exact();
-        n.set_fallback(Arc::new(Generic));
+        match self.entries.get(EVERY_OTHER_TOOL) {
+            Some(e) => n.set_fallback(e.build_normalizer()),
+            None => n.set_fallback(Arc::new(Generic)),
+        }
         for (name, e) in self.entries.iter() {
-            if e.normalizer != NormalizerName::Generic || !e.volatile.is_empty() {
+            if name != EVERY_OTHER_TOOL
+                && (e.normalizer != NormalizerName::Generic || !e.volatile.is_empty())
+            {
                 n.register(name.clone(), e.build_normalizer());
             }
         }
@@ -548,10 +574,15 @@ impl Tools {
     }
 
     /// Registers the normalisers of the entries the configuration wrote over `n` (a host's
-    /// own set), leaving its other tools alone.
+    /// own set), leaving its other tools alone; a `[tools."*"]` entry becomes its rule for
+    /// every tool it does not name.
     pub fn configure(&self, n: &mut Normalizers) {
         for (name, e) in self.entries.iter().filter(|(_, e)| e.configured) {
-            n.register(name.clone(), e.build_normalizer());
+            if name == EVERY_OTHER_TOOL {
+                n.set_fallback(e.build_normalizer());
+            } else {
+                n.register(name.clone(), e.build_normalizer());
+            }
         }
     }
 }
@@ -776,6 +807,65 @@ mod tests {
         assert_eq!(
             n.fingerprint(&result("my_status", &args, "a", None)),
             Exact.fingerprint(&result("my_status", &args, "a", None))
+        );
+    }
+
+    #[test]
+    fn the_star_entry_gives_the_rule_for_every_tool_the_table_does_not_name() {
+        let args = json!({"command": "python run.py"});
+        let run = |line: u32| format!("/bin/bash: line {line}: foo: command not found");
+        let fp = |n: &Normalizers, tool: &str, text: &str| {
+            n.fingerprint(&result(tool, &args, text, None))
+        };
+        // Without it, every other tool gets the generic rule: a shell's line counter is noise.
+        let generic = Tools::builtin().normalizers();
+        assert_eq!(
+            fp(&generic, "bash", &run(12)),
+            fp(&generic, "bash", &run(13))
+        );
+        // With `exact`, every other tool's answer is compared as it is; named tools keep theirs.
+        let t = Tools::from_config(&table("[\"*\"]\nnormalizer = \"exact\"\n")).unwrap();
+        let exact = t.normalizers();
+        assert_ne!(fp(&exact, "bash", &run(12)), fp(&exact, "bash", &run(13)));
+        assert_eq!(fp(&exact, "bash", &run(12)), fp(&exact, "bash", &run(12)));
+        let done = |ms: u32| json!({"status": "completed", "exitCode": 0, "durationMs": ms, "aggregated": "ok"});
+        let (d1, d2) = (done(5), done(9));
+        assert_eq!(
+            exact.fingerprint(&result("exec", &args, "ok", Some(&d1))),
+            exact.fingerprint(&result("exec", &args, "ok", Some(&d2))),
+            "`exec` keeps OpenClaw's rule"
+        );
+        assert_eq!(t.kind("*", None), ToolKind::Other);
+        // A host's own set gets it as its rule for the tools it does not name.
+        let mut host = Normalizers::exact();
+        host.set_fallback(Arc::new(Generic));
+        t.configure(&mut host);
+        assert_ne!(fp(&host, "bash", &run(12)), fp(&host, "bash", &run(13)));
+    }
+
+    #[test]
+    fn the_star_entry_takes_only_a_normaliser_and_volatile_keys() {
+        for (body, key) in [
+            ("kind = \"poll\"", "tools.*.kind"),
+            ("arg = \"op\"", "tools.*.arg"),
+            (
+                "when-absent = true\nnormalizer = \"exact\"",
+                "tools.*.when-absent",
+            ),
+        ] {
+            let err = Tools::from_config(&table(&format!("[\"*\"]\n{body}\n")))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(key), "{err}");
+            assert!(err.contains("every tool the table does not name"), "{err}");
+        }
+        let t = Tools::from_config(&table("[\"*\"]\nvolatile = [\"checked_at\"]\n")).unwrap();
+        let n = t.normalizers();
+        let args = json!({});
+        let fp = |s: &str| n.fingerprint(&result("anything", &args, s, None));
+        assert_eq!(
+            fp("{\"a\": 1, \"checked_at\": 1}"),
+            fp("{\"a\": 1, \"checked_at\": 2}")
         );
     }
 

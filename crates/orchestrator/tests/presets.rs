@@ -605,3 +605,35 @@ fn options_of_the_wrong_type_name_file_line_and_key() {
     );
     assert!(!err.contains('\n'), "{err}");
 }
+
+/// OpenClaw hashes the answer of a tool it has no rule of its own for as it is (seed-systems
+/// §3.2, rule e): a shell's line counter that grows at every run makes each answer new, so
+/// the identical calls only warn. The `default` preset masks the counter and blocks the 5th.
+#[test]
+fn openclaw_compares_an_other_tools_answer_as_it_is() {
+    let mut s = Script::new();
+    s.user("make the tests pass");
+    s.call_results(25, "bash", json!({"command": "make test"}), |i| {
+        format!(
+            "/bin/bash: line {}: pytest: command not found",
+            11_301 + 15 * i
+        )
+    });
+    let events = s.into_events();
+    let out = replay("openclaw", &events);
+    let trace = describe(&out);
+    let c = calls(&out);
+    assert_eq!(
+        c[10].action(),
+        Action::Steer,
+        "warning at the 11th call\n{trace}"
+    );
+    assert!(
+        out.iter()
+            .all(|(_, v)| !matches!(v.action(), Action::Block | Action::Abort)),
+        "never blocked\n{trace}"
+    );
+    let out = replay("default", &events);
+    let trace = describe(&out);
+    assert_eq!(calls(&out)[4].action(), Action::Block, "{trace}");
+}

@@ -18,10 +18,12 @@
 //! Which tool gets which rule, which calls of a send tool are sends, and the volatile keys are
 //! the tools table's business ([`crate::tools`]); this module holds the rules themselves.
 //!
-//! On top of that, every text (result text, exec output and tail, poll output, strings inside
-//! JSON) goes through the generic text pass (module `text`), and JSON results and details go
-//! through the generic JSON pass (module `json`). The error flag and the image count are part of
-//! every fingerprint.
+//! On top of that, every text these rules read (result text, exec output and tail, poll output,
+//! strings inside JSON) goes through the generic text pass (module `text`), and JSON results
+//! and details go through the generic JSON pass (module `json`). The error flag and the image
+//! count are part of every fingerprint. A configuration can give every tool the table does not
+//! name another rule (`[tools."*"]`): the `openclaw` preset compares those results exactly, as
+//! OpenClaw's generic rule does.
 
 mod json;
 pub(crate) mod text;
