@@ -94,13 +94,19 @@ pub trait Normalizer: Send + Sync {
     }
 }
 
-/// The exact result: text, image count, and details (canonical JSON) when present.
+/// The exact result: the error flag, the text, the image count, and the details (canonical
+/// JSON) when present.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Exact;
 
 impl Normalizer for Exact {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
         let mut h = ResultHasher::new();
+        // A failure is never the same outcome as an answer of the same text (OpenClaw hashes a
+        // thrown error apart from any result).
+        if input.is_error {
+            h.text("error");
+        }
         h.text(input.content);
         h.images(input.images);
         if let Some(d) = input.details {

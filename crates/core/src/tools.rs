@@ -86,7 +86,7 @@ pub enum NormalizerName {
     /// OpenClaw's outbound-send rule: the details without the volatile ids, for calls that
     /// are sends (the entry's condition); the generic rule for the others.
     Send,
-    /// The exact result (text, images, details).
+    /// The exact result (error flag, text, images, details).
     Exact,
 }
 
@@ -828,6 +828,15 @@ mod tests {
         let exact = t.normalizers();
         assert_ne!(fp(&exact, "bash", &run(12)), fp(&exact, "bash", &run(13)));
         assert_eq!(fp(&exact, "bash", &run(12)), fp(&exact, "bash", &run(12)));
+        let failed = crate::ResultInput {
+            is_error: true,
+            ..result("bash", &args, "boom", None)
+        };
+        assert_ne!(
+            exact.fingerprint(&failed),
+            fp(&exact, "bash", "boom"),
+            "a failure is not the answer of the same text"
+        );
         let done = |ms: u32| json!({"status": "completed", "exitCode": 0, "durationMs": ms, "aggregated": "ok"});
         let (d1, d2) = (done(5), done(9));
         assert_eq!(
