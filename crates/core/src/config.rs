@@ -37,7 +37,7 @@ pub struct Config {
 }
 
 /// Where each key of a configuration file was written: its dotted path (`detectors.x.k`,
-/// table headers included) and 1-based line, read off the text as written. Not part of what
+/// table headers included) and 1-based line, from the TOML parser's spans. Not part of what
 /// a configuration means: two configurations are equal whatever their lines.
 #[derive(Clone, Debug, Default)]
 pub struct KeyLines(BTreeMap<String, usize>);
@@ -49,9 +49,9 @@ impl PartialEq for KeyLines {
 }
 
 impl KeyLines {
-    /// The key paths of a TOML text: every table header (`[a.b]`, `[[a.b]]`) and every
-    /// `key = value` line (dotted and quoted keys too), each at its first line. Lines inside
-    /// multi-line values are not keys; an inline table's keys are located at its own line.
+    /// The key paths of a TOML text, read by the TOML parser's own spans: every key (dotted,
+    /// quoted, inside inline tables) and every table header, each at the line where it first
+    /// appears. A text that does not parse has none.
     ///
     /// ```
     /// let lines = loopguard_core::KeyLines::of_text(
@@ -64,38 +64,8 @@ impl KeyLines {
     /// ```
     pub fn of_text(text: &str) -> KeyLines {
         let mut map = BTreeMap::new();
-        let mut table: Vec<String> = Vec::new();
-        // Inside a multi-line string (`"""` or `'''`): its lines are not keys.
-        let mut in_string: Option<&str> = None;
-        for (i, raw) in text.lines().enumerate() {
-            let line = raw.trim();
-            if let Some(close) = in_string {
-                if line.matches(close).count() % 2 == 1 {
-                    in_string = None;
-                }
-                continue;
-            }
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            if line.starts_with('[') {
-                let inner = line.trim_start_matches('[');
-                let inner = inner.split(']').next().unwrap_or_default();
-                table = split_dotted(inner);
-                map.entry(table.join(".")).or_insert(i + 1);
-                continue;
-            }
-            let Some((key, value)) = line.split_once('=') else {
-                continue;
-            };
-            let mut path = table.clone();
-            path.extend(split_dotted(key));
-            map.entry(path.join(".")).or_insert(i + 1);
-            for close in ["\"\"\"", "'''"] {
-                if value.matches(close).count() % 2 == 1 {
-                    in_string = Some(close);
-                }
-            }
+        if let Ok(doc) = toml_edit::ImDocument::parse(text) {
+            key_lines(doc.as_table(), &mut String::new(), text, &mut map);
         }
         KeyLines(map)
     }
@@ -112,22 +82,51 @@ impl KeyLines {
     }
 }
 
-/// The parts of a dotted TOML key (`a."b.c".d` → `a`, `b.c`, `d`), trimmed and unquoted.
-fn split_dotted(key: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    for ch in key.chars() {
-        match (quote, ch) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => cur.push(c),
-            (None, '"' | '\'') => quote = Some(ch),
-            (None, '.') => parts.push(std::mem::take(&mut cur).trim().to_owned()),
-            (None, c) => cur.push(c),
+/// Records in `map` the line of every key under `table` (whose path is `path`), and walks into
+/// tables, inline tables and arrays of tables. A key's line is where its name first stands
+/// (an implicit table, `detectors` of `[detectors.x]`, too); a table's is its header's.
+fn key_lines(
+    table: &dyn toml_edit::TableLike,
+    path: &mut String,
+    text: &str,
+    map: &mut BTreeMap<String, usize>,
+) {
+    for (name, _) in table.iter() {
+        let Some((key, item)) = table.get_key_value(name) else {
+            continue;
+        };
+        let len = path.len();
+        if !path.is_empty() {
+            path.push('.');
         }
+        path.push_str(name);
+        let at = match item {
+            toml_edit::Item::Table(t) => t.span(),
+            _ => None,
+        }
+        .or_else(|| key.span());
+        if let Some(span) = at {
+            map.entry(path.clone())
+                .or_insert_with(|| line_of(text, span.start));
+        }
+        match item {
+            toml_edit::Item::Table(t) => key_lines(t, path, text, map),
+            toml_edit::Item::Value(toml_edit::Value::InlineTable(t)) => {
+                key_lines(t, path, text, map);
+            }
+            toml_edit::Item::ArrayOfTables(a) => {
+                for t in a.iter() {
+                    if let Some(span) = t.span() {
+                        map.entry(path.clone())
+                            .or_insert_with(|| line_of(text, span.start));
+                    }
+                    key_lines(t, path, text, map);
+                }
+            }
+            _ => {}
+        }
+        path.truncate(len);
     }
-    parts.push(cur.trim().to_owned());
-    parts
 }
 
 const TOP_KEYS: &[&str] = &["preset", "guard", "detectors", "tools", "agents"];
@@ -549,6 +548,55 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.path(), Some("gaurd"));
         assert!(err.to_string().starts_with("c.toml:3:"), "{err}");
+    }
+
+    #[test]
+    fn key_lines_are_where_the_parser_read_each_key() {
+        let text = "\
+preset = \"default\"
+notes = \"\"\"
+x = 1
+[not.a.table]
+\"\"\"
+[detectors.ping-pong]
+matrix = [
+  [1, 2],
+  [3, 4],
+]
+max-period = 8
+\"quoted.name\" = 1
+window = { size = 8, threshold = 5 }
+
+
+[[agents.a.list]]
+k = 1
+[[agents.a.list]]
+k = 2
+[tools.my_status]
+kind.sub = \"poll\"
+";
+        let lines = KeyLines::of_text(text);
+        // Text inside a multi-line string and rows of a multi-line array are not keys.
+        assert_eq!(lines.line("x"), None);
+        assert_eq!(lines.line("not.a.table"), None);
+        assert_eq!(lines.line("notes"), Some(2));
+        assert_eq!(lines.line("detectors.ping-pong.matrix"), Some(7));
+        assert_eq!(lines.line("detectors.ping-pong.max-period"), Some(11));
+        assert_eq!(lines.line("detectors.ping-pong.quoted.name"), Some(12));
+        // An inline table's keys, on its line.
+        assert_eq!(lines.line("detectors.ping-pong.window.size"), Some(13));
+        assert_eq!(lines.line("detectors.ping-pong.window.threshold"), Some(13));
+        // An array of tables: the first one; a dotted key; a table header.
+        assert_eq!(lines.line("agents.a.list.k"), Some(17));
+        assert_eq!(lines.line("tools.my_status.kind.sub"), Some(21));
+        assert_eq!(lines.line("tools.my_status"), Some(20));
+        assert_eq!(lines.line("tools.my_status.volatile"), Some(20));
+        assert_eq!(
+            lines.line("detectors"),
+            Some(6),
+            "an implicit table is where its name is first written"
+        );
+        assert_eq!(KeyLines::of_text("a = = 1").line("a"), None);
     }
 
     #[test]
