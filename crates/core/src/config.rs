@@ -37,10 +37,11 @@ pub struct Config {
 }
 
 /// Where each key of a configuration file was written: its dotted path (`detectors.x.k`,
-/// table headers included) and 1-based line, from the TOML parser's spans. Not part of what
-/// a configuration means: two configurations are equal whatever their lines.
+/// table headers included) and 1-based line, from the TOML parser's spans. It keeps the text
+/// and reads it only when an error is to be located. Not part of what a configuration means:
+/// two configurations are equal whatever their lines.
 #[derive(Clone, Debug, Default)]
-pub struct KeyLines(BTreeMap<String, usize>);
+pub struct KeyLines(Option<std::sync::Arc<str>>);
 
 impl PartialEq for KeyLines {
     fn eq(&self, _: &KeyLines) -> bool {
@@ -63,18 +64,22 @@ impl KeyLines {
     /// assert_eq!(lines.line("tools.x"), None);
     /// ```
     pub fn of_text(text: &str) -> KeyLines {
-        let mut map = BTreeMap::new();
-        if let Ok(doc) = toml_edit::ImDocument::parse(text) {
-            key_lines(doc.as_table(), &mut String::new(), text, &mut map);
-        }
-        KeyLines(map)
+        KeyLines(Some(text.into()))
     }
 
     /// The line of `path`, or of the nearest enclosing table or key the text holds.
     pub fn line(&self, path: &str) -> Option<usize> {
+        let text = self.0.as_deref()?;
+        let doc = toml_edit::ImDocument::parse(text).ok()?;
+        // Where each line starts, for the line of a byte offset.
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let mut map = BTreeMap::new();
+        key_lines(doc.as_table(), &mut String::new(), &starts, &mut map);
         let mut p = path;
         loop {
-            if let Some(&line) = self.0.get(p) {
+            if let Some(&line) = map.get(p) {
                 return Some(line);
             }
             p = p.rsplit_once('.')?.0;
@@ -88,9 +93,11 @@ impl KeyLines {
 fn key_lines(
     table: &dyn toml_edit::TableLike,
     path: &mut String,
-    text: &str,
+    starts: &[usize],
     map: &mut BTreeMap<String, usize>,
 ) {
+    // The 1-based line of a byte offset.
+    let line_at = |byte: usize| starts.partition_point(|&s| s <= byte);
     for (name, _) in table.iter() {
         let Some((key, item)) = table.get_key_value(name) else {
             continue;
@@ -107,20 +114,20 @@ fn key_lines(
         .or_else(|| key.span());
         if let Some(span) = at {
             map.entry(path.clone())
-                .or_insert_with(|| line_of(text, span.start));
+                .or_insert_with(|| line_at(span.start));
         }
         match item {
-            toml_edit::Item::Table(t) => key_lines(t, path, text, map),
+            toml_edit::Item::Table(t) => key_lines(t, path, starts, map),
             toml_edit::Item::Value(toml_edit::Value::InlineTable(t)) => {
-                key_lines(t, path, text, map);
+                key_lines(t, path, starts, map);
             }
             toml_edit::Item::ArrayOfTables(a) => {
                 for t in a.iter() {
                     if let Some(span) = t.span() {
                         map.entry(path.clone())
-                            .or_insert_with(|| line_of(text, span.start));
+                            .or_insert_with(|| line_at(span.start));
                     }
-                    key_lines(t, path, text, map);
+                    key_lines(t, path, starts, map);
                 }
             }
             _ => {}
