@@ -213,8 +213,7 @@ fn mask_shell_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
 /// syslog's date-time opening a line: `Dec  6 23:10:34 `, `Dec 06 23:10:34.123 ` (the month,
 /// the day padded to 2, the time of day with seconds, a space). Where it ends.
 fn syslog_stamp(bytes: &[u8]) -> Option<usize> {
-    let month = bytes.get(..3)?;
-    if !MONTHS.iter().any(|m| m[..] == *month) || bytes.get(3) != Some(&b' ') {
+    if !month_at(bytes, 0) || bytes.get(3) != Some(&b' ') {
         return None;
     }
     let day_ok = match bytes.get(4..6)? {
@@ -233,8 +232,7 @@ fn syslog_stamp(bytes: &[u8]) -> Option<usize> {
 /// day, the year, the time of day with seconds on a 12-hour clock, `AM` or `PM`, a space).
 /// Where it ends.
 fn jul_stamp(bytes: &[u8]) -> Option<usize> {
-    let month = bytes.get(..3)?;
-    if !MONTHS.iter().any(|m| m[..] == *month)
+    if !month_at(bytes, 0)
         || bytes.get(3) != Some(&b' ')
         || !digits_at(bytes, 4, 2)
         || bytes.get(6..8)? != b", "
@@ -243,12 +241,10 @@ fn jul_stamp(bytes: &[u8]) -> Option<usize> {
     {
         return None;
     }
-    let hour = bytes
-        .get(13..)?
-        .iter()
-        .take(3)
-        .take_while(|b| b.is_ascii_digit())
-        .count();
+    let hour = digit_count(bytes, 13);
+    if !(1..=2).contains(&hour) {
+        return None;
+    }
     let time = time_of_day_at(bytes, 13, hour)?;
     time.seconds?;
     let p = time.end;
@@ -270,11 +266,7 @@ fn glog_stamp(bytes: &[u8]) -> Option<usize> {
     let mut p = time.end;
     let blanks = bytes.get(p..)?.iter().take_while(|&&b| b == b' ').count();
     p += blanks;
-    let thread = bytes
-        .get(p..)?
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
+    let thread = digit_count(bytes, p);
     (blanks > 0 && thread > 0 && bytes.get(p + thread) == Some(&b' ')).then_some(p + thread)
 }
 
@@ -296,12 +288,7 @@ fn start_at_clock(bytes: &[u8]) -> Option<(usize, usize)> {
 /// `==12345==` opening a line of valgrind or of a sanitizer (AddressSanitizer,
 /// LeakSanitizer): the checked program's pid, new at every run. Where the prefix ends.
 fn tool_pid_prefix(bytes: &[u8]) -> Option<usize> {
-    let digits = bytes
-        .get(2..)?
-        .iter()
-        .take(11)
-        .take_while(|b| b.is_ascii_digit())
-        .count();
+    let digits = digit_count(bytes, 2);
     (bytes.starts_with(b"==") && (1..=10).contains(&digits))
         .then_some(2 + digits)
         .filter(|&e| bytes.get(e..e + 2) == Some(b"=="))
@@ -313,12 +300,7 @@ fn tool_pid_prefix(bytes: &[u8]) -> Option<usize> {
 /// the step's number, `#5 0.512 Collecting flask` (followed by a space or the line's end),
 /// or the step's total time on its last line, `#5 DONE 12.3s`. Its byte range.
 fn buildkit_stamp(bytes: &[u8]) -> Option<(usize, usize)> {
-    let step = bytes
-        .get(1..)?
-        .iter()
-        .take(6)
-        .take_while(|b| b.is_ascii_digit())
-        .count();
+    let step = digit_count(bytes, 1);
     if !(1..=5).contains(&step) || bytes.get(1 + step) != Some(&b' ') {
         return None;
     }
@@ -355,11 +337,7 @@ fn leading_clock(bytes: &[u8]) -> Option<(usize, usize)> {
         i += 1;
     }
     let start = i;
-    let hour_digits = bytes[i..]
-        .iter()
-        .take(3)
-        .take_while(|b| b.is_ascii_digit())
-        .count();
+    let hour_digits = digit_count(bytes, i);
     if !(1..=2).contains(&hour_digits) {
         return None;
     }
@@ -643,6 +621,21 @@ fn uuid_at(bytes: &[u8], i: usize) -> Hit {
     Some((i, p))
 }
 
+/// How many ASCII digits stand at `p` (none at or past the end).
+#[inline]
+fn digit_count(bytes: &[u8], p: usize) -> usize {
+    bytes
+        .get(p..)
+        .map_or(0, |s| s.iter().take_while(|b| b.is_ascii_digit()).count())
+}
+
+/// Whether a month's abbreviation (`Jan` … `Dec`) stands at `p`.
+fn month_at(bytes: &[u8], p: usize) -> bool {
+    bytes
+        .get(p..p + 3)
+        .is_some_and(|m| MONTHS.iter().any(|x| x[..] == *m))
+}
+
 fn digits_at(bytes: &[u8], i: usize, n: usize) -> bool {
     bytes
         .get(i..i + n)
@@ -757,12 +750,8 @@ fn cell_counter_at(bytes: &[u8], i: usize, run: usize) -> Hit {
 /// kernel's pid, and a hash of the cell with its counter). Masks `12345/3456789012`.
 fn ipykernel_at(bytes: &[u8], i: usize) -> Hit {
     let rest = bytes.get(i..)?.strip_prefix(b"ipykernel_")?;
-    let pid = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    let name = rest
-        .get(pid + 1..)?
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
+    let pid = digit_count(rest, 0);
+    let name = digit_count(rest, pid + 1);
     (pid > 0 && rest.get(pid) == Some(&b'/') && name > 0)
         .then_some((i + 10, i + 10 + pid + 1 + name))
 }
@@ -774,11 +763,7 @@ fn mock_id_at(bytes: &[u8], i: usize) -> Hit {
     if bytes.get(i..i + 4)? != b"id='" {
         return None;
     }
-    let n = bytes
-        .get(i + 4..)?
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
+    let n = digit_count(bytes, i + 4);
     (n >= 6 && bytes.get(i + 4 + n..i + 6 + n) == Some(b"'>")).then_some((i + 4, i + 4 + n))
 }
 
@@ -789,8 +774,7 @@ fn slash_datetime_at(bytes: &[u8], i: usize) -> Hit {
     if !(digits_at(bytes, i, 2) && bytes.get(i + 2) == Some(&b'/')) {
         return None;
     }
-    let month = bytes.get(i + 3..i + 6)?;
-    if !MONTHS.iter().any(|m| m[..] == *month)
+    if !month_at(bytes, i + 3)
         || bytes.get(i + 6) != Some(&b'/')
         || !digits_at(bytes, i + 7, 4)
         || !matches!(bytes.get(i + 11), Some(b':' | b' '))
@@ -866,18 +850,12 @@ fn rfc_datetime_at(bytes: &[u8], i: usize) -> Hit {
         return None;
     }
     let mut p = i + 5;
-    let day = bytes
-        .get(p..)?
-        .iter()
-        .take(3)
-        .take_while(|b| b.is_ascii_digit())
-        .count();
+    let day = digit_count(bytes, p);
     if !(1..=2).contains(&day) || bytes.get(p + day) != Some(&b' ') {
         return None;
     }
     p += day + 1;
-    let month = bytes.get(p..p + 3)?;
-    if !MONTHS.iter().any(|m| m[..] == *month) || bytes.get(p + 3) != Some(&b' ') {
+    if !month_at(bytes, p) || bytes.get(p + 3) != Some(&b' ') {
         return None;
     }
     p += 4;
@@ -967,11 +945,7 @@ fn temp_name_at(bytes: &[u8], i: usize) -> Hit {
 /// `pytest`.
 fn pytest_session_at(bytes: &[u8], i: usize) -> Hit {
     let start = i + 7;
-    let n = bytes
-        .get(start..)?
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
+    let n = digit_count(bytes, start);
     (i > 0
         && bytes.get(i - 1) == Some(&b'/')
         && bytes.get(i..start) == Some(b"pytest-")
@@ -1200,10 +1174,7 @@ fn keyword_value(line: &str, i: usize, word: &str) -> Hit {
     }
     match word {
         "pid" | "pgid" | "seed" | "randomly-seed" => {
-            let n = bytes[value_start..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit())
-                .count();
+            let n = digit_count(bytes, value_start);
             (n > 0 && !bytes.get(value_start + n).is_some_and(|b| is_word_byte(*b)))
                 .then_some((value_start, value_start + n))
         }
@@ -1262,17 +1233,13 @@ fn id_token_at(line: &str, p: usize, needs_mixed: bool) -> Hit {
 
 /// Length of `\d+(\.\d+)?` at `p`.
 fn number_len(bytes: &[u8], p: usize) -> usize {
-    let int = bytes
-        .get(p..)
-        .map_or(0, |s| s.iter().take_while(|b| b.is_ascii_digit()).count());
+    let int = digit_count(bytes, p);
     if int == 0 {
         return 0;
     }
     let q = p + int;
     if matches!(bytes.get(q), Some(b'.') | Some(b',')) {
-        let frac = bytes
-            .get(q + 1..)
-            .map_or(0, |s| s.iter().take_while(|b| b.is_ascii_digit()).count());
+        let frac = digit_count(bytes, q + 1);
         if frac > 0 {
             return int + 1 + frac;
         }
@@ -1283,12 +1250,7 @@ fn number_len(bytes: &[u8], p: usize) -> usize {
 /// A duration written as a clock at `p`: `00:00:02`, `0:03:41.5` (seconds required), then
 /// no word byte, `:` or `.`. Where it ends.
 fn clock_duration_at(bytes: &[u8], p: usize) -> Option<usize> {
-    let hours = bytes
-        .get(p..)?
-        .iter()
-        .take(3)
-        .take_while(|b| b.is_ascii_digit())
-        .count();
+    let hours = digit_count(bytes, p);
     if !(1..=2).contains(&hours) {
         return None;
     }
@@ -1310,11 +1272,7 @@ fn minutes_clock_at(bytes: &[u8], p: usize) -> Option<usize> {
     {
         return None;
     }
-    let frac = bytes
-        .get(p + 6..)?
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
+    let frac = digit_count(bytes, p + 6);
     let end = p + 6 + frac;
     (frac > 0
         && !bytes
@@ -1754,6 +1712,11 @@ mod tests {
             "no record after it"
         );
         assert_ne!(n("time: 10:45"), n("time: 10:46"));
+        // A record stamp needs its hour.
+        assert_ne!(
+            n("Dec 06, 2026 :10:34 PM org.a.B start"),
+            n("Dec 06, 2026 :10:35 PM org.a.B start")
+        );
     }
 
     #[test]
