@@ -696,39 +696,53 @@ pub fn events_of_object(
 /// into `images` when the line does not give it. A string or absent `content` is left as is.
 /// The error says which block is neither a string nor an object.
 fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), String> {
-    let Some(Value::Array(blocks)) = obj.get("content") else {
-        return Ok(());
+    let blocks = match obj.remove("content") {
+        Some(Value::Array(blocks)) => blocks,
+        Some(other) => {
+            obj.insert("content".into(), other);
+            return Ok(());
+        }
+        None => return Ok(()),
     };
-    let mut parts: Vec<String> = Vec::with_capacity(blocks.len());
+    // The first block's text becomes the text; the others' are appended to it.
+    let mut text = String::new();
     let mut images = 0u64;
-    for (i, block) in blocks.iter().enumerate() {
-        match block {
-            Value::String(s) => parts.push(s.clone()),
-            Value::Object(b) => {
+    let mut first = true;
+    for (i, block) in blocks.into_iter().enumerate() {
+        let part = match block {
+            Value::String(s) => s,
+            Value::Object(mut b) => {
                 let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
                 if matches!(kind, "image" | "image_url" | "input_image") {
                     images += 1;
-                } else if let Some(t) = b.get("text").and_then(Value::as_str) {
-                    parts.push(t.to_owned());
-                } else if let Some(t) = b
-                    .get("resource")
-                    .and_then(|r| r.get("text"))
-                    .and_then(Value::as_str)
+                    continue;
+                }
+                if let Some(Value::String(t)) = b.get_mut("text") {
+                    std::mem::take(t)
+                } else if let Some(Value::String(t)) =
+                    b.get_mut("resource").and_then(|r| r.get_mut("text"))
                 {
-                    parts.push(t.to_owned());
+                    std::mem::take(t)
                 } else {
-                    parts.push(block.to_string());
+                    Value::Object(b).to_string()
                 }
             }
             other => {
                 return Err(format!(
                     "block {i} of `content` must be a string or an object (found {})",
-                    loopguard_transcript::JsonType::of(other)
+                    loopguard_transcript::JsonType::of(&other)
                 ))
             }
+        };
+        if first {
+            text = part;
+            first = false;
+        } else {
+            text.push('\n');
+            text.push_str(&part);
         }
     }
-    obj.insert("content".into(), Value::String(parts.join("\n")));
+    obj.insert("content".into(), Value::String(text));
     if !obj.contains_key("images") {
         obj.insert("images".into(), Value::from(images));
     }
