@@ -847,12 +847,15 @@ impl Evidence {
                 prose = prose.min(chant);
                 in_code = in_code.min(chant);
             }
-            // A run inside one word of data needs what code needs, and a root of one or two
-            // characters what `DATA_TABLE` asks (a chant starts at the message's first
+            // A run inside one word of data, or on a line already `LONG_LINE_CHARS` long,
+            // needs what code needs, and what `DATA_TABLE` asks (a chant starts at the message's first
             // character, with nothing ahead of it, so it never is one).
             if self
                 .tracker
                 .inside_word(start, root, u64::from(DATA_WORD_CHARS))
+                || self
+                    .tracker
+                    .long_line_before(start, u64::from(crate::LONG_LINE_CHARS))
             {
                 let data = in_code.max(row_for(DATA_TABLE, root).need(root, scale));
                 prose = prose.max(data);
@@ -901,6 +904,8 @@ pub struct MeasuredRun {
     /// A run of the noisy stream (numbers read as one symbol, prose only) whose root holds
     /// a number and enough letters to be judged.
     pub noisy: bool,
+    /// The run began on a line already [`crate::LONG_LINE_CHARS`] symbols long.
+    pub long_line: bool,
 }
 
 /// Every maximal exact periodic run of a text (as streamed in one message, after the filler
@@ -918,6 +923,16 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
     // Whether the noisy run at the tail qualifies (judged when it starts).
     let mut judged = false;
     let mut out = Vec::new();
+    // Positions of the symbols that end a line, for `long_line`.
+    let mut breaks: Vec<u64> = Vec::new();
+    let long_line = |breaks: &[u64], run: &Run| {
+        let line = breaks
+            .partition_point(|&b| b < run.start)
+            .checked_sub(1)
+            .and_then(|i| breaks.get(i))
+            .map_or(0, |&b| b + 1);
+        run.start - line >= u64::from(crate::LONG_LINE_CHARS)
+    };
     let never = Settings {
         evidence_scale: 1000,
         ..settings.clone()
@@ -925,11 +940,15 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
     for ch in text.chars() {
         lines.feed(ch);
         if let Some(sym) = prep.map(ch) {
+            if crate::evidence::is_line_break(sym) {
+                breaks.push(tracker.len());
+            }
             if let (Some(run), _) = tracker.push(sym) {
                 out.push(MeasuredRun {
                     run,
                     code: lines.code(),
                     noisy: false,
+                    long_line: long_line(&breaks, &run),
                 });
             }
             let sentence = lines.sentence();
@@ -953,6 +972,7 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
                         },
                         code: false,
                         noisy: true,
+                        long_line: false,
                     });
                 }
             }
@@ -966,6 +986,7 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
             run,
             code: lines.code(),
             noisy: false,
+            long_line: long_line(&breaks, &run),
         });
     }
     if let Some(run) = noisy.tracker.finish() {
@@ -974,6 +995,7 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
                 run,
                 code: false,
                 noisy: true,
+                long_line: false,
             });
         }
     }

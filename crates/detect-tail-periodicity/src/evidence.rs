@@ -143,6 +143,31 @@ pub struct RunTracker {
     back_cap: u64,
     #[serde(skip)]
     pi: Vec<u32>,
+    /// What [`RunTracker::long_line_before`] last read of the ring.
+    #[serde(skip)]
+    breaks: BreakScan,
+}
+
+/// The line breaks [`RunTracker::long_line_before`] read: symbols `from..to` were scanned,
+/// and `last` is the newest break among them. A cache: equal whatever it holds.
+#[derive(Clone, Copy, Debug, Default)]
+struct BreakScan {
+    from: u64,
+    to: u64,
+    last: Option<u64>,
+}
+
+impl PartialEq for BreakScan {
+    fn eq(&self, _: &BreakScan) -> bool {
+        true
+    }
+}
+
+/// Whether a symbol ends a line: a line feed, or the separator put where the stream switches
+/// between thinking and answer (a symbol beyond every character).
+#[inline]
+pub fn is_line_break(sym: u32) -> bool {
+    sym == u32::from('\n') || sym > u32::from(char::MAX)
 }
 
 impl RunTracker {
@@ -160,6 +185,7 @@ impl RunTracker {
             run: None,
             back_cap,
             pi: Vec::new(),
+            breaks: BreakScan::default(),
         }
     }
 
@@ -170,6 +196,7 @@ impl RunTracker {
         let mut pi = std::mem::take(&mut old.pi);
         pi.clear();
         self.pi = pi;
+        self.breaks = BreakScan::default();
     }
 
     /// Symbols held in memory.
@@ -203,6 +230,34 @@ impl RunTracker {
             && root <= n
             && (start - before..start).all(visible)
             && (n - root..n).all(visible)
+    }
+
+    /// Whether the run that starts at `start` began on a long line: the `len` symbols ahead of
+    /// it are all still held and none ends a line ([`is_line_break`]). Symbols already read
+    /// for an earlier run are not read again, so the work is amortized constant per symbol.
+    pub fn long_line_before(&mut self, start: u64, len: u64) -> bool {
+        let n = self.finder.n;
+        let Some(lo) = start.checked_sub(len) else {
+            return false;
+        };
+        if start > n || n - lo > self.finder.ring.capacity() as u64 {
+            return false;
+        }
+        let b = &mut self.breaks;
+        if !(b.from <= lo && lo <= b.to && b.to <= start) {
+            *b = BreakScan {
+                from: lo,
+                to: lo,
+                last: None,
+            };
+        }
+        for i in b.to..start {
+            if is_line_break(self.finder.ring.get(i)) {
+                b.last = Some(i);
+            }
+        }
+        b.to = start;
+        b.last.is_none_or(|p| p < lo)
     }
 
     /// Whether nothing was pushed.

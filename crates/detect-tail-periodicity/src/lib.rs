@@ -158,20 +158,60 @@ pub const CODE_TABLE: &[Row] = &[
 /// be read as data (see [`DATA_TABLE`]).
 pub const DATA_WORD_CHARS: u32 = 40;
 
-/// Thresholds for a run inside one word of data: [`DATA_WORD_CHARS`] visible ASCII
+/// Characters a line must already hold when a run starts on it for the run to be read as
+/// data (see [`DATA_TABLE`]): a line of machine-written text (minified code, a source map, a
+/// packed search index) runs on for tens of thousands of characters, while prose breaks its
+/// lines long before: the longest line of the 2,641 assistant texts and thoughts of the
+/// corpus's clean sessions is 1,608 characters.
+pub const LONG_LINE_CHARS: u32 = 4096;
+
+/// Thresholds for a run of data: inside one word of data ([`DATA_WORD_CHARS`] visible ASCII
 /// characters ahead of it in the same word and a root of such characters, as in a base64
-/// image or a packed search index written on one line (text in a language written without
-/// spaces is not data). Such a run needs what [`CODE_TABLE`] asks, and
-/// what this table asks where that is more: 1.5 × the longest run measured inside such
-/// words, per root bucket, on 197,501 text files of a development machine (the Cargo
-/// registry, the Python standard library, rustup's documentation, `/usr`, `/etc`), rounded
-/// up. Only one-character roots go beyond the code rows: 3,823 zeros (`A`) of a PNG in an
-/// icon's base64 (2,241 `0`s in rustdoc's search index); the longest two-character run was
-/// 512 (768 needed: within this row too).
+/// image; text in a language written without spaces is not data), or begun on a line
+/// already [`LONG_LINE_CHARS`] long. Such a run needs what [`CODE_TABLE`] asks, and what this
+/// table asks where that is more: 1.5 × the longest run measured in such places, per root
+/// bucket, rounded up, on the 125,793 text files of 2 KiB–8 MB of a development machine (the
+/// Cargo registry, the Python standard library, rustup's documentation, `/usr`, `/etc`, a
+/// Node package tree; 32,899 of them have a line of 4,096 characters or more). Five buckets go
+/// beyond the code rows: 3,823 zeros (`A`) of a PNG in an icon's base64, 930 characters of a
+/// 4-character root in a bundled CLI, 2,703 of a 10-character root in a source map's
+/// mappings (`EACA;AAAA,` ×270), 6,996 of a 700-character root (9 copies) and 10,220 of a
+/// 3,436-character one in a source map's embedded sources. Rustdoc's packed search index
+/// holds 2,241 `0`s and five copies of a 732-character block.
 pub const DATA_TABLE: &[Row] = &[
     Row {
         max_root: 2,
         span: 5735,
+        copies: 0,
+    },
+    Row {
+        max_root: 4,
+        span: 1395,
+        copies: 0,
+    },
+    Row {
+        max_root: 8,
+        span: 0,
+        copies: 0,
+    },
+    Row {
+        max_root: 16,
+        span: 4055,
+        copies: 0,
+    },
+    Row {
+        max_root: 512,
+        span: 0,
+        copies: 0,
+    },
+    Row {
+        max_root: 1024,
+        span: 10494,
+        copies: 0,
+    },
+    Row {
+        max_root: 4096,
+        span: 15330,
         copies: 0,
     },
     Row {

@@ -5,7 +5,9 @@
 //! No detector code calls it.
 
 use crate::evidence::row_for;
-use crate::{Lines, Prep, Settings, CODE_TABLE, DATA_TABLE, DATA_WORD_CHARS, PROSE_TABLE};
+use crate::{
+    Lines, Prep, Settings, CODE_TABLE, DATA_TABLE, DATA_WORD_CHARS, LONG_LINE_CHARS, PROSE_TABLE,
+};
 use loopguard_core::Stream;
 
 /// The smallest unit length `q` in `min..=max` such that `seq[..n]` ends with `copies`
@@ -69,7 +71,9 @@ pub fn first_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64
 /// spans what the threshold row of its root asks for, in prose or in code as the text reads
 /// at that symbol — unless the run lies inside one word of data ([`DATA_WORD_CHARS`] visible
 /// ASCII characters ahead of it, still held by the engine's ring, and a root of such
-/// characters), which needs, in prose and in code, what the code row and [`DATA_TABLE`] ask.
+/// characters) or began on a line already [`LONG_LINE_CHARS`] long (no line break among the
+/// symbols ahead of it, still held), which needs, in prose and in code, what the code row and
+/// [`DATA_TABLE`] ask.
 pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64, usize)> {
     let mut prep = Prep::new(settings);
     let mut lines = Lines::default();
@@ -152,13 +156,20 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
                     prose = prose.min(chant);
                     code = code.min(chant);
                 }
-                // Inside one word of data (the symbols ahead of it still held by the ring).
+                // Inside one word of data, or begun on a line already `LONG_LINE_CHARS` long
+                // (the symbols ahead of it still held by the ring).
                 let before = DATA_WORD_CHARS as usize;
-                if start >= before
+                let line = LONG_LINE_CHARS as usize;
+                let in_word = start >= before
                     && n - (start - before) <= ring_limit
                     && (start - before..start).all(visible)
-                    && (n - p..n).all(visible)
-                {
+                    && (n - p..n).all(visible);
+                let long_line = start >= line
+                    && n - (start - line) <= ring_limit
+                    && !syms[start - line..start]
+                        .iter()
+                        .any(|&s| crate::evidence::is_line_break(s));
+                if in_word || long_line {
                     let data = code.max(row_for(DATA_TABLE, p as u64).need(p as u64, scale));
                     prose = prose.max(data);
                     code = data;

@@ -396,3 +396,28 @@ fn a_run_after_a_word_of_prose_is_not_data() {
     let at = f.offset.expect("an offset") as usize;
     assert!(at <= opening.chars().count() + 300, "fired at {at}");
 }
+
+#[test]
+fn a_run_on_a_long_line_of_data_needs_the_data_rows_and_still_fires() {
+    // The packed index's line, cut before its closing quote: over 9,000 characters of data.
+    let index = texts::packed_search_index();
+    let line = index.trim_end_matches("\")\n");
+    assert!(!line.contains('\n') && line.len() > 9_000);
+    // Its 544 zeros are data; a run of zeros that does not end is still stopped, at the
+    // data row of one-character roots (5,735 characters).
+    let runaway = format!("{line}{}", "0".repeat(8_000));
+    let f = fire(&runaway).expect("a run of 8,000 zeros fires");
+    assert_eq!((root_of(&f), f.count), (1, 5735));
+    // The same 544 zeros after a sentence on a line of its own are a runaway at 300.
+    let short = format!("Calls <code>U::from(self)</code>.{}", "0".repeat(544));
+    let f = fire(&short).expect("544 zeros on a short line fire");
+    assert_eq!((root_of(&f), f.count), (1, 300));
+    // A sentence repeated on the long line fires where code would: a root of 129 to 256
+    // characters at 15 copies (after a line break, prose's row: 3 copies).
+    let sentence = "Returns the argument unchanged, after checking that it holds a value the callee can read; otherwise the call fails with the error of the first field that could not be converted, and nothing is written. ";
+    let runaway = format!("{line}{}", sentence.repeat(24));
+    let f = fire(&runaway).expect("a sentence repeated on the long line fires");
+    assert_eq!((root_of(&f), f.count), (sentence.len(), 15));
+    let f = fire(&format!("{line}\n{}", sentence.repeat(24))).expect("fires after a break");
+    assert_eq!((root_of(&f), f.count), (sentence.len(), 3));
+}

@@ -398,3 +398,47 @@ fn a_chant_with_no_thinking_before_it_fires_where_the_oracle_says() {
     let text = "a".repeat(50);
     evidence_agrees(&text, 4, 60, 2, false, 0, 1).unwrap();
 }
+
+proptest! {
+    // Each case streams over 4,000 characters, and the oracle reads units up to 1,400.
+    #![proptest_config(ProptestConfig { cases: 40, .. ProptestConfig::default() })]
+
+    #[test]
+    fn runs_on_long_lines_fire_where_the_oracle_says(
+        lead_len in 3_950usize..4_250,
+        breaks in prop::collection::vec(0usize..4_250, 0..3),
+        root in "0|[A-Za-z0-9;,]{2,12}|[a-z ]{3,9}",
+        copies in 1usize..700,
+        tail in "[A-Za-z0-9 \n]{0,12}",
+        fence in any::<bool>(),
+        chunk in 1usize..40,
+    ) {
+        // A line of machine-written text around `LONG_LINE_CHARS` long (with a line break
+        // here and there, or none), then a run.
+        let mut lead = String::new();
+        let mut i = 0u32;
+        while lead.len() < lead_len {
+            lead.push_str(&format!("item {i} is {} ", i * 7 % 13));
+            i += 1;
+        }
+        lead.truncate(lead_len);
+        let mut lead: Vec<char> = lead.chars().collect();
+        for b in breaks {
+            if let Some(c) = lead.get_mut(b) {
+                *c = '\n';
+            }
+        }
+        let lead: String = lead.into_iter().collect();
+        let text = format!("{lead}{}{tail}", root.repeat(copies));
+        let settings = Settings {
+            // The ring holds the line ahead of the run (three units of 1,400).
+            max_unit: 1_400,
+            counter_noise: false,
+            ..Settings::default()
+        };
+        let body = if fence { format!("```\n{text}") } else { text };
+        let pieces = [(Stream::Text, body.as_str())];
+        let want = oracle::evidence_fire(&settings, &pieces);
+        agrees(detector_fire(&settings, &pieces, chunk), want)?;
+    }
+}

@@ -618,7 +618,113 @@ pub fn repetitive_legitimate() -> Vec<(&'static str, String)> {
         ("generated_width_table", generated_width_table()),
         ("repeated_compiler_errors", repeated_compiler_errors()),
         ("diagnostics_with_gutters", diagnostics_with_gutters()),
+        ("packed_search_index", packed_search_index()),
+        ("source_map_mappings", source_map_mappings()),
+        ("minified_code_page_tables", minified_code_page_tables()),
     ]
+}
+
+/// A documentation generator's packed search index, one line of script: the descriptions of
+/// items, each led by a two-letter length code, with digits that pack the items without a
+/// description between them. Where a module's hundreds of items have none, the line holds a
+/// run of hundreds of `0`s, right after a sentence (`… <code>From</code>.000…`), thousands of
+/// characters into the line.
+pub fn packed_search_index() -> String {
+    let descriptions = [
+        "Returns the number of elements in the vector, also referred to as its \\u2026",
+        "Creates an owned <code>PathBuf</code> with <code>path</code> adjoined to <code>self</code>.",
+        "Multiply packed single-precision (32-bit) floating-point \\u2026",
+        "Converts this type into the (usually inferred) input type.",
+        "Calls <code>U::from(self)</code>.",
+        "Returns the argument unchanged.",
+        "Compute the type information of a concrete type. It can \\u2026",
+        "Data is expected to be reused very soon.",
+    ];
+    let mut s = String::from("rd_(\"");
+    let mut g = 0x2545_f491_4f6c_dd1du64;
+    while s.len() < 9_000 {
+        g ^= g << 13;
+        g ^= g >> 7;
+        g ^= g << 17;
+        let d = descriptions[(g % descriptions.len() as u64) as usize];
+        let code = [b'B' + (d.len() / 26 % 4) as u8, b'a' + (d.len() % 26) as u8];
+        s.push_str(std::str::from_utf8(&code).unwrap_or("Ba"));
+        s.push_str(d);
+        s.push_str(&"0".repeat((g >> 20) as usize % 4));
+    }
+    s.push_str("CkConverts this type into the (usually inferred) input type.");
+    s.push_str(&"0".repeat(544));
+    s.push_str("BaCalls <code>U::from(self)</code>.11111\")\n");
+    s
+}
+
+/// A bundler's source map: one line of JSON whose `mappings` string encodes, for a long
+/// stretch of generated code that repeats the same statement shape, the same segment
+/// (`EACA;AAAA,`) 270 times.
+pub fn source_map_mappings() -> String {
+    let mut s = String::from(
+        "{\"version\":3,\"file\":\"index.js\",\"sources\":[\"../src/compose-paginate.ts\",\"../src/iterator.ts\",\"../src/paginate.ts\",\"../src/generated/paginating-endpoints.ts\"],\"names\":[],\"mappings\":\"",
+    );
+    let segments = [
+        "AAAA", "AACA", "EACA", "IAAI", "CAAC", "GAAG", "AAAE", "KAAK", "EAAE",
+    ];
+    let mut g = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..600 {
+        g ^= g << 13;
+        g ^= g >> 7;
+        g ^= g << 17;
+        let n = 1 + (g % 5) as usize;
+        for k in 0..n {
+            s.push_str(segments[((g >> (8 * k)) % segments.len() as u64) as usize]);
+            s.push(if k + 1 == n { ';' } else { ',' });
+        }
+    }
+    s.push_str(&"EACA;AAAA,".repeat(270));
+    s.push_str("EACA;AACF;;AAC/B,CAAC;AACD,EAAE\"}\n");
+    s
+}
+
+/// A minified module of single-byte code pages: one line of script where, thousands of
+/// characters in, the tables of nine code pages that share their characters (Mac Roman and
+/// its aliases) are written out one after another: the same 700-character string nine times.
+pub fn minified_code_page_tables() -> String {
+    let mut s = String::from("\"use strict\";var names=[");
+    let mut g = 0x2545_f491_4f6c_dd1du64;
+    let table = |len: usize, g: &mut u64| {
+        let mut t = String::from("\"");
+        while t.chars().count() < len - 2 {
+            *g ^= *g << 13;
+            *g ^= *g >> 7;
+            *g ^= *g << 17;
+            t.push(char::from_u32(0xa0 + (*g % 0x160) as u32).unwrap_or('?'));
+        }
+        t.push_str("\",");
+        t
+    };
+    let mut tables = String::new();
+    for i in 0..40 {
+        s.push_str(&format!("\"cp{}\",", 1250 + i));
+        tables.push_str(&table(128, &mut g));
+    }
+    let shared = table(700, &mut g);
+    for name in [
+        "mac",
+        "macroman",
+        "x-mac-roman",
+        "macintosh",
+        "csmacintosh",
+        "mac-roman",
+        "xmacroman",
+        "maclatin",
+        "applemac",
+    ] {
+        s.push_str(&format!("\"{name}\","));
+        tables.push_str(&shared);
+    }
+    s.push_str("];var tables=[");
+    s.push_str(&tables);
+    s.push_str("\"\"];module.exports=function(n){return tables[names.indexOf(n)]};\n");
+    s
 }
 
 /// A compiler's expected output for a UI test of a macro: the compiler reports the same
