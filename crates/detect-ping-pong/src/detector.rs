@@ -85,6 +85,14 @@ struct State {
     /// Per call shape, the numbers of its results (progress between rounds).
     #[serde(default)]
     trends: FixedMap<u64, Trend>,
+    /// Per call shape, the exact call and the normalised result of its newest answer: a call
+    /// that differs from it only in its numbers and is answered otherwise addressed another
+    /// object (progress between rounds).
+    #[serde(default)]
+    objects: FixedMap<u64, (u64, u64)>,
+    /// The previous answer addressed another object than its call shape's previous call.
+    #[serde(default)]
+    other_object: bool,
 }
 
 /// The `ping-pong` detector (LG003).
@@ -397,9 +405,23 @@ impl PingPong {
         });
     }
 
-    /// The result shape of record `sh` for `content`: a unique value when the numbers of the
-    /// call shape's results moved steadily since its previous result (progress).
-    fn result_shape(&mut self, sh: &mut ShapeRec, rs: &ResultShape, seq: u64) {
+    /// The result shape of record `sh` for `content`: a unique value (progress) when the
+    /// numbers of the call shape's results moved steadily since its previous result, or when
+    /// this call and the one answered before it each addressed another object. A call
+    /// addresses another object when it differs from its shape's previous call (`exact`, the
+    /// call's identity: only in its numbers, as their shapes are equal) and is answered
+    /// otherwise (`answer`, the normalised result). Two in a row are a sweep over a family
+    /// (`svabd_n_u16_m`, `_x`, `_z` after the `s8` ones); one alone, between calls repeated
+    /// with their answers, is the one call of a cycle whose numbers drift (an edit at line
+    /// 1412 after 1411, then the same clean-up and test run).
+    fn result_shape(
+        &mut self,
+        sh: &mut ShapeRec,
+        rs: &ResultShape,
+        seq: u64,
+        exact: u64,
+        answer: u64,
+    ) {
         let trends = &mut self.state.trends;
         if trends.len() >= MAX_TRENDS && !trends.contains_key(&sh.call) {
             // All are forgotten; their buffers serve the next call shapes.
@@ -407,12 +429,20 @@ impl PingPong {
                 t.restart();
                 self.spare.trends.push(t);
             }
+            self.state.objects.clear();
         }
-        let progress = trends
+        let steady = trends
             .entry(sh.call)
             .or_insert_with(|| self.spare.trend())
             .step(&rs.numbers);
-        let fp = if progress {
+        let other_object = self
+            .state
+            .objects
+            .insert(sh.call, (exact, answer))
+            .is_some_and(|(c, a)| c != exact && a != answer);
+        let sweep = other_object && self.state.other_object;
+        self.state.other_object = other_object;
+        let fp = if steady || sweep {
             Fingerprint::combine(&[rs.fp.as_bytes(), &seq.to_le_bytes()])
         } else {
             rs.fp
@@ -443,7 +473,8 @@ impl PingPong {
                 });
                 if let Some(sh) = sh.as_mut() {
                     // The bus paired the result with this call: its shape has the call's echo.
-                    self.result_shape(sh, &cx.result_shape_or_plain(true, content), cx.seq());
+                    let rs = cx.result_shape_or_plain(true, content);
+                    self.result_shape(sh, &rs, cx.seq(), r.call.call_fp.short(), r.norm_fp.short());
                 }
                 if let Some(rec) = self.state.history.get_mut(i) {
                     rec.shape = sh;
@@ -458,7 +489,7 @@ impl PingPong {
                     // A call this detector no longer holds: its result is taken without an
                     // echo (the bus's shape has none only for an orphan).
                     let rs = cx.result_shape_or_plain(r.orphan, content);
-                    self.result_shape(sh, &rs, cx.seq());
+                    self.result_shape(sh, &rs, cx.seq(), r.call.call_fp.short(), r.norm_fp.short());
                 }
                 let tool = self.spare.tool(&r.call.tool);
                 self.append(Record {
@@ -610,7 +641,7 @@ mod tests {
                     ids: None,
                 };
                 let mut sh = ShapeRec { call, result: None };
-                d.result_shape(&mut sh, &rs, seq as u64);
+                d.result_shape(&mut sh, &rs, seq as u64, 7, 7);
                 let w = reference(&mut want, call, &rs, seq as u64);
                 prop_assert_eq!(sh.result, Some(w));
                 prop_assert_eq!(&d.state.trends, &want);

@@ -836,3 +836,67 @@ fn the_same_failing_docker_build_is_blocked_on_the_fifth_run() {
         ends[4]
     );
 }
+
+// ---- false alarm: a family of pages read in turn ------------------------------------------
+
+/// Reading the documentation of each variant of an intrinsic in turn: for each lane type, its
+/// merging, don't-care and zeroing forms (`svabd_n_s16_m`, `_x`, `_z`). The calls go round
+/// the three forms and each answer differs from the last one's of that form only in its
+/// numbers (the lane width, which goes 8, 16, 32, 64 and back to 8 for the unsigned types):
+/// another page each time, not a cycle.
+#[test]
+fn reading_a_family_of_numbered_pages_in_turn_is_no_cycle() {
+    let mut s = Script::new();
+    task(&mut s);
+    for sign in ["s", "u"] {
+        for bits in [8, 16, 32, 64] {
+            for (form, what) in [
+                ("m", "inactive lanes take the first operand"),
+                ("x", "inactive lanes are left undefined"),
+                ("z", "inactive lanes are set to zero"),
+            ] {
+                let name = format!("svabd_n_{sign}{bits}_{form}");
+                let page = format!(
+                    "core::arch::aarch64\nFunction {name}\n\npub unsafe fn {name}(pg: svbool_t, op1: sv{sign}int{bits}_t, op2: {sign}{bits}) -> sv{sign}int{bits}_t\n\nAvailable on target feature sve only.\n\nAbsolute difference ({what}).\nArm's documentation\n"
+                );
+                s.call(
+                    "read",
+                    json!({ "path": format!("doc/rust/html/core/arch/aarch64/fn.{name}.html") }),
+                    &page,
+                );
+            }
+        }
+    }
+    let found = findings("default", s.events());
+    silent(&found, "ping-pong");
+}
+
+proptest::proptest! {
+    /// Whatever the family (its numbers, each once, rising or falling; two to five forms of
+    /// each), reading its pages in turn is no cycle.
+    #[test]
+    fn prop_sweeps_over_numbered_families_are_silent(
+        numbers in proptest::collection::btree_set(1u32..200, 3..12),
+        falling in proptest::bool::ANY,
+        forms in 2usize..6,
+    ) {
+        let mut numbers: Vec<u32> = numbers.into_iter().collect();
+        if falling {
+            numbers.reverse();
+        }
+        let mut s = Script::new();
+        task(&mut s);
+        for n in &numbers {
+            for f in 0..forms {
+                let form = ["a", "b", "c", "d", "e"][f];
+                s.call(
+                    "read",
+                    json!({ "path": format!("docs/api/item_{n}_{form}.md") }),
+                    &format!("# item {n} ({form})\n\nReturns the {n}th entry of table {form}; fails past {n}.\n"),
+                );
+            }
+        }
+        let found = findings("default", s.events());
+        proptest::prop_assert!(!found.iter().any(|(_, f)| f.detector == "ping-pong"), "{:?}", found);
+    }
+}
