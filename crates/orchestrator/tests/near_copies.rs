@@ -900,3 +900,70 @@ proptest::proptest! {
         proptest::prop_assert!(!found.iter().any(|(_, f)| f.detector == "ping-pong"), "{:?}", found);
     }
 }
+
+// ---- false alarm: one check run over each file in turn ------------------------------------
+
+/// Counting the functions of each module of a package, one module after another: the calls
+/// differ in the file they name, the answers in their counts. Each call addresses another
+/// object and gets its own answer: a sweep, not a loop (a loop repeats a call, as phrasings
+/// taken in turn do, or an answer, as a search with a throwaway word changed does).
+#[test]
+fn a_count_taken_over_each_file_in_turn_is_no_loop() {
+    let modules = [
+        ("argparse", 118),
+        ("base64", 31),
+        ("bisect", 4),
+        ("calendar", 62),
+        ("csv", 15),
+        ("dataclasses", 58),
+        ("difflib", 44),
+        ("fractions", 57),
+        ("gettext", 41),
+        ("heapq", 17),
+        ("ipaddress", 139),
+        ("json/decoder", 12),
+        ("locale", 30),
+        ("pathlib", 121),
+        ("shlex", 16),
+        ("statistics", 49),
+        ("textwrap", 13),
+        ("zipfile", 116),
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    for (m, n) in modules {
+        s.call(
+            "bash",
+            json!({ "command": format!("grep -c 'def ' /usr/lib/python3.11/{m}.py") }),
+            &format!("{n}\n"),
+        );
+    }
+    let found = findings("default", s.events());
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// The hermes-agent shape with four phrasings and four drifting outputs: no call and no
+/// answer repeats within three calls, but both come back within the rule's memory, so the
+/// loop is still caught.
+#[test]
+fn four_phrasings_with_drifting_output_are_still_a_loop() {
+    let phrasings = [
+        "cd /workspace && python3 scripts/sync_check.py --verify",
+        "python3 /workspace/scripts/sync_check.py --verify",
+        "cd /workspace; python3 scripts/sync_check.py --verify 2>&1",
+        "cd /workspace && ./scripts/sync_check.py --verify",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for k in 0..40 {
+        let n = [47, 45, 46, 44][k % 4];
+        let out = format!(
+            "checking 47 targets\nCHANGED:{n}/{n}\nsync incomplete: {n} targets differ from the manifest"
+        );
+        s.call("terminal", json!({ "command": phrasings[k % 4] }), &out);
+        at.push(last(&s));
+    }
+    let found = findings("default", s.events());
+    caught_by(&found, "generic-repeat", at[12]);
+}

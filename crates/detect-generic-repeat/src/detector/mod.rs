@@ -328,6 +328,7 @@ impl GenericRepeat {
                     &result.call.tool,
                     p,
                     result.call.call_fp.short(),
+                    pair.result.short(),
                     content,
                     images,
                     cx,

@@ -13,6 +13,9 @@ use std::collections::VecDeque;
 pub(super) const MAX_PENDING: usize = 32;
 /// How many of its newest calls a similar-calls streak compares a new call with.
 pub(super) const SIMILAR_MEMORY: usize = 3;
+/// How many of the newest similar calls, and their answers, a call must differ from for its
+/// answer to count as another object's ([`SimilarStreak::answers`]).
+pub(super) const SWEEP_MEMORY: usize = 16;
 
 /// What the similar-calls rule keeps of a call until its result arrives.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -160,6 +163,11 @@ pub(super) struct SimilarStreak {
     pub(super) warned: bool,
     pub(super) start_call: u64,
     pub(super) seqs: VecDeque<u64>,
+    /// The identities (call, answer) of the newest [`SWEEP_MEMORY`] calls the rule judged,
+    /// across the streaks they started: a call unlike all of them, answered unlike all of
+    /// them, addressed another object.
+    #[serde(default)]
+    pub(super) answers: VecDeque<(u64, u64)>,
 }
 
 impl GenericRepeat {
@@ -167,11 +175,13 @@ impl GenericRepeat {
     /// its newest calls (token similarity, or the same command skeleton when both results are
     /// empty), and its result has the streak's shape without progress; otherwise starts a new
     /// streak at this call. Warns once the streak reaches `warning-threshold` calls.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn similar_result(
         &mut self,
         tool: &str,
         p: PendingCall,
         call_fp: u64,
+        answer: u64,
         content: &str,
         images: u32,
         cx: &mut Cx<'_>,
@@ -196,6 +206,13 @@ impl GenericRepeat {
                 c.call != call.call && c.tokens.similarity_permille(&call.tokens) >= 1000
             })
             && st.last_raw.as_ref().is_some_and(|r| !r.is(content, images));
+        // A call unlike each of the newest similar calls, answered unlike each of them (not
+        // nothing), addressed another object: a sweep (`grep -c 'def ' a.py`, then `b.py`,
+        // each with its count). A loop repeats something: a call (phrasings taken in turn) or
+        // an answer (a throwaway word changed, the same answer).
+        let other_object =
+            !rs.empty && !st.answers.iter().any(|&(c, a)| c == call_fp || a == answer);
+        push_capped(&mut st.answers, (call_fp, answer), SWEEP_MEMORY);
         let like = st.tool == tool
             && st.shape == Some(rs.fp)
             && !new_ids
@@ -206,7 +223,7 @@ impl GenericRepeat {
                         && call.skeleton.is_some()
                         && c.skeleton == call.skeleton)
             });
-        let progress = like && (st.trend.step(&rs.numbers) || renumbered);
+        let progress = like && (st.trend.step(&rs.numbers) || renumbered || other_object);
         let raw = Some(RawResult::of(content, images, st.last_raw.take()));
         if like && !progress {
             st.count = st.count.saturating_add(1);
@@ -222,6 +239,7 @@ impl GenericRepeat {
             let mut name = std::mem::take(&mut st.tool);
             name.clear();
             name.push_str(tool);
+            let answers = std::mem::take(&mut st.answers);
             let (mut calls, mut seqs) =
                 (std::mem::take(&mut st.calls), std::mem::take(&mut st.seqs));
             calls.clear();
@@ -237,6 +255,7 @@ impl GenericRepeat {
                 count: 1,
                 start_call: self.state.calls,
                 seqs,
+                answers,
                 ..SimilarStreak::default()
             };
         }
