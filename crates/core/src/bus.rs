@@ -141,6 +141,15 @@ impl Spare {
     }
 }
 
+/// A call reported again while it waits for its result ([`Bus::announced_again`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Announced {
+    /// The sequence number of the call as first reported.
+    pub seq: u64,
+    /// The guard refused it.
+    pub refused: bool,
+}
+
 /// The event bus. Built once per session from the enabled detectors.
 pub struct Bus {
     detectors: Vec<Box<dyn Detector>>,
@@ -328,6 +337,49 @@ impl Bus {
                 .enumerate()
                 .filter(move |(_, p)| tool.is_empty() || p.call.tool == tool),
         )
+    }
+
+    /// Whether a tool call with this `id`, `tool`, `args` and explicit `batch` is a call
+    /// already announced, announced again (a host that reports a call when it starts and
+    /// again when its arguments are complete): a call of the same batch with the same
+    /// non-empty id, tool and arguments waits for its result (refused or not: the guard
+    /// gives the duplicate the original's verdict). Where no result came yet, only right after it: on a host that sends no results, a
+    /// call waits for ever, and an id used again later may be a new call.
+    pub fn announced_again(
+        &self,
+        id: &str,
+        tool: &str,
+        args: &Value,
+        batch: Option<u64>,
+    ) -> Option<Announced> {
+        if id.is_empty() {
+            return None;
+        }
+        let (results, last) = (self.state.results, self.state.last.seq);
+        let mut same_id = self
+            .state
+            .pending
+            .iter()
+            .filter(|p| p.id == id && p.call.tool == tool && (results > 0 || p.call.seq == last))
+            .peekable();
+        same_id.peek()?;
+        let batch = self.batch_for(batch);
+        let call = call_fingerprint(tool, &args_fingerprint(args));
+        same_id
+            .find(|p| p.call.batch == batch && p.call.call_fp == call)
+            .map(|p| Announced {
+                seq: p.call.seq,
+                refused: p.refused,
+            })
+    }
+
+    /// Records a call announced again ([`Bus::announced_again`]) in the lifecycle: it takes
+    /// a sequence number, and nothing else changes (no detector sees it, no batch grows).
+    pub fn observe_announced_again(&mut self) {
+        let seq = self.state.seq;
+        self.state.seq += 1;
+        let last = self.state.last;
+        self.finish(seq, false, false, last.batch, last.call);
     }
 
     /// Records `event` in the lifecycle (sequence number, turn, run, message, batch) without

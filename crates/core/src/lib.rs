@@ -33,7 +33,7 @@ pub mod shape;
 mod swar;
 pub mod tools;
 
-pub use bus::{call_fingerprint, Bus, Lifecycle, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};
+pub use bus::{call_fingerprint, Announced, Bus, Lifecycle, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};
 pub use config::{
     build_detector, get_key, line_of, merge_tables, parse_options, set_key, take_key, Config,
     KeyLines, GUARD_ENV,

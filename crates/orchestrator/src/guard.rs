@@ -313,7 +313,24 @@ struct State {
     pending: Option<Pending>,
     batch: BatchState,
     dedup: DedupMap,
+    /// The newest calls the guard refused (their bus sequence numbers and refusals): a call
+    /// reported again gets its refusal again.
+    #[serde(default)]
+    refusals: VecDeque<Refusal>,
 }
+
+/// How the guard refused a call ([`State::refusals`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Refusal {
+    seq: u64,
+    reason: String,
+    code: String,
+    terminate: bool,
+    whole_batch: bool,
+}
+
+/// How many refusals [`State::refusals`] keeps.
+const MAX_REFUSALS: usize = 16;
 
 impl State {
     fn new_turn(&mut self) {
@@ -461,6 +478,31 @@ impl Guard {
                 args,
                 batch,
             } => {
+                // The same call reported again while it waits for its result: it was judged
+                // when first reported, and is neither counted nor judged twice; it gets the
+                // verdict the call got (let through, or refused with the same reason).
+                if let Some(a) = self.bus.announced_again(id, tool, args, *batch) {
+                    let refusal = self.state.refusals.iter().find(|r| r.seq == a.seq);
+                    match (a.refused, refusal) {
+                        (false, _) => {
+                            self.bus.observe_announced_again();
+                            return Verdict::default();
+                        }
+                        (true, Some(r)) => {
+                            let v = Verdict::Block {
+                                reason: r.reason.clone(),
+                                code: r.code.clone(),
+                                terminate: r.terminate,
+                                whole_batch: r.whole_batch,
+                                findings: Vec::new(),
+                            };
+                            self.bus.observe_announced_again();
+                            return v;
+                        }
+                        // A refusal no longer remembered: judged as a new call.
+                        (true, None) => {}
+                    }
+                }
                 let b = self.bus.batch_for(*batch);
                 if self.state.batch.id != Some(b) {
                     self.state.batch.start(b);
@@ -484,6 +526,7 @@ impl Guard {
         let v = self.decide_on(event, call, &findings);
         if call.is_some() && matches!(v.action(), Action::Block | Action::Abort) {
             self.bus.note_refused();
+            self.remember_refusal(life.seq, &v);
             if v.whole_batch() {
                 // The call's identity, as the bus computed it.
                 self.state.batch.blocked_call = life.call;
@@ -529,6 +572,31 @@ impl Guard {
             terminate: self.settings.terminate,
             whole_batch: true,
             findings: Vec::new(),
+        }
+    }
+
+    /// Remembers how the call of sequence number `seq` was refused, for the same call
+    /// reported again.
+    fn remember_refusal(&mut self, seq: u64, v: &Verdict) {
+        if let Verdict::Block {
+            reason,
+            code,
+            terminate,
+            whole_batch,
+            ..
+        } = v
+        {
+            let refusals = &mut self.state.refusals;
+            if refusals.len() >= MAX_REFUSALS {
+                refusals.pop_front();
+            }
+            refusals.push_back(Refusal {
+                seq,
+                reason: reason.clone(),
+                code: code.clone(),
+                terminate: *terminate,
+                whole_batch: *whole_batch,
+            });
         }
     }
 

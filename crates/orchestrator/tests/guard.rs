@@ -77,6 +77,72 @@ fn a5_a6_warn_then_block_then_abort_on_the_third_block() {
     assert_eq!(vs[2].0.deliver(), Delivery::Now);
 }
 
+/// One sequential turn whose call the host reports twice (when the call starts and when its
+/// arguments are complete). Returns (call verdict, second report's verdict, result verdict).
+fn turn_reported_twice(g: &mut Guard, id: &str, path: &str) -> (Verdict, Verdict, Verdict) {
+    let args = json!({ "path": path });
+    g.observe(&Event::MessageStart);
+    let c = g.observe(&Event::tool_call(id, "read", &args));
+    let again = g.observe(&Event::tool_call(id, "read", &args));
+    g.observe(&Event::MessageEnd);
+    let r = g.observe(&Event::tool_result(id, "read", "X", false));
+    (c, again, r)
+}
+
+#[test]
+fn a_call_reported_twice_is_judged_once_and_the_second_report_gets_its_verdict() {
+    let mut g = guard(PLG);
+    user(&mut g, "fix it");
+    let vs: Vec<_> = (0..7)
+        .map(|i| turn_reported_twice(&mut g, &format!("c{i}"), "a"))
+        .collect();
+    use Action::*;
+    // As when each call is reported once (a5_a6): counted once, blocked twice, then aborted.
+    let first: Vec<Action> = vs.iter().map(|v| v.0.action()).collect();
+    assert_eq!(
+        first,
+        vec![Continue, Continue, Steer, Steer, Block, Block, Abort]
+    );
+    // The second report of a call let through passes; of a refused call, it is refused the
+    // same way, and neither is counted.
+    let again: Vec<Action> = vs.iter().take(6).map(|v| v.1.action()).collect();
+    assert_eq!(
+        again,
+        vec![Continue, Continue, Continue, Continue, Block, Block]
+    );
+    assert_eq!(vs[4].1.message(), vs[4].0.message());
+    assert_eq!(vs[4].1.code(), Some("tool_loop:repeat"));
+    assert!(vs.iter().take(6).all(|v| v.1.findings().is_empty()));
+}
+
+#[test]
+fn a_call_id_used_again_for_a_new_call_is_a_new_call() {
+    // A host that numbers calls within each message: `0` again in the next message, after the
+    // result, is a new call, and counts.
+    let mut g = guard(PLG);
+    user(&mut g, "fix it");
+    let vs: Vec<_> = (0..5)
+        .map(|_| turn(&mut g, "0", "read", "a", "X"))
+        .collect();
+    use Action::*;
+    assert_eq!(actions(&vs), vec![Continue, Continue, Steer, Steer, Block]);
+    // A host that sends no results and no messages: only the report right after a call is
+    // taken for the same call again; the same id later is a new call.
+    let mut g = guard(PLG);
+    user(&mut g, "fix it");
+    let args = json!({ "path": "a" });
+    let mut out = Vec::new();
+    for _ in 0..5 {
+        out.push(g.observe(&Event::tool_call("0", "read", &args)).action());
+        out.push(g.observe(&Event::tool_call("0", "read", &args)).action());
+    }
+    let counted: Vec<Action> = out.iter().step_by(2).copied().collect();
+    assert!(
+        counted.contains(&Block) || counted.contains(&Abort),
+        "repeated calls with one id still reach a block: {out:?}"
+    );
+}
+
 #[test]
 fn a7_a_real_user_turn_resets_the_block_count_and_the_guards_steer_does_not() {
     let mut g = guard(PLG);
