@@ -214,10 +214,11 @@ impl RunTracker {
         self.finder.n
     }
 
-    /// Whether the run of `root` that starts at `start` lies inside one word of data: the
-    /// `before` symbols ahead of it and its root are visible ASCII characters (no whitespace,
-    /// no separator; encodings and indexes are ASCII, while a language written without
-    /// spaces is not data), all still held.
+    /// Whether the run of `root` that starts at `start` lies inside one word of data: its
+    /// root is made of visible ASCII characters (no whitespace, no separator; encodings and
+    /// indexes are ASCII, while a language written without spaces is not data), and so are
+    /// the `before` symbols ahead of it, or the root is itself that long (a word of data
+    /// repeated: a 63-digit label and its dot), all still held.
     pub fn inside_word(&self, start: u64, root: u64, before: u64) -> bool {
         let visible = |i: u64| {
             self.finder
@@ -226,9 +227,8 @@ impl RunTracker {
                 .is_some_and(|c| c.is_ascii_graphic())
         };
         let n = self.finder.n;
-        start >= before
-            && root <= n
-            && (start - before..start).all(visible)
+        root <= n
+            && (root >= before || (start >= before && (start - before..start).all(visible)))
             && (n - root..n).all(visible)
     }
 

@@ -69,9 +69,9 @@ pub fn first_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64
 /// of that unit, its start found by extending the period backwards, at most as far as every
 /// threshold needs), lasts while each symbol equals the one a root earlier, and fires once it
 /// spans what the threshold row of its root asks for, in prose or in code as the text reads
-/// at that symbol — unless the run lies inside one word of data ([`DATA_WORD_CHARS`] visible
-/// ASCII characters ahead of it, still held by the engine's ring, and a root of such
-/// characters) or began on a line already [`LONG_LINE_CHARS`] long (no line break among the
+/// at that symbol — unless the run lies inside one word of data (a root of visible ASCII
+/// characters, with [`DATA_WORD_CHARS`] of them ahead of it, still held by the engine's
+/// ring, or a root that long itself) or began on a line already [`LONG_LINE_CHARS`] long (no line break among the
 /// symbols ahead of it, still held), which needs, in prose and in code, what the code row and
 /// [`DATA_TABLE`] ask.
 pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64, usize)> {
@@ -160,9 +160,10 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
                 // (the symbols ahead of it still held by the ring).
                 let before = DATA_WORD_CHARS as usize;
                 let line = LONG_LINE_CHARS as usize;
-                let in_word = start >= before
-                    && n - (start - before) <= ring_limit
-                    && (start - before..start).all(visible)
+                let in_word = (p >= before
+                    || (start >= before
+                        && n - (start - before) <= ring_limit
+                        && (start - before..start).all(visible)))
                     && (n - p..n).all(visible);
                 let long_line = start >= line
                     && n - (start - line) <= ring_limit

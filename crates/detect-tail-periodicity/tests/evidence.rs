@@ -421,3 +421,28 @@ fn a_run_on_a_long_line_of_data_needs_the_data_rows_and_still_fires() {
     let f = fire(&format!("{line}\n{}", sentence.repeat(24))).expect("fires after a break");
     assert_eq!((root_of(&f), f.count), (sentence.len(), 3));
 }
+
+#[test]
+fn a_long_word_of_data_repeated_is_data() {
+    // Test vectors of domain names: a label of 63 digits and its dot, three times, on a line
+    // of its own after lines of fields. The root is one word of 64 visible characters: data,
+    // judged by the code rows (a root of 33 to 64 characters: 1,089 characters, 32 copies).
+    let label = "123456789012345678901234567890123456789012345678901234567890123.";
+    let vectors = format!(
+        "# Test cases for the processing of domain names\n\
+         xn--bssffl; 夡夞夜夙; ; xn--bssffl; ; ;  # 夡夞夜夙\n\
+         夡夞夜夙; ; ; xn--bssffl; ; ;  # 夡夞夜夙\n\
+         {}1234567890123456789012345678901234567890123456789012345678901234; ; [A4_2]; ; ;\n",
+        label.repeat(3)
+    );
+    assert!(fire(&vectors).is_none(), "{:?}", fire(&vectors));
+    // Such a word repeated without end is still stopped, at the code row.
+    let runaway = format!("The label is {}", label.repeat(40));
+    let f = fire(&runaway).expect("a label repeated 40 times fires");
+    assert_eq!((root_of(&f), f.count), (64, 32));
+    // A sentence repeated is prose (its root has spaces): it fires at prose's row for roots
+    // of 65 to 128 characters, 399 characters (six copies and a bit), long before 32 copies.
+    let sentence = "Check the label again before you send the request to the server. ";
+    let f = fire(&format!("Note. {}", sentence.repeat(12))).expect("fires");
+    assert_eq!((root_of(&f), f.count), (sentence.len(), 6));
+}

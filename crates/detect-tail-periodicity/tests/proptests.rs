@@ -281,7 +281,7 @@ proptest! {
     fn runs_inside_words_of_data_fire_where_the_oracle_says(
         lead in "[a-z <\"=]{0,30}",
         word in "[A-Za-z0-9+/]{0,70}",
-        root in "[A0]{1}|[A-Za-z0-9]{2}|[A-Za-z0-9+/,\\[\\]]{3,40}|[a-z ]{2,6}",
+        root in "[A0]{1}|[A-Za-z0-9]{2}|[A-Za-z0-9+/,\\[\\]]{3,64}|[a-z ]{2,6}",
         copies in 1usize..400,
         more in 0usize..8,
         tail in "[A-Za-z0-9=\"/> \n]{0,12}",
