@@ -38,13 +38,15 @@
 //!   (`(transform 45ms, setup 0ms, …)`); an elapsed time written as a clock after `elapsed`,
 //!   `took` or `duration` (`elapsed: 00:00:02`);
 //! - BuildKit's step times: `#5 0.512 Collecting flask`, `#5 DONE 12.3s`;
+//! - a Unix time a program prints: seconds with their fraction (`1796609921.8235338`, as
+//!   Python's `time.time()`), milliseconds (`1796609921823`, as `Date.now()`);
 //! - a test runner's random seed: `Using --randomly-seed=1234567`, `Randomized with seed
 //!   31337`, `seed: 42`;
 //! - the address in an object's printed form: `<app.Settings object at 0x7f3a2c1b4d90>`,
 //!   `<coroutine object main at 0x104c2d1f0>` (a new place in memory on every run);
 //! - names and ids made new on every run: npm's log of a failed run
 //!   (`_logs/2026-03-13T19_44_50_935Z-debug-0.log`), Python's temporary files and folders
-//!   (`/tmp/tmpk3j2l1x9`), pytest's session folder (`/tmp/pytest-of-root/pytest-12/`), the
+//!   (`/tmp/tmpk3j2l1x9`) and `mktemp`'s (`/tmp/tmp.yVTV0DqUKo`), pytest's session folder (`/tmp/pytest-of-root/pytest-12/`), the
 //!   id of a Rust thread that panicked (`thread 'main' (48121) panicked at …`).
 //!
 //! Not masked, on purpose: plain numbers (line numbers of a listing, counters in progress
@@ -559,6 +561,7 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
             None
         };
         address
+            .or_else(|| epoch_at(bytes, i, run))
             .or_else(|| set_off_duration_at(bytes, i))
             .or_else(|| thread_id_at(bytes, i, run))
             .or_else(|| node_pid_at(bytes, i, run))
@@ -576,6 +579,8 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
         mock_id_at(bytes, i).or_else(|| keyword_at(line, i))
     } else if first == b't' && run == 11 {
         temp_name_at(bytes, i)
+    } else if first == b't' && run == 3 && bytes.get(i + 3) == Some(&b'.') {
+        mktemp_name_at(bytes, i)
     } else if first == b'i' && run > 10 {
         ipykernel_at(bytes, i)
     } else if run == 3 && bytes.get(i + 3) == Some(&b',') {
@@ -937,6 +942,52 @@ fn temp_name_at(bytes: &[u8], i: usize) -> Hit {
             .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
         && !bytes.get(i + 11).is_some_and(|&b| is_word_byte(b)))
     .then_some((i + 3, i + 11))
+}
+
+/// The random part of a name `mktemp` made with its default template, after a `/`:
+/// `/tmp/tmp.yVTV0DqUKo` (`tmp.` and ten letters or digits). `i` starts the word `tmp`.
+fn mktemp_name_at(bytes: &[u8], i: usize) -> Hit {
+    let name = bytes.get(i + 4..i + 14)?;
+    (i > 0
+        && bytes.get(i - 1) == Some(&b'/')
+        && bytes.get(i..i + 4) == Some(b"tmp.")
+        && name.iter().all(u8::is_ascii_alphanumeric)
+        && !bytes.get(i + 14).is_some_and(|&b| is_word_byte(b)))
+    .then_some((i + 4, i + 14))
+}
+
+/// A Unix time printed by a program, new on every run: seconds with their fraction, as
+/// Python's `time.time()` prints them (`1796609921.8235338`: ten digits from 1000000000 to
+/// 2147483647, a `.` and one to nine digits), or milliseconds, as `Date.now()` and
+/// `System.currentTimeMillis()` print them (thirteen digits from 1000000000000 to
+/// 2199999999999; not followed by `.` or `-`). Not a number of another length, nor ten
+/// digits without a fraction (an id or a count may be). `i` starts the `run` digits.
+fn epoch_at(bytes: &[u8], i: usize, run: usize) -> Hit {
+    let digits = bytes.get(i..i + run)?;
+    if !digits.iter().all(u8::is_ascii_digit) || (i > 0 && bytes[i - 1] == b'.') {
+        return None;
+    }
+    let value = digits.iter().fold(0u64, |v, &d| {
+        v.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+    });
+    match run {
+        10 if (1_000_000_000..=2_147_483_647).contains(&value)
+            && bytes.get(i + 10) == Some(&b'.') =>
+        {
+            let fraction = digit_count(bytes, i + 11);
+            ((1..=9).contains(&fraction)
+                && !bytes
+                    .get(i + 11 + fraction)
+                    .is_some_and(|&b| is_word_byte(b)))
+            .then_some((i, i + 11 + fraction))
+        }
+        13 if (1_000_000_000_000..2_200_000_000_000).contains(&value)
+            && !matches!(bytes.get(i + 13), Some(b'.' | b'-')) =>
+        {
+            Some((i, i + 13))
+        }
+        _ => None,
+    }
 }
 
 /// The number of pytest's session folder in a test's temporary path
@@ -1629,6 +1680,33 @@ mod tests {
     }
 
     #[test]
+    fn unix_times_and_mktemp_names_are_masked() {
+        assert_eq!(
+            n("started pid 28633 at 1796609921.8235338\nworker crashed: out of memory"),
+            n("started pid 28638 at 1796609921.9033606\nworker crashed: out of memory")
+        );
+        assert_eq!(
+            n("{\"ts\":1796609921823,\"level\":\"error\",\"msg\":\"db timeout\"}"),
+            n("{\"ts\":1796609925117,\"level\":\"error\",\"msg\":\"db timeout\"}")
+        );
+        assert_eq!(
+            n("writing to /tmp/tmp.yVTV0DqUKo"),
+            n("writing to /tmp/tmp.ZKoz4X05ZE")
+        );
+        // Ten digits without a fraction may be an id or a count; other lengths are not times.
+        assert_ne!(n("order 1796609921 shipped"), n("order 1796609922 shipped"));
+        assert_ne!(n("value 3.1415926535"), n("value 3.1415926536"));
+        assert_ne!(n("total 12345678901234"), n("total 12345678901235"));
+        assert_ne!(n("v 0.1796609921.5"), n("v 0.1796609921.6"));
+        assert_ne!(n("/data/tmp.ab"), n("/data/tmp.cd"));
+        assert_ne!(
+            n("see tmp.yVTV0DqUKo"),
+            n("see tmp.ZKoz4X05ZE"),
+            "only after a `/`"
+        );
+    }
+
+    #[test]
     fn log_date_times_are_masked() {
         assert_eq!(
             n("[06/Dec/2026 23:10:34] \"GET /api/items HTTP/1.1\" 500 145"),
@@ -1925,6 +2003,8 @@ mod props {
                             .flatten()
                     })
                     .or_else(|| (run == 11).then(|| temp_name_at(bytes, i)).flatten())
+                    .or_else(|| (run == 3).then(|| mktemp_name_at(bytes, i)).flatten())
+                    .or_else(|| epoch_at(bytes, i, run))
                     .or_else(|| (run == 6).then(|| pytest_session_at(bytes, i)).flatten())
                     .or_else(|| thread_id_at(bytes, i, run))
                     .or_else(|| rfc_datetime_at(bytes, i))
@@ -2030,7 +2110,7 @@ mod props {
         #[test]
         fn prop_stepping_over_words_changes_nothing(
             parts in proptest::collection::vec(
-                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|[a-z;\\[]@[0-9a-f]{3,9}[.-]?|\\(node:[0-9]{1,6}\\)|Cell In\\[[0-9]{1,3}\\]|(INFO|ERRO|x) {1,2}[0-9]{1,6} --- |running for [0-9]{1,2}(\\.[0-9]{1,3})?\\)?|Input In \\[[0-9]{1,3}\\]|/ipykernel_[0-9]{0,5}/[0-9]{0,6}(\\.py)?|id='[0-9]{5,13}'>|[0-9]{2}/(Dec|Dex)/2026[: ][0-9]{2}:[0-9]{2}(:[0-9]{2})?( \\+0000)?|\\((transform|x) [0-9]{1,3} ?(ms|s|m)[,)]|, setup [0-9]ms[,)]|\n)",
+                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|[a-z;\\[]@[0-9a-f]{3,9}[.-]?|\\(node:[0-9]{1,6}\\)|Cell In\\[[0-9]{1,3}\\]|(INFO|ERRO|x) {1,2}[0-9]{1,6} --- |running for [0-9]{1,2}(\\.[0-9]{1,3})?\\)?|Input In \\[[0-9]{1,3}\\]|/ipykernel_[0-9]{0,5}/[0-9]{0,6}(\\.py)?|id='[0-9]{5,13}'>|[0-9]{2}/(Dec|Dex)/2026[: ][0-9]{2}:[0-9]{2}(:[0-9]{2})?( \\+0000)?|\\((transform|x) [0-9]{1,3} ?(ms|s|m)[,)]|, setup [0-9]ms[,)]|/tmp\\.[A-Za-z0-9]{9,11}|1[0-9]{9}(\\.[0-9]{1,10})?|1[0-9]{12,13}|\n)",
                 0..24,
             )
         ) {

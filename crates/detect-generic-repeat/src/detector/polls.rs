@@ -12,8 +12,11 @@ const POLLING_WORDS: &[&str] = &[
 ];
 
 /// Whether a call's `command` (or `cmd`) argument reads as a polling shell command: on its
-/// first line, one of the first two words of a pipeline segment (split on `;`, `&`, `|`) is one
-/// of [`POLLING_WORDS`] (`sleep 30; kubectl get pods`, `tail -20 build.log`, `git status`).
+/// first line, one of the first two words of a command (split on `;`, `&`, `||`) is one of
+/// [`POLLING_WORDS`] (`sleep 30; kubectl get pods`, `tail -20 build.log`, `git status`). A
+/// command that reads a pipe is a filter, not a poll: `cargo build 2>&1 | tail -20` is a
+/// build whose output is cut, and only the words of a pipeline's first command count
+/// (`ps aux | grep worker` is still a poll).
 /// Only the first line counts, so code carried in an edit command never makes it a poll.
 pub(crate) fn is_polling_command(args: &Value) -> bool {
     let Some(cmd) = loopguard_core::shape::command(args) else {
@@ -21,11 +24,43 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
     };
     let line = cmd.lines().next().unwrap_or("");
     let line = line.get(..line.len().min(500)).unwrap_or(line);
-    line.split([';', '&', '|']).any(|segment| {
-        segment
-            .split_whitespace()
-            .take(2)
-            .any(|w| POLLING_WORDS.contains(&w.trim_start_matches("./")))
+    commands(line).any(|(segment, piped)| {
+        !piped
+            && segment
+                .split_whitespace()
+                .take(2)
+                .any(|w| POLLING_WORDS.contains(&w.trim_start_matches("./")))
+    })
+}
+
+/// The commands of a shell line, split on `;`, `&`, `&&`, `|` and `||`, each with whether it
+/// reads the output of the one before it (after a single `|`).
+fn commands(line: &str) -> impl Iterator<Item = (&str, bool)> {
+    let bytes = line.as_bytes();
+    let mut start = 0;
+    let mut piped = false;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let b = bytes[i];
+            if matches!(b, b';' | b'&' | b'|') {
+                let segment = line.get(start..i).unwrap_or("");
+                let was_piped = piped;
+                // `||` and `&&` are one separator; a single `|` is a pipe.
+                let double = bytes.get(i + 1) == Some(&b);
+                piped = b == b'|' && !double;
+                i += if double { 2 } else { 1 };
+                start = i;
+                return Some((segment, was_piped));
+            }
+            i += 1;
+        }
+        if start <= bytes.len() {
+            let segment = line.get(start..).unwrap_or("");
+            start = bytes.len() + 1;
+            return Some((segment, piped));
+        }
+        None
     })
 }
 

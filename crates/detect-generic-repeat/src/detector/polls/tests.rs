@@ -12,6 +12,23 @@ fn only_the_first_line_of_a_command_can_make_it_a_poll() {
         &json!({"command": "cd app; git status"})
     ));
     assert!(is_polling_command(&json!({"cmd": "./status"})));
+    // A command reading a pipe filters what the one before it printed: a build or a test run
+    // cut to its last lines is no poll; the pipeline's first command still decides.
+    assert!(!is_polling_command(
+        &json!({"command": "cargo build 2>&1 | tail -20"})
+    ));
+    assert!(!is_polling_command(
+        &json!({"command": "cd /repo && python -m pytest -q tests/test_api.py 2>&1 | tail -15"})
+    ));
+    assert!(is_polling_command(
+        &json!({"command": "ps aux | grep worker"})
+    ));
+    assert!(is_polling_command(
+        &json!({"command": "make test || tail -50 build.log"})
+    ));
+    assert!(is_polling_command(
+        &json!({"command": "npm run build | tee out.txt; sleep 10 && tail -5 out.txt"})
+    ));
     assert!(!is_polling_command(
         &json!({"command": "edit 10:20\n    return node.get(key);\n"})
     ));
