@@ -351,6 +351,75 @@ fn a_failing_test_rerun_is_the_same_loop_whatever_its_timings_and_temporary_name
     }
 }
 
+/// More runs that print something new each time: a build and a test run cut by `| tail` (no
+/// poll for being cut), a crash the shell reports with the process's pid, a link error naming
+/// the compiler's temporary object, a worker that prints the Unix time it started at, a
+/// script writing to a file `mktemp` named. Each is the same failing run: steered at the 3rd
+/// answer and blocked at the 5th call.
+#[test]
+fn a_failing_run_is_the_same_loop_whatever_it_prints_anew() {
+    type Output = fn(usize) -> String;
+    let runs: [(&str, Output); 6] = [
+        ("cargo build 2>&1 | tail -20", |_| {
+            "error[E0308]: mismatched types\n --> src/main.rs:1:26\n  |\n1 | fn main() { let x: u32 = \"a\"; }\n  |                          ^^^ expected `u32`, found `&str`\n\nerror: could not compile `app` (bin \"app\") due to 1 previous error".to_owned()
+        }),
+        (
+            "cd /repo && python -m pytest -q tests/test_api.py 2>&1 | tail -15",
+            |i| {
+                format!(
+                "F\n=================================== FAILURES ===================================\nE       assert 404 == 200\nFAILED tests/test_api.py::test_get - assert 404 == 200\n1 failed in 0.{}s",
+                10 + i
+            )
+            },
+        ),
+        (
+            "gcc -g -o crash crash.c && ./crash; echo \"exit code $?\"",
+            |i| {
+                format!(
+                    "bash: line 1: {} Segmentation fault      ./crash\nexit code 139",
+                    20_117 + 9 * i
+                )
+            },
+        ),
+        ("make", |i| {
+            let tmp = [
+                "ccEa2Dct", "ccBvynEp", "ccq1Wz0R", "cc8HnX2k", "ccT5mPa9", "ccZ0ab12", "ccY7cd34",
+                "ccX8ef56",
+            ][i % 8];
+            format!(
+                "gcc -Wall -o app main.c\n/usr/bin/ld: /tmp/{tmp}.o: in function `main':\nmain.c:(.text+0xa): undefined reference to `init_db'\ncollect2: error: ld returned 1 exit status\nmake: *** [Makefile:2: all] Error 1"
+            )
+        }),
+        ("python3 worker.py", |i| {
+            format!(
+                "started pid {} at {}.{}\nworker crashed: out of memory",
+                28_633 + 5 * i,
+                1_796_609_921 + i,
+                8_235_338 + 977 * i
+            )
+        }),
+        ("f=$(mktemp); python3 export.py --out $f", |i| {
+            let name = [
+                "yVTV0DqUKo",
+                "ZKoz4X05ZE",
+                "a1B2c3D4e5",
+                "Q9w8E7r6T5",
+                "mN0bV9cX8z",
+                "L1k2J3h4G5",
+                "p0O9i8U7y6",
+                "R5t4Y3u2I1",
+            ][i % 8];
+            format!(
+                "writing to /tmp/tmp.{name}\nTraceback (most recent call last):\n  File \"export.py\", line 9, in <module>\nKeyError: 'total'"
+            )
+        }),
+    ];
+    for (command, output) in runs {
+        let calls = repeated(8, "bash", json!({ "command": command }), output);
+        steered_on_the_third_blocked_on_the_fifth(command, &calls);
+    }
+}
+
 /// More toolchains whose every run stamps its answer anew: a server's `Date` header,
 /// BuildKit's step times, a test runner's random seed, valgrind's pid, Java's identity hashes,
 /// node's pid, a mock's address, Django's request log, TensorFlow's glog prefix, Spring

@@ -3,7 +3,9 @@
 //!
 //! Masked (each replaced by a fixed placeholder):
 //! - a shell's own line counter in its error prefix: `/bin/bash: line 12395: …`,
-//!   `sh: 3: …` (only when the prefix names one of the shells of [`crate::tools::SHELLS`]);
+//!   `sh: 3: …` (only when the prefix names one of the shells of [`crate::tools::SHELLS`]),
+//!   and the pid in its report of a process a signal ended (`bash: line 1: 20117
+//!   Segmentation fault`);
 //! - an interactive prompt's command counter: `In [12]:`, `Out[12]:`;
 //! - a background job's pid: a line `[1] 12345`;
 //! - elapsed-time figures after a timing word: `Ran 3 tests in 0.012s`, `2 passed in 0.03s`,
@@ -46,7 +48,8 @@
 //!   `<coroutine object main at 0x104c2d1f0>` (a new place in memory on every run);
 //! - names and ids made new on every run: npm's log of a failed run
 //!   (`_logs/2026-03-13T19_44_50_935Z-debug-0.log`), Python's temporary files and folders
-//!   (`/tmp/tmpk3j2l1x9`) and `mktemp`'s (`/tmp/tmp.yVTV0DqUKo`), pytest's session folder (`/tmp/pytest-of-root/pytest-12/`), the
+//!   (`/tmp/tmpk3j2l1x9`) and `mktemp`'s (`/tmp/tmp.yVTV0DqUKo`), a compiler driver's
+//!   (`/tmp/ccEa2Dct.o`), pytest's session folder (`/tmp/pytest-of-root/pytest-12/`), the
 //!   id of a Rust thread that panicked (`thread 'main' (48121) panicked at …`).
 //!
 //! Not masked, on purpose: plain numbers (line numbers of a listing, counters in progress
@@ -154,8 +157,26 @@ fn mask_line_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
     mask_shell_prefix(line, out)
 }
 
-/// [`mask_line_prefix`] after the clock time: shell error prefixes, prompt counters and job
-/// pids.
+/// How a shell reports a process that a signal ended (bash's and dash's words).
+const SIGNAL_REPORTS: &[&str] = &[
+    "Segmentation fault",
+    "Killed",
+    "Aborted",
+    "Terminated",
+    "Bus error",
+    "Floating point exception",
+    "Illegal instruction",
+    "Trace/breakpoint trap",
+    "Hangup",
+    "Alarm clock",
+    "Broken pipe",
+    "Quit",
+    "CPU time limit exceeded",
+    "File size limit exceeded",
+];
+
+/// [`mask_line_prefix`] after the clock time: shell error prefixes (and the pid of a process
+/// a signal ended, reported after them), prompt counters and job pids.
 fn mask_shell_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
     // `/bin/bash: line 123: ` or `sh: 3: `: the first word ends with `:` (its space is the
     // line's first, so the head before the colon has none).
@@ -178,7 +199,22 @@ fn mask_shell_prefix<'a>(line: &'a str, out: &mut String) -> &'a str {
                 out.push_str(": ");
                 out.push_str(word);
                 out.push_str(MASK);
-                return &after[digits..];
+                let rest = &after[digits..];
+                // The shell's report of a process a signal ended, with its pid:
+                // `bash: line 1: 20117 Segmentation fault      ./crash`.
+                if let Some(job) = rest.strip_prefix(": ") {
+                    let pid = job.bytes().take_while(u8::is_ascii_digit).count();
+                    let report = job[pid..].trim_start_matches(' ');
+                    if pid > 0
+                        && report.len() < job.len() - pid
+                        && SIGNAL_REPORTS.iter().any(|r| report.starts_with(r))
+                    {
+                        out.push_str(": ");
+                        out.push_str(MASK);
+                        return &job[pid..];
+                    }
+                }
+                return rest;
             }
         }
     }
@@ -581,6 +617,8 @@ fn word_hit(line: &str, i: usize, run: usize) -> Hit {
         temp_name_at(bytes, i)
     } else if first == b't' && run == 3 && bytes.get(i + 3) == Some(&b'.') {
         mktemp_name_at(bytes, i)
+    } else if first == b'c' && run == 8 && bytes.get(i + 8) == Some(&b'.') {
+        compiler_temp_at(bytes, i)
     } else if first == b'i' && run > 10 {
         ipykernel_at(bytes, i)
     } else if run == 3 && bytes.get(i + 3) == Some(&b',') {
@@ -954,6 +992,28 @@ fn mktemp_name_at(bytes: &[u8], i: usize) -> Hit {
         && name.iter().all(u8::is_ascii_alphanumeric)
         && !bytes.get(i + 14).is_some_and(|&b| is_word_byte(b)))
     .then_some((i + 4, i + 14))
+}
+
+/// The random part of a compiler driver's temporary file, after a `/`: gcc's and clang's
+/// `/tmp/ccEa2Dct.o` in a link error (`cc`, six letters or digits, a `.` and an extension of
+/// one to six lower-case letters). `i` starts the word `cc…`.
+fn compiler_temp_at(bytes: &[u8], i: usize) -> Hit {
+    let ext = bytes
+        .get(i + 9..)?
+        .iter()
+        .take_while(|b| b.is_ascii_lowercase())
+        .count();
+    (i > 0
+        && bytes.get(i - 1) == Some(&b'/')
+        && bytes.get(i..i + 2) == Some(b"cc")
+        && bytes
+            .get(i + 2..i + 8)?
+            .iter()
+            .all(u8::is_ascii_alphanumeric)
+        && bytes.get(i + 8) == Some(&b'.')
+        && (1..=6).contains(&ext)
+        && !bytes.get(i + 9 + ext).is_some_and(|&b| is_word_byte(b)))
+    .then_some((i + 2, i + 8))
 }
 
 /// A Unix time printed by a program, new on every run: seconds with their fraction, as
@@ -1707,6 +1767,29 @@ mod tests {
     }
 
     #[test]
+    fn a_killed_process_pid_and_a_compiler_temp_file_are_masked() {
+        assert_eq!(
+            n("exit code 139\nbash: line 1: 20117 Segmentation fault      ./crash"),
+            n("exit code 139\nbash: line 1: 20126 Segmentation fault      ./crash")
+        );
+        assert_eq!(
+            n("/bin/sh: 1: 4242 Killed                  python3 train.py"),
+            n("/bin/sh: 1: 4250 Killed                  python3 train.py")
+        );
+        assert_ne!(
+            n("bash: line 1: 20117 things happened"),
+            n("bash: line 1: 20126 things happened"),
+            "only the shell's own report of a signal"
+        );
+        assert_eq!(
+            n("/usr/bin/ld: /tmp/ccEa2Dct.o: in function `main':"),
+            n("/usr/bin/ld: /tmp/ccBvynEp.o: in function `main':")
+        );
+        assert_ne!(n("see ccEa2Dct.o"), n("see ccBvynEp.o"), "only after a `/`");
+        assert_ne!(n("/tmp/ccEa2Dct.o2"), n("/tmp/ccBvynEp.o2"));
+    }
+
+    #[test]
     fn log_date_times_are_masked() {
         assert_eq!(
             n("[06/Dec/2026 23:10:34] \"GET /api/items HTTP/1.1\" 500 145"),
@@ -2004,6 +2087,7 @@ mod props {
                     })
                     .or_else(|| (run == 11).then(|| temp_name_at(bytes, i)).flatten())
                     .or_else(|| (run == 3).then(|| mktemp_name_at(bytes, i)).flatten())
+                    .or_else(|| (run == 8).then(|| compiler_temp_at(bytes, i)).flatten())
                     .or_else(|| epoch_at(bytes, i, run))
                     .or_else(|| (run == 6).then(|| pytest_session_at(bytes, i)).flatten())
                     .or_else(|| thread_id_at(bytes, i, run))
@@ -2110,7 +2194,7 @@ mod props {
         #[test]
         fn prop_stepping_over_words_changes_nothing(
             parts in proptest::collection::vec(
-                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|[a-z;\\[]@[0-9a-f]{3,9}[.-]?|\\(node:[0-9]{1,6}\\)|Cell In\\[[0-9]{1,3}\\]|(INFO|ERRO|x) {1,2}[0-9]{1,6} --- |running for [0-9]{1,2}(\\.[0-9]{1,3})?\\)?|Input In \\[[0-9]{1,3}\\]|/ipykernel_[0-9]{0,5}/[0-9]{0,6}(\\.py)?|id='[0-9]{5,13}'>|[0-9]{2}/(Dec|Dex)/2026[: ][0-9]{2}:[0-9]{2}(:[0-9]{2})?( \\+0000)?|\\((transform|x) [0-9]{1,3} ?(ms|s|m)[,)]|, setup [0-9]ms[,)]|/tmp\\.[A-Za-z0-9]{9,11}|1[0-9]{9}(\\.[0-9]{1,10})?|1[0-9]{12,13}|\n)",
+                "(in|took|elapsed|pid|session_id|request-id|req_abcdef12345|req_0123456789|req_0123456789_x|x_in|a-in|é-in|<<<M id=\"r1\">>>|<<|2024-05-01T10:20:30Z|2024-05-01 10:20:30|123e4567-e89b-12d3-a456-426614174000|[a-f0-9]{8}-|[a-z0-9_]{1,9}|[ :=<>\"._-]{1,3}|é|[0-9]{1,4} ?(ms|s|sec)|\t|[()\\[\\]]| at |0x[0-9a-f]{4,18}>?|2024-05-01T10_20_30(_123)?Z?|/tmp[a-z0-9_]{7,9}|/pytest-[0-9]{1,3}/|' \\(|\\) panicked|(Sun|Mon|Sux), [0-9]{1,3} (Dec|Dex) 2026 [0-9]{1,2}:[0-9]{2}(:[0-9]{2})?( GMT| \\+0000| UT| Z|x)?|seed[ =][0-9]{1,4}|--randomly-seed=[0-9]{1,4}|[a-z;\\[]@[0-9a-f]{3,9}[.-]?|\\(node:[0-9]{1,6}\\)|Cell In\\[[0-9]{1,3}\\]|(INFO|ERRO|x) {1,2}[0-9]{1,6} --- |running for [0-9]{1,2}(\\.[0-9]{1,3})?\\)?|Input In \\[[0-9]{1,3}\\]|/ipykernel_[0-9]{0,5}/[0-9]{0,6}(\\.py)?|id='[0-9]{5,13}'>|[0-9]{2}/(Dec|Dex)/2026[: ][0-9]{2}:[0-9]{2}(:[0-9]{2})?( \\+0000)?|\\((transform|x) [0-9]{1,3} ?(ms|s|m)[,)]|, setup [0-9]ms[,)]|/tmp\\.[A-Za-z0-9]{9,11}|/cc[A-Za-z0-9]{5,7}\\.[a-z]{0,7}|1[0-9]{9}(\\.[0-9]{1,10})?|1[0-9]{12,13}|\n)",
                 0..24,
             )
         ) {
