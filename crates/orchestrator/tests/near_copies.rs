@@ -967,3 +967,33 @@ fn four_phrasings_with_drifting_output_are_still_a_loop() {
     let found = findings("default", s.events());
     caught_by(&found, "generic-repeat", at[12]);
 }
+
+/// Searching for one word after another, each answered that nothing matches it: the answers
+/// differ only in the word they echo, so the calls are a loop, not a sweep over objects.
+#[test]
+fn searches_answered_nothing_matches_for_each_word_are_still_a_loop() {
+    let words = [
+        "retryPolicy",
+        "retry_policy",
+        "RetryPolicy",
+        "retries",
+        "maxRetries",
+        "max_retries",
+        "backoff",
+        "retryDelay",
+        "retry_delay",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for w in words {
+        s.call(
+            "search_dir",
+            json!({ "search_term": w, "dir": "/repo/src/client/http/retry/policies" }),
+            &format!("No matches found for \"{w}\" in /repo/src/client/http/retry/policies"),
+        );
+        at.push(last(&s));
+    }
+    let found = findings("default", s.events());
+    caught_by(&found, "generic-repeat", at[5]);
+}

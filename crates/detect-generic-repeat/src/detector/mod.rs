@@ -328,7 +328,6 @@ impl GenericRepeat {
                     &result.call.tool,
                     p,
                     result.call.call_fp.short(),
-                    pair.result.short(),
                     content,
                     images,
                     cx,

@@ -163,9 +163,9 @@ pub(super) struct SimilarStreak {
     pub(super) warned: bool,
     pub(super) start_call: u64,
     pub(super) seqs: VecDeque<u64>,
-    /// The identities (call, answer) of the newest [`SWEEP_MEMORY`] calls the rule judged,
-    /// across the streaks they started: a call unlike all of them, answered unlike all of
-    /// them, addressed another object.
+    /// The identities (call, answer: the result's shape and numbers) of the newest
+    /// [`SWEEP_MEMORY`] calls the rule judged, across the streaks they started: a call unlike
+    /// all of them, answered unlike all of them, addressed another object.
     #[serde(default)]
     pub(super) answers: VecDeque<(u64, u64)>,
 }
@@ -175,13 +175,11 @@ impl GenericRepeat {
     /// its newest calls (token similarity, or the same command skeleton when both results are
     /// empty), and its result has the streak's shape without progress; otherwise starts a new
     /// streak at this call. Warns once the streak reaches `warning-threshold` calls.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn similar_result(
         &mut self,
         tool: &str,
         p: PendingCall,
         call_fp: u64,
-        answer: u64,
         content: &str,
         images: u32,
         cx: &mut Cx<'_>,
@@ -209,7 +207,13 @@ impl GenericRepeat {
         // A call unlike each of the newest similar calls, answered unlike each of them (not
         // nothing), addressed another object: a sweep (`grep -c 'def ' a.py`, then `b.py`,
         // each with its count). A loop repeats something: a call (phrasings taken in turn) or
-        // an answer (a throwaway word changed, the same answer).
+        // an answer (a throwaway word changed, the same answer). An answer is its shape and
+        // its numbers: what it echoes of the call does not make it another (`No matches
+        // found for "X"` for each word X tried).
+        let answer = rs.numbers.iter().fold(
+            loopguard_core::fnv1a(loopguard_core::FNV1A_START, rs.fp.as_bytes()),
+            |h, n| loopguard_core::fnv1a(h, &n.to_le_bytes()),
+        );
         let other_object =
             !rs.empty && !st.answers.iter().any(|&(c, a)| c == call_fp || a == answer);
         push_capped(&mut st.answers, (call_fp, answer), SWEEP_MEMORY);
