@@ -340,11 +340,12 @@ impl Bus {
     }
 
     /// Whether a tool call with this `id`, `tool`, `args` and explicit `batch` is a call
-    /// already announced, announced again (a host that reports a call when it starts and
-    /// again when its arguments are complete): a call of the same batch with the same
-    /// non-empty id, tool and arguments waits for its result (refused or not: the guard
-    /// gives the duplicate the original's verdict). Where no result came yet, only right after it: on a host that sends no results, a
-    /// call waits for ever, and an id used again later may be a new call.
+    /// already reported, reported again (a host that reports a call when it starts and again
+    /// when its arguments are complete): a call of the same batch with the same non-empty id,
+    /// tool and arguments waits for its result (refused or not: the guard gives the second
+    /// report the first one's verdict). Where no result came yet, only right after the first
+    /// report: on a host that sends no results a call waits for ever, and an id used again
+    /// later may be a new call.
     pub fn announced_again(
         &self,
         id: &str,

@@ -800,6 +800,7 @@ impl Guard {
         let state = State::deserialize(guard).map_err(|e| bad(e.to_string()))?;
         if state.dedup.len() > Policy::MAX_DEDUP_KEYS
             || state.dedup.buckets.len() != state.dedup.order.len()
+            || state.refusals.len() > MAX_REFUSALS
         {
             return Err(bad("state exceeds its bounds".to_owned()));
         }

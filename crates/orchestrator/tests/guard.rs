@@ -113,6 +113,22 @@ fn a_call_reported_twice_is_judged_once_and_the_second_report_gets_its_verdict()
     assert_eq!(vs[4].1.message(), vs[4].0.message());
     assert_eq!(vs[4].1.code(), Some("tool_loop:repeat"));
     assert!(vs.iter().take(6).all(|v| v.1.findings().is_empty()));
+
+    // The refusal is part of the snapshot: a guard restored between the two reports refuses
+    // the second one the same way.
+    let mut g = guard(PLG);
+    user(&mut g, "fix it");
+    for i in 0..4 {
+        turn_reported_twice(&mut g, &format!("c{i}"), "a");
+    }
+    let args = json!({ "path": "a" });
+    g.observe(&Event::MessageStart);
+    let first = g.observe(&Event::tool_call("c4", "read", &args));
+    assert_eq!(first.action(), Block);
+    let mut h = guard(PLG);
+    h.restore(&g.snapshot().unwrap()).unwrap();
+    let again = h.observe(&Event::tool_call("c4", "read", &args));
+    assert_eq!((again.action(), again.message()), (Block, first.message()));
 }
 
 #[test]
@@ -587,8 +603,18 @@ fn snapshot_restore_rejects_bad_input_and_keeps_the_toggle() {
         .contains("version 99"));
     assert!(h.restore(&json!({"version": 1})).is_err());
     assert!(h.restore(&json!("x")).is_err());
-    let mut bad = snap;
+    let mut bad = snap.clone();
     bad["bus"]["bus"]["answered_ids"] = json!((0..100).collect::<Vec<u64>>());
+    assert!(h
+        .restore(&bad)
+        .unwrap_err()
+        .to_string()
+        .contains("exceeds its bounds"));
+    // More remembered refusals than the guard keeps.
+    let mut bad = snap;
+    let refusal =
+        json!({"seq": 1, "reason": "r", "code": "c", "terminate": false, "whole_batch": false});
+    bad["guard"]["refusals"] = json!(vec![refusal; 17]);
     assert!(h
         .restore(&bad)
         .unwrap_err()
