@@ -997,3 +997,35 @@ fn searches_answered_nothing_matches_for_each_word_are_still_a_loop() {
     let found = findings("default", s.events());
     caught_by(&found, "generic-repeat", at[5]);
 }
+
+/// The same deployment request sent again and again, refused the same way each time: a
+/// request that sends something is no poll, so the repeat is blocked by its fifth call (a
+/// status asked for again keeps the polling thresholds).
+#[test]
+fn the_same_refused_post_is_blocked_by_the_fifth_call() {
+    let run = |command: &str| {
+        let mut s = Script::new();
+        task(&mut s);
+        let mut ends = Vec::new();
+        for _ in 0..8 {
+            s.call(
+                "bash",
+                json!({ "command": command }),
+                "{\"error\": \"invalid_request\", \"message\": \"field 'ref' must name a branch\"}",
+            );
+            ends.push(last(&s));
+        }
+        let found = findings("default", s.events());
+        let blocked = found
+            .iter()
+            .find(|(_, f)| f.level == Level::Critical)
+            .map(|(i, _)| *i);
+        (blocked, ends)
+    };
+    let (blocked, ends) = run(
+        "curl -s -X POST https://api.example.com/v1/deploy -H 'Content-Type: application/json' -d '{\"ref\": \"v1.2\"}'",
+    );
+    assert!(blocked.is_some_and(|i| i <= ends[4]), "{blocked:?}");
+    let (blocked, _) = run("curl -s https://api.example.com/v1/deploy/status");
+    assert_eq!(blocked, None, "a status asked for again is a poll");
+}

@@ -16,7 +16,8 @@ const POLLING_WORDS: &[&str] = &[
 /// [`POLLING_WORDS`] (`sleep 30; kubectl get pods`, `tail -20 build.log`, `git status`). A
 /// command that reads a pipe is a filter, not a poll: `cargo build 2>&1 | tail -20` is a
 /// build whose output is cut, and only the words of a pipeline's first command count
-/// (`ps aux | grep worker` is still a poll).
+/// (`ps aux | grep worker` is still a poll). A `curl` or `wget` that sends something (a
+/// method that writes, a body, a form) acts and is no poll ([`sends`]).
 /// Only the first line counts, so code carried in an edit command never makes it a poll.
 pub(crate) fn is_polling_command(args: &Value) -> bool {
     let Some(cmd) = loopguard_core::shape::command(args) else {
@@ -30,6 +31,58 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
                 .split_whitespace()
                 .take(2)
                 .any(|w| POLLING_WORDS.contains(&w.trim_start_matches("./")))
+            && !sends(segment)
+    })
+}
+
+/// Options with which `curl` or `wget` sends something (a method that writes, a body, a
+/// form, a file): a request that acts, not a status asked for again.
+const SENDING_OPTIONS: &[&str] = &[
+    "-d",
+    "--data",
+    "--data-raw",
+    "--data-binary",
+    "--data-urlencode",
+    "--json",
+    "-F",
+    "--form",
+    "-T",
+    "--upload-file",
+    "--post-data",
+    "--post-file",
+    "--body-data",
+    "--body-file",
+];
+
+/// Whether a `curl` or `wget` command sends something ([`SENDING_OPTIONS`], or `-X` /
+/// `--request` / `--method` with `POST`, `PUT`, `PATCH` or `DELETE`): `curl -X POST
+/// …/deploy` failing the same way each time is a call repeated, while `curl -s …/health` is
+/// a poll.
+fn sends(segment: &str) -> bool {
+    let mut words = segment.split_whitespace();
+    if !words
+        .clone()
+        .take(2)
+        .any(|w| matches!(w.trim_start_matches("./"), "curl" | "wget"))
+    {
+        return false;
+    }
+    let mut method = false;
+    words.any(|w| {
+        let (option, value) = w.split_once('=').unwrap_or((w, ""));
+        let writes = |m: &str| {
+            let m = m.trim_matches(['"', '\'']);
+            ["POST", "PUT", "PATCH", "DELETE"]
+                .iter()
+                .any(|x| m.eq_ignore_ascii_case(x))
+        };
+        let hit = (method && writes(w))
+            || SENDING_OPTIONS.contains(&option)
+            || (matches!(option, "--request" | "--method") && !value.is_empty() && writes(value))
+            || w.strip_prefix("-X")
+                .is_some_and(|m| !m.is_empty() && writes(m));
+        method = matches!(w, "-X" | "--request" | "--method");
+        hit
     })
 }
 

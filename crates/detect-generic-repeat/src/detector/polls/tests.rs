@@ -29,6 +29,25 @@ fn only_the_first_line_of_a_command_can_make_it_a_poll() {
     assert!(is_polling_command(
         &json!({"command": "npm run build | tee out.txt; sleep 10 && tail -5 out.txt"})
     ));
+    // A request that sends something acts: it is no poll; asking for a status still is.
+    for acts in [
+        "curl -s -X POST https://api.example.com/v1/deploy -H 'Content-Type: application/json' -d '{\"ref\": \"main\"}'",
+        "curl -sS --request=PUT localhost:8080/items/7 --data-binary @item.json",
+        "curl -XDELETE localhost:9200/logs-2026.12",
+        "curl -F file=@report.pdf https://upload.example.com/",
+        "wget --post-data 'user=ci' https://example.com/login",
+        "curl -s --json '{\"q\": 1}' localhost:3000/search",
+    ] {
+        assert!(!is_polling_command(&json!({ "command": acts })), "{acts}");
+    }
+    for polls in [
+        "curl -s localhost:8080/health",
+        "curl -sS -X GET https://api.example.com/v1/jobs/42",
+        "sleep 5 && curl -s -o /dev/null -w '%{http_code}' localhost:3000",
+        "wget -qO- http://localhost:8080/status",
+    ] {
+        assert!(is_polling_command(&json!({ "command": polls })), "{polls}");
+    }
     assert!(!is_polling_command(
         &json!({"command": "edit 10:20\n    return node.get(key);\n"})
     ));
