@@ -571,13 +571,19 @@ impl<'a> Parser<'a> {
                     self.i += 1;
                     return Some(());
                 }
+                let mut first = true;
                 loop {
                     if open == b'{' {
-                        self.string()?;
+                        let key = self.string()?;
+                        // An object serde reads as a raw value, even in a field it ignores.
+                        if first && key.cow()?.as_ref() == RAW_VALUE_TOKEN {
+                            return None;
+                        }
                         self.ws();
                         self.eat(b':')?;
                         self.ws();
                     }
+                    first = false;
                     self.skip(depth + 1)?;
                     self.ws();
                     match self.next()? {
@@ -1060,6 +1066,8 @@ mod tests {
             r#"{"type":"tool_result","id":"c","tool":"t","content":"","images":4294967296}"#,
             r#"{"type":"user","text":"a","x":"\ud800"}"#,
             r#"{"type":"tool_call","id":"c","tool":"t","args":{"$serde_json::private::RawValue":"1"}}"#,
+            r#"{"x":{"$serde_json::private::RawValue":{"k":[]}},"type":"tool_result","id":"","tool":"","content":"c"}"#,
+            r#"{"x":{"\u0024serde_json::private::RawValue":1},"type":"user","text":"t"}"#,
             r#"{"type":"session","id":"s"}"#,
             r#"["user","a"]"#,
             r#"{"type":"user","text":"a"} x"#,
