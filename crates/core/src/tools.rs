@@ -368,17 +368,24 @@ struct EntryOptions {
 /// `normalizer` and `volatile` apply (the rule for those tools' results).
 pub const EVERY_OTHER_TOOL: &str = "*";
 
-/// The tools table: the built-in entries, extended by the configuration. Cheap to clone.
+/// The tools table: the built-in entries, extended by the configuration, and the rule for
+/// every tool it does not name. Cheap to clone.
 #[derive(Clone)]
 pub struct Tools {
     entries: Arc<FixedMap<String, ToolEntry>>,
+    /// The `[tools."*"]` entry ([`EVERY_OTHER_TOOL`]): the result rule of every tool without
+    /// an entry of its own (`None`: the generic one). Never an entry: no tool is named `*`.
+    others: Option<ToolEntry>,
 }
 
 impl fmt::Debug for Tools {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut names: Vec<&String> = self.entries.keys().collect();
         names.sort();
-        f.debug_struct("Tools").field("tools", &names).finish()
+        f.debug_struct("Tools")
+            .field("tools", &names)
+            .field("others", &self.others.as_ref().map(|e| e.normalizer))
+            .finish()
     }
 }
 
@@ -406,6 +413,7 @@ impl Tools {
         });
         Tools {
             entries: Arc::clone(entries),
+            others: None,
         }
     }
 
@@ -413,6 +421,7 @@ impl Tools {
     pub fn empty() -> Tools {
         Tools {
             entries: Arc::new(FixedMap::default()),
+            others: None,
         }
     }
 
@@ -452,7 +461,8 @@ impl Tools {
             };
             let o: EntryOptions = crate::config::parse_options(&scope, t)?;
             let at = Scope::new(&scope);
-            if name == EVERY_OTHER_TOOL {
+            let others = name == EVERY_OTHER_TOOL;
+            if others {
                 let kind_keys = [
                     ("kind", o.kind.is_some()),
                     ("arg", o.arg.is_some()),
@@ -466,7 +476,12 @@ impl Tools {
                     ));
                 }
             }
-            let mut e = entries.get(name).cloned().unwrap_or_default();
+            let mut e = if others {
+                self.others.clone()
+            } else {
+                entries.get(name).cloned()
+            }
+            .unwrap_or_default();
             e.configured = true;
             if let Some(k) = o.kind {
                 e.kind = k;
@@ -527,7 +542,11 @@ impl Tools {
                     }
                 }
             }
-            entries.insert(name.clone(), e);
+            if others {
+                self.others = Some(e);
+            } else {
+                entries.insert(name.clone(), e);
+            }
         }
         Ok(())
     }
@@ -539,9 +558,6 @@ impl Tools {
 
     /// The kind of a call of `tool` with `args` (`None`: the call was not seen).
     pub fn kind(&self, tool: &str, args: Option<&Value>) -> ToolKind {
-        if tool == EVERY_OTHER_TOOL {
-            return ToolKind::Other;
-        }
         self.entries
             .get(tool)
             .map_or(ToolKind::Other, |e| e.kind_of(args))
@@ -559,14 +575,12 @@ impl Tools {
     /// `[tools."*"]` entry's ([`EVERY_OTHER_TOOL`]), the generic one without it.
     pub fn normalizers(&self) -> Normalizers {
         let mut n = Normalizers::exact();
-        match self.entries.get(EVERY_OTHER_TOOL) {
+        match &self.others {
             Some(e) => n.set_fallback(e.build_normalizer()),
             None => n.set_fallback(Arc::new(Generic)),
         }
         for (name, e) in self.entries.iter() {
-            if name != EVERY_OTHER_TOOL
-                && (e.normalizer != NormalizerName::Generic || !e.volatile.is_empty())
-            {
+            if e.normalizer != NormalizerName::Generic || !e.volatile.is_empty() {
                 n.register(name.clone(), e.build_normalizer());
             }
         }
@@ -578,11 +592,10 @@ impl Tools {
     /// every tool it does not name.
     pub fn configure(&self, n: &mut Normalizers) {
         for (name, e) in self.entries.iter().filter(|(_, e)| e.configured) {
-            if name == EVERY_OTHER_TOOL {
-                n.set_fallback(e.build_normalizer());
-            } else {
-                n.register(name.clone(), e.build_normalizer());
-            }
+            n.register(name.clone(), e.build_normalizer());
+        }
+        if let Some(e) = &self.others {
+            n.set_fallback(e.build_normalizer());
         }
     }
 }
