@@ -848,8 +848,8 @@ impl Evidence {
                 in_code = in_code.min(chant);
             }
             // A run inside one word of data, or on a line already `LONG_LINE_CHARS` long,
-            // needs what code needs, and what `DATA_TABLE` asks (a chant starts at the message's first
-            // character, with nothing ahead of it, so it never is one).
+            // needs what code needs, and what `DATA_TABLE` asks (a chant starts at the
+            // message's first character, with nothing ahead of it, so it never is one).
             if self
                 .tracker
                 .inside_word(start, root, u64::from(DATA_WORD_CHARS))
@@ -904,8 +904,10 @@ pub struct MeasuredRun {
     /// A run of the noisy stream (numbers read as one symbol, prose only) whose root holds
     /// a number and enough letters to be judged.
     pub noisy: bool,
-    /// The run began on a line already [`crate::LONG_LINE_CHARS`] symbols long.
-    pub long_line: bool,
+    /// The run is data, judged by [`crate::DATA_TABLE`] as well: inside one word of data (a
+    /// root of visible ASCII characters with [`crate::DATA_WORD_CHARS`] of them ahead, or a
+    /// root that long), or begun on a line already [`crate::LONG_LINE_CHARS`] symbols long.
+    pub data: bool,
 }
 
 /// Every maximal exact periodic run of a text (as streamed in one message, after the filler
@@ -923,15 +925,27 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
     // Whether the noisy run at the tail qualifies (judged when it starts).
     let mut judged = false;
     let mut out = Vec::new();
-    // Positions of the symbols that end a line, for `long_line`.
+    // The symbols, and the positions of those that end a line, for `data`.
+    let mut syms: Vec<u32> = Vec::new();
     let mut breaks: Vec<u64> = Vec::new();
-    let long_line = |breaks: &[u64], run: &Run| {
+    let data = |syms: &[u32], breaks: &[u64], run: &Run| {
         let line = breaks
             .partition_point(|&b| b < run.start)
             .checked_sub(1)
             .and_then(|i| breaks.get(i))
             .map_or(0, |&b| b + 1);
-        run.start - line >= u64::from(crate::LONG_LINE_CHARS)
+        let visible = |s: &[u32]| {
+            s.iter()
+                .all(|&c| char::from_u32(c).is_some_and(|c| c.is_ascii_graphic()))
+        };
+        let (start, end, root) = (run.start as usize, run.end as usize, run.root as usize);
+        let before = crate::DATA_WORD_CHARS as usize;
+        let in_word = syms.get(end.saturating_sub(root)..end).is_some_and(visible)
+            && (root >= before
+                || syms
+                    .get(start.wrapping_sub(before)..start)
+                    .is_some_and(visible));
+        in_word || run.start - line >= u64::from(crate::LONG_LINE_CHARS)
     };
     let never = Settings {
         evidence_scale: 1000,
@@ -943,12 +957,13 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
             if crate::evidence::is_line_break(sym) {
                 breaks.push(tracker.len());
             }
+            syms.push(sym);
             if let (Some(run), _) = tracker.push(sym) {
                 out.push(MeasuredRun {
                     run,
                     code: lines.code(),
                     noisy: false,
-                    long_line: long_line(&breaks, &run),
+                    data: data(&syms, &breaks, &run),
                 });
             }
             let sentence = lines.sentence();
@@ -972,7 +987,7 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
                         },
                         code: false,
                         noisy: true,
-                        long_line: false,
+                        data: false,
                     });
                 }
             }
@@ -986,7 +1001,7 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
             run,
             code: lines.code(),
             noisy: false,
-            long_line: long_line(&breaks, &run),
+            data: data(&syms, &breaks, &run),
         });
     }
     if let Some(run) = noisy.tracker.finish() {
@@ -995,7 +1010,7 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
                 run,
                 code: false,
                 noisy: true,
-                long_line: false,
+                data: false,
             });
         }
     }

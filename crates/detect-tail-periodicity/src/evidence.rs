@@ -233,8 +233,9 @@ impl RunTracker {
     }
 
     /// Whether the run that starts at `start` began on a long line: the `len` symbols ahead of
-    /// it are all still held and none ends a line ([`is_line_break`]). Symbols already read
-    /// for an earlier run are not read again, so the work is amortized constant per symbol.
+    /// it are all still held and none ends a line ([`is_line_break`]). Called once per run
+    /// start: it reads at most `len` symbols, and none it read for an earlier run while runs
+    /// start further on (then the reads over a message are at most one per symbol).
     pub fn long_line_before(&mut self, start: u64, len: u64) -> bool {
         let n = self.finder.n;
         let Some(lo) = start.checked_sub(len) else {

@@ -71,9 +71,9 @@ pub fn first_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64
 /// spans what the threshold row of its root asks for, in prose or in code as the text reads
 /// at that symbol — unless the run lies inside one word of data (a root of visible ASCII
 /// characters, with [`DATA_WORD_CHARS`] of them ahead of it, still held by the engine's
-/// ring, or a root that long itself) or began on a line already [`LONG_LINE_CHARS`] long (no line break among the
-/// symbols ahead of it, still held), which needs, in prose and in code, what the code row and
-/// [`DATA_TABLE`] ask.
+/// ring, or a root that long itself) or began on a line already [`LONG_LINE_CHARS`] long (no
+/// line break among the symbols ahead of it, still held), which needs, in prose and in code,
+/// what the code row and [`DATA_TABLE`] ask.
 pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(u64, usize)> {
     let mut prep = Prep::new(settings);
     let mut lines = Lines::default();

@@ -160,6 +160,35 @@ fn measured_runs_report_root_span_and_copies() {
         r.run
     );
     assert_eq!(r.run.copies(), r.run.span() / 6);
+    // A table of bytes in code, with spaces: not data.
+    assert!(!r.data);
+}
+
+#[test]
+fn measured_runs_say_which_are_data() {
+    let longest = |text: &str| {
+        let runs = measure_runs(&Settings::default(), text);
+        *runs.iter().max_by_key(|m| m.run.span()).unwrap()
+    };
+    // The packed index's zeros: on a line over 9,000 characters long.
+    let r = longest(&texts::packed_search_index());
+    assert_eq!((r.run.root, r.data), (1, true));
+    // A source map's segment, inside one word of data.
+    let r = longest(&texts::source_map_mappings());
+    assert_eq!((r.run.root, r.data), (10, true));
+    // A 64-character word repeated at a line's start: a root that is itself a word of data.
+    let label = "123456789012345678901234567890123456789012345678901234567890123.";
+    let r = longest(&format!("Labels:\n{}\n", label.repeat(3)));
+    assert_eq!((r.run.root, r.data), (64, true));
+    // The same zeros after a sentence on a short line, and a sentence repeated: not data.
+    let r = longest(&format!(
+        "Calls <code>U::from(self)</code>.{}\n",
+        "0".repeat(544)
+    ));
+    assert_eq!((r.run.root, r.data), (1, false));
+    let sentence = "Check the label again before you send the request to the server. ";
+    let r = longest(&sentence.repeat(5));
+    assert!(!r.data, "{r:?}");
 }
 
 #[test]

@@ -376,7 +376,9 @@ pub fn render_markdown(t: &TextSection) -> String {
          fence, or a message most of whose lines look like code): the longest span and the most \
          copies of any maximal run, against the span the default's threshold row asks of a run \
          of that root (`span` and `copies × root`, whichever is larger; tiny roots count by span \
-         only).\n"
+         only). Runs of data (inside one word of data, or begun on a line already 4,096 \
+         characters long) are counted in their context and again as data, against the code row \
+         and the data row, whichever asks more.\n"
     );
     let _ = writeln!(
         s,
@@ -385,18 +387,23 @@ pub fn render_markdown(t: &TextSection) -> String {
     let _ = writeln!(s, "|---|---|---|---|---|---|");
     for ((code, b), m) in &t.runs {
         let hi = ROOT_BUCKETS.get(*b).copied().unwrap_or(0);
+        use loopguard::tail_periodicity::{evidence::row_for, CODE_TABLE, DATA_TABLE};
         let table = match code {
             0 => loopguard::tail_periodicity::PROSE_TABLE,
-            1 => loopguard::tail_periodicity::CODE_TABLE,
+            1 | 3 => CODE_TABLE,
             _ => loopguard::tail_periodicity::NOISY_TABLE,
         };
-        let row = loopguard::tail_periodicity::evidence::row_for(table, m.span.1);
+        let mut row = row_for(table, m.span.1);
+        if *code == 3 {
+            row.span = row.span.max(row_for(DATA_TABLE, m.span.1).span);
+        }
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} ({}, {}) | {} ({}) | span ≥ {}{} |",
             match code {
                 0 => "prose",
                 1 => "code",
+                3 => "data",
                 _ => "prose, numbers masked",
             },
             if hi == u64::MAX {
@@ -479,7 +486,8 @@ pub struct RunMax {
 }
 
 /// Every maximal exact periodic run of every text, the tail-periodicity preparation of
-/// `preset` applied, by (context: 0 prose, 1 code, 2 prose with numbers masked; root bucket).
+/// `preset` applied, by (context: 0 prose, 1 code, 2 prose with numbers masked, 3 data — a
+/// run inside a word of data or on a long line, whatever else it is; root bucket).
 pub fn measure(
     preset: &str,
     files: &[PathBuf],
@@ -509,14 +517,17 @@ pub fn measure(
                 .position(|&hi| m.run.root <= hi)
                 .unwrap_or(0);
             let context = if m.noisy { 2 } else { u8::from(m.code) };
-            let e = out.entry((context, b)).or_default();
-            e.runs += 1;
-            let (span, copies) = (m.run.span(), m.run.copies());
-            if span > e.span.0 {
-                e.span = (span, m.run.root, copies, origin.clone());
-            }
-            if copies > e.copies.0 {
-                e.copies = (copies, m.run.root, span, origin.clone());
+            // A run of data counts in its context and among the runs of data.
+            for c in std::iter::once(context).chain(m.data.then_some(3)) {
+                let e = out.entry((c, b)).or_default();
+                e.runs += 1;
+                let (span, copies) = (m.run.span(), m.run.copies());
+                if span > e.span.0 {
+                    e.span = (span, m.run.root, copies, origin.clone());
+                }
+                if copies > e.copies.0 {
+                    e.copies = (copies, m.run.root, span, origin.clone());
+                }
             }
         }
     };

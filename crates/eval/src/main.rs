@@ -88,7 +88,7 @@ fn real_main() -> Result<ExitCode, String> {
         for ((code, b), r) in &m {
             println!(
                 "{} root<={} runs {} | longest span {} (root {}, copies {}) {} | most copies {} (root {}, span {}) {}",
-                ["prose", "code ", "noisy"].get(usize::from(*code)).unwrap_or(&"?"),
+                ["prose", "code ", "noisy", "data "].get(usize::from(*code)).unwrap_or(&"?"),
                 legit::ROOT_BUCKETS.get(*b).copied().unwrap_or(0),
                 r.runs,
                 r.span.0, r.span.1, r.span.2, r.span.3,
