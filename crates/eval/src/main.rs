@@ -2,6 +2,11 @@
 //! corpus through `loopguard scan`'s code, prints the evaluation and writes
 //! `docs/evaluation.md` (or, with `--check`, fails when that file is not current). Exits 1 when
 //! the default preset breaks the gate (a finding on a clean session, or a covered loop missed).
+//!
+//! `loopguard-eval --measure-runs [--files LIST]`: prints, per context (prose, code, prose
+//! with numbers masked, data) and root bucket, the longest legitimate periodic runs of the
+//! files listed in `LIST` (one path a line; by default every file of the gate's roots) and of
+//! the corpus's clean assistant texts: what tail-periodicity's threshold rows are set from.
 
 use loopguard_eval::legit;
 use loopguard_eval::{
@@ -41,6 +46,7 @@ fn real_main() -> Result<ExitCode, String> {
     let mut check = false;
     let mut legit_only = false;
     let mut measure_runs = false;
+    let mut file_list: Option<PathBuf> = None;
     let mut sample = legit::SAMPLE;
     let mut corpus: Option<PathBuf> = None;
     let root = workspace_root();
@@ -52,6 +58,12 @@ fn real_main() -> Result<ExitCode, String> {
             "--check" => check = true,
             "--legit-only" => legit_only = true,
             "--measure-runs" => measure_runs = true,
+            "--files" => {
+                file_list = Some(PathBuf::from(
+                    args.next()
+                        .ok_or("--files needs a file listing paths, one per line")?,
+                ))
+            }
             "--legit-sample" => {
                 sample = args
                     .next()
@@ -80,8 +92,17 @@ fn real_main() -> Result<ExitCode, String> {
     };
     let labels = read_labels(&corpus.join("labels.toml")).map_err(|e| e.to_string())?;
     if measure_runs {
-        // Every qualifying file, not only the gate's sample.
-        let files = legit::sample_files(&legit::default_roots(), usize::MAX);
+        // The files listed (one path a line), else every qualifying file, not only the gate's
+        // sample.
+        let files = match &file_list {
+            Some(list) => std::fs::read_to_string(list)
+                .map_err(|e| format!("{}: {e}", list.display()))?
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(PathBuf::from)
+                .collect(),
+            None => legit::sample_files(&legit::default_roots(), usize::MAX),
+        };
         let texts = legit::corpus_texts(&corpus, &labels)?;
         let m = legit::measure("default", &files, &texts)?;
         println!("files: {}, corpus texts: {}", files.len(), texts.len());
