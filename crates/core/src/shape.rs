@@ -1248,6 +1248,13 @@ impl<'a> Needles<'a> {
     /// or more, where the text's two bytes there hash like a phrase's first two
     /// ([`pair_bit`]); and then only a phrase that starts with that byte.
     fn find_in(&self, haystack: &str) -> bool {
+        self.find_where(haystack, |_, _| true)
+    }
+
+    /// Whether `haystack` contains one of the phrases at a place `accept(start, phrase)`
+    /// takes ([`Needles::find_in`] with a test of each place found).
+    #[inline]
+    fn find_where(&self, haystack: &str, accept: impl Fn(usize, &str) -> bool) -> bool {
         if self.empty {
             return true;
         }
@@ -1268,8 +1275,8 @@ impl<'a> Needles<'a> {
             };
             if candidate
                 && self.list.iter().any(|n| {
-                    let n = n.as_bytes();
-                    n.first() == rest.first() && rest.starts_with(n)
+                    let b = n.as_bytes();
+                    b.first() == rest.first() && rest.starts_with(b) && accept(i, n)
                 })
             {
                 return true;
@@ -1622,6 +1629,9 @@ const TRANSIENT_PHRASES: &[&str] = &[
 /// assert!(is_transient_failure("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"));
 /// assert!(!is_transient_failure("error[E0425]: cannot find value `x` in this scope"));
 /// assert!(!is_transient_failure(&format!("{}\nnote: the client handles rate limits", "test output\n".repeat(80))));
+/// assert!(!is_transient_failure("OSError: [Errno 122] Disk quota exceeded: '/home/dev/out.bin'"));
+/// assert!(!is_transient_failure("error: call of overloaded 'area(int)' is ambiguous"));
+/// assert!(!is_transient_failure("FAILED tests/test_ratelimit.py::test_burst - assert 3 == 2"));
 /// ```
 pub fn is_transient_failure(content: &str) -> bool {
     let body = output_body(content).trim();
@@ -1634,7 +1644,48 @@ pub fn is_transient_failure(content: &str) -> bool {
     for (l, b) in lower.iter_mut().zip(body.bytes()) {
         *l = b.to_ascii_lowercase();
     }
-    std::str::from_utf8(lower).is_ok_and(|l| TRANSIENT_NEEDLES.find_in(l))
+    std::str::from_utf8(lower)
+        .is_ok_and(|l| TRANSIENT_NEEDLES.find_where(l, |at, phrase| transient_at(l, at, phrase)))
+}
+
+/// Whether the transient phrase `phrase` found at `at` in the lower-cased `text` says so: it
+/// is a word of its own, not part of a name (`test_ratelimit.py`, `src/overloaded/`), and
+/// not a failure of this machine or of the code that reads like one: a disk quota exceeded
+/// (`EDQUOT`) does not pass by waiting, nor does a compiler's `call of overloaded 'f(int)'
+/// is ambiguous`.
+fn transient_at(text: &str, at: usize, phrase: &str) -> bool {
+    let before = text.get(..at).unwrap_or_default();
+    let after = text.get(at + phrase.len()..).unwrap_or_default();
+    let named = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'/' | b'.' | b'-');
+    // The word may go on as a word does (`rate limits`, `rate limited`), not as a name.
+    let rest = after.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+    let ending = after.get(..after.len() - rest.len()).unwrap_or_default();
+    if before.bytes().next_back().is_some_and(named)
+        || !matches!(ending, "" | "s" | "d" | "ed" | "ing")
+        || rest.starts_with('/')
+        || (rest.starts_with('.')
+            && rest
+                .as_bytes()
+                .get(1)
+                .is_some_and(u8::is_ascii_alphanumeric))
+        || (rest.starts_with('_')
+            && !["_error", "_exceeded", "_exhausted"]
+                .iter()
+                .any(|w| rest.starts_with(w)))
+    {
+        return false;
+    }
+    match phrase {
+        "quota exceeded" => !before.trim_end().ends_with("disk"),
+        "overloaded" => {
+            !before.trim_end().ends_with("call of")
+                && !before.trim_end().ends_with("ambiguous")
+                && !["function", "method", "operator", "'", "‘", "`", "\""]
+                    .iter()
+                    .any(|w| after.trim_start().starts_with(w))
+        }
+        _ => true,
+    }
 }
 
 const TRANSIENT_NEEDLES: Needles<'static> = Needles::new(TRANSIENT_PHRASES);

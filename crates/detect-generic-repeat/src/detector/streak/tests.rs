@@ -576,6 +576,39 @@ fn a_call_retried_through_a_rate_limit_waits_like_a_poll() {
     assert_eq!(criticals(&f), vec![s.last_index()], "{f:?}");
 }
 
+/// Failures of this machine or of the code that only read like a rate limit or an overloaded
+/// service do not pass by waiting: a full disk quota (`EDQUOT`), a compiler's ambiguous call
+/// of an overloaded function, a failing test in a file named after rate limits. Re-running
+/// the same command into them is a loop, refused at the fifth call, not the twentieth.
+#[test]
+fn failures_that_only_read_like_a_rate_limit_are_loops_not_waits() {
+    let cases = [
+        (
+            "python3 scripts/export.py --out /data/export.bin",
+            "Traceback (most recent call last):\n  File \"scripts/export.py\", line 41, in <module>\n    \
+             out.write(chunk)\nOSError: [Errno 122] Disk quota exceeded\n",
+        ),
+        (
+            "g++ -std=c++17 -c src/geometry.cpp -o build/geometry.o",
+            "src/geometry.cpp: In function 'int main()':\nsrc/geometry.cpp:12:9: error: call of \
+             overloaded 'area(int)' is ambiguous\n   12 |     area(3);\n      |     ~~~~^~~\n",
+        ),
+        (
+            "pytest -q tests/test_ratelimit.py",
+            "F\nFAILED tests/test_ratelimit.py::test_burst - assert 3 == 2\n1 failed in 0.04s\n",
+        ),
+    ];
+    for (command, output) in cases {
+        let args = json!({ "command": command });
+        let mut s = Script::new();
+        s.user("make the export work");
+        s.repeat_call_with(4, "bash", args.clone(), output, true);
+        let _ = attempt(&mut s, "bash", args);
+        let f = run(default_preset(), s.events());
+        assert_eq!(criticals(&f), vec![s.last_index()], "{command}: {f:?}");
+    }
+}
+
 /// Only settings that tell polls apart learn which empty commands are waits: the seeds'
 /// (pi-loop-guard here) keep no list of polls or waits, so their state is what it was.
 #[test]
