@@ -17,7 +17,12 @@ const POLLING_WORDS: &[&str] = &[
 /// command that reads a pipe is a filter, not a poll: `cargo build 2>&1 | tail -20` is a
 /// build whose output is cut, and only the words of a pipeline's first command count
 /// (`ps aux | grep worker` is still a poll). A `curl` or `wget` that sends something (a
-/// method that writes, a body, a form) acts and is no poll ([`sends`]).
+/// method that writes, a body, a form) acts and is no poll ([`sends`]). A line that acts
+/// after it looks is an action: when its last command that is not a poll or a word of the
+/// shell's own ([`NEUTRAL_WORDS`]: `cd`, `echo`, …) comes after its polls, the line is that
+/// command (`git status; git commit -m wip` commits; `make test || tail -50 build.log` and
+/// `ps aux | grep -c worker; echo "not running"` still poll). A line that waits (`sleep`,
+/// `wait`, `watch`) polls whatever it does next (`sleep 30; gh run view 42`).
 /// Only the first line counts, so code carried in an edit command never makes it a poll.
 pub(crate) fn is_polling_command(args: &Value) -> bool {
     let Some(cmd) = loopguard_core::shape::command(args) else {
@@ -25,13 +30,47 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
     };
     let line = cmd.lines().next().unwrap_or("");
     let line = line.get(..line.len().min(500)).unwrap_or(line);
-    commands(line).any(|(segment, piped)| {
-        !piped
-            && segment
-                .split_whitespace()
-                .take(2)
-                .any(|w| POLLING_WORDS.contains(&w.trim_start_matches("./")))
-            && !sends(segment)
+    // Whether the line's last command that counts is a poll (none yet: `None`).
+    let mut last = None;
+    for (segment, piped) in commands(line) {
+        if piped {
+            continue;
+        }
+        let mut words = segment
+            .split_whitespace()
+            .map(|w| w.trim_start_matches("./"))
+            .skip_while(|w| is_assignment(w));
+        let Some(first) = words.next() else {
+            continue;
+        };
+        let poll = (POLLING_WORDS.contains(&first)
+            || words.next().is_some_and(|w| POLLING_WORDS.contains(&w)))
+            && !sends(segment);
+        if first == "sleep" || first == "wait" || first == "watch" {
+            // A line that waits is waiting for what it asks next (`sleep 30; gh run view 42`).
+            return true;
+        }
+        if poll {
+            last = Some(true);
+        } else if !NEUTRAL_WORDS.contains(&first) {
+            last = Some(false);
+        }
+    }
+    last == Some(true)
+}
+
+/// The shell's own words that neither act nor look: they leave a line's last command what it
+/// was ([`is_polling_command`]).
+const NEUTRAL_WORDS: &[&str] = &[
+    "cd", "pushd", "popd", "echo", "printf", "true", "false", ":", "exit", "export", "set",
+    "unset", "pwd", "clear", "source", ".", "if", "then", "else", "elif", "fi", "for", "while",
+    "until", "do", "done", "case", "esac", "{", "}", "(", ")",
+];
+
+/// Whether a shell word assigns a variable for the command after it (`RUST_LOG=debug`).
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
     })
 }
 
@@ -86,8 +125,9 @@ fn sends(segment: &str) -> bool {
     })
 }
 
-/// The commands of a shell line, split on `;`, `&`, `&&`, `|` and `||`, each with whether it
-/// reads the output of the one before it (after a single `|`).
+/// The commands of a shell line, split on `;`, `&`, `&&`, `|`, `|&` and `||` (not on a
+/// redirection's `&`: `2>&1`), each with whether it reads the output of the one before it
+/// (after a single `|` or `|&`).
 fn commands(line: &str) -> impl Iterator<Item = (&str, bool)> {
     let bytes = line.as_bytes();
     let mut start = 0;
@@ -96,13 +136,19 @@ fn commands(line: &str) -> impl Iterator<Item = (&str, bool)> {
     std::iter::from_fn(move || {
         while i < bytes.len() {
             let b = bytes[i];
-            if matches!(b, b';' | b'&' | b'|') {
+            // A redirection (`2>&1`, `&>log`, `>&2`) separates nothing.
+            let redirect = b == b'&'
+                && (i.checked_sub(1).and_then(|j| bytes.get(j)) == Some(&b'>')
+                    || bytes.get(i + 1) == Some(&b'>'));
+            if matches!(b, b';' | b'&' | b'|') && !redirect {
                 let segment = line.get(start..i).unwrap_or("");
                 let was_piped = piped;
-                // `||` and `&&` are one separator; a single `|` is a pipe.
-                let double = bytes.get(i + 1) == Some(&b);
+                // `||` and `&&` are one separator; a single `|` (or `|&`) is a pipe.
+                let next = bytes.get(i + 1).copied();
+                let double = next == Some(b);
+                let stderr_pipe = b == b'|' && next == Some(b'&');
                 piped = b == b'|' && !double;
-                i += if double { 2 } else { 1 };
+                i += if double || stderr_pipe { 2 } else { 1 };
                 start = i;
                 return Some((segment, was_piped));
             }

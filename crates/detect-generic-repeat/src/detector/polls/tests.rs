@@ -48,6 +48,28 @@ fn only_the_first_line_of_a_command_can_make_it_a_poll() {
     ] {
         assert!(is_polling_command(&json!({ "command": polls })), "{polls}");
     }
+    // A line that acts after it looks is that action; the shell's own words and a
+    // redirection's `&` do not change what a line is.
+    for acts in [
+        "cd /tmp/rl2 && git status 2>&1 | head -3; git commit -m wip 2>&1 | tail -3",
+        "kubectl get pods -n ci; kubectl delete pod runner-7 -n ci",
+        "tail -5 build.log; make test",
+        "date && python3 scripts/migrate.py 2>&1",
+    ] {
+        assert!(!is_polling_command(&json!({ "command": acts })), "{acts}");
+    }
+    for polls in [
+        "ps aux | grep -v grep | grep -c worker; echo \"worker not running\"",
+        "until curl -sf localhost:8080/health; do sleep 2; done",
+        "for i in 1 2 3; do kubectl get pods -n ci; sleep 5; done",
+        "sleep 5 && curl -s localhost:8080/health 2>&1",
+        "RUST_LOG=debug tail -n 50 /var/log/app.log",
+        "make deploy >/dev/null 2>&1 & sleep 30; curl -s localhost:8080/status",
+        "cd /srv && docker logs --tail 20 api |& grep -i error",
+        "sleep 30; gh run view 42 --json status",
+    ] {
+        assert!(is_polling_command(&json!({ "command": polls })), "{polls}");
+    }
     assert!(!is_polling_command(
         &json!({"command": "edit 10:20\n    return node.get(key);\n"})
     ));
