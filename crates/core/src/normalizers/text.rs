@@ -41,7 +41,8 @@
 //!   `took` or `duration` (`elapsed: 00:00:02`);
 //! - BuildKit's step times: `#5 0.512 Collecting flask`, `#5 DONE 12.3s`;
 //! - a Unix time a program prints: seconds with their fraction (`1796609921.8235338`, as
-//!   Python's `time.time()`), milliseconds (`1796609921823`, as `Date.now()`);
+//!   Python's `time.time()`), milliseconds (`1796609921823`, as `Date.now()`), micro- and
+//!   nanoseconds (`1796609921823533`, `1796609921823533817`, as `time.time_ns()`);
 //! - a test runner's random seed: `Using --randomly-seed=1234567`, `Randomized with seed
 //!   31337`, `seed: 42`;
 //! - the address in an object's printed form: `<app.Settings object at 0x7f3a2c1b4d90>`,
@@ -1020,8 +1021,10 @@ fn compiler_temp_at(bytes: &[u8], i: usize) -> Hit {
 /// Python's `time.time()` prints them (`1796609921.8235338`: ten digits from 1000000000 to
 /// 2147483647, a `.` and one to nine digits), or milliseconds, as `Date.now()` and
 /// `System.currentTimeMillis()` print them (thirteen digits from 1000000000000 to
-/// 2199999999999; not followed by `.` or `-`). Not a number of another length, nor ten
-/// digits without a fraction (an id or a count may be). `i` starts the `run` digits.
+/// 2199999999999; not followed by `.` or `-`), or micro- and nanoseconds, as Go's
+/// `UnixMicro()` and Python's `time.time_ns()` print them (sixteen and nineteen digits in the
+/// same span of years). Not a number of another length, nor ten digits without a fraction
+/// (an id or a count may be). `i` starts the `run` digits.
 fn epoch_at(bytes: &[u8], i: usize, run: usize) -> Hit {
     let digits = bytes.get(i..i + run)?;
     if !digits.iter().all(u8::is_ascii_digit) || (i > 0 && bytes[i - 1] == b'.') {
@@ -1045,6 +1048,16 @@ fn epoch_at(bytes: &[u8], i: usize, run: usize) -> Hit {
             && !matches!(bytes.get(i + 13), Some(b'.' | b'-')) =>
         {
             Some((i, i + 13))
+        }
+        16 if (1_000_000_000_000_000..2_200_000_000_000_000).contains(&value)
+            && !matches!(bytes.get(i + 16), Some(b'.' | b'-')) =>
+        {
+            Some((i, i + 16))
+        }
+        19 if (1_000_000_000_000_000_000..2_200_000_000_000_000_000).contains(&value)
+            && !matches!(bytes.get(i + 19), Some(b'.' | b'-')) =>
+        {
+            Some((i, i + 19))
         }
         _ => None,
     }
@@ -1750,6 +1763,14 @@ mod tests {
             n("{\"ts\":1796609925117,\"level\":\"error\",\"msg\":\"db timeout\"}")
         );
         assert_eq!(
+            n("t0=1796609921823533817 retrying job 7: lock held"),
+            n("t0=1796609925117009245 retrying job 7: lock held")
+        );
+        assert_eq!(
+            n("span start_us=1796609921823533 status=ERROR"),
+            n("span start_us=1796609925117009 status=ERROR")
+        );
+        assert_eq!(
             n("writing to /tmp/tmp.yVTV0DqUKo"),
             n("writing to /tmp/tmp.ZKoz4X05ZE")
         );
@@ -1757,6 +1778,7 @@ mod tests {
         assert_ne!(n("order 1796609921 shipped"), n("order 1796609922 shipped"));
         assert_ne!(n("value 3.1415926535"), n("value 3.1415926536"));
         assert_ne!(n("total 12345678901234"), n("total 12345678901235"));
+        assert_ne!(n("bytes 3345678901234567"), n("bytes 3345678901234568"));
         assert_ne!(n("v 0.1796609921.5"), n("v 0.1796609921.6"));
         assert_ne!(n("/data/tmp.ab"), n("/data/tmp.cd"));
         assert_ne!(
