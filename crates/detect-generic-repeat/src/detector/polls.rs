@@ -18,10 +18,12 @@ const POLLING_WORDS: &[&str] = &[
 /// build whose output is cut, and only the words of a pipeline's first command count
 /// (`ps aux | grep worker` is still a poll). A `curl` or `wget` that sends something (a
 /// method that writes, a body, a form) acts and is no poll ([`sends`]). A line that acts
-/// after it looks is an action: when its last command that is not a poll or a word of the
-/// shell's own ([`NEUTRAL_WORDS`]: `cd`, `echo`, …) comes after its polls, the line is that
-/// command (`git status; git commit -m wip` commits; `make test || tail -50 build.log` and
-/// `ps aux | grep -c worker; echo "not running"` still poll). A line that waits (`sleep`,
+/// after it looks is an action: when its last command that is not a poll, a word of the
+/// shell's own ([`NEUTRAL_WORDS`]: `cd`, `echo`, …) or a command that only reads
+/// ([`READERS`]: `cat`, `grep`, `journalctl`, `git diff`, …) comes after its polls, the line
+/// is that command (`git status; git commit -m wip` commits; `make test || tail -50
+/// build.log`, `systemctl status api; journalctl -u api -n 20` and `ps aux | grep -c
+/// worker; echo "not running"` still poll). A line that waits (`sleep`,
 /// `wait`, `watch`) polls whatever it does next (`sleep 30; gh run view 42`).
 /// Only the first line counts, so code carried in an edit command never makes it a poll.
 pub(crate) fn is_polling_command(args: &Value) -> bool {
@@ -43,8 +45,9 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
         let Some(first) = words.next() else {
             continue;
         };
+        let second = words.next();
         let poll = (POLLING_WORDS.contains(&first)
-            || words.next().is_some_and(|w| POLLING_WORDS.contains(&w)))
+            || second.is_some_and(|w| POLLING_WORDS.contains(&w)))
             && !sends(segment);
         if first == "sleep" || first == "wait" || first == "watch" {
             // A line that waits is waiting for what it asks next (`sleep 30; gh run view 42`).
@@ -52,7 +55,7 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
         }
         if poll {
             last = Some(true);
-        } else if !NEUTRAL_WORDS.contains(&first) {
+        } else if !NEUTRAL_WORDS.contains(&first) && !reads(first, second) {
             last = Some(false);
         }
     }
@@ -66,6 +69,83 @@ const NEUTRAL_WORDS: &[&str] = &[
     "unset", "pwd", "clear", "source", ".", "if", "then", "else", "elif", "fi", "for", "while",
     "until", "do", "done", "case", "esac", "{", "}", "(", ")",
 ];
+
+/// Commands that only read what is there (files, logs, the system's state): after a poll
+/// they are part of the look, not an action ([`is_polling_command`]).
+const READERS: &[&str] = &[
+    "cat",
+    "head",
+    "less",
+    "more",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ls",
+    "ll",
+    "tree",
+    "find",
+    "fd",
+    "wc",
+    "stat",
+    "file",
+    "jq",
+    "yq",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "column",
+    "journalctl",
+    "dmesg",
+    "free",
+    "vmstat",
+    "iostat",
+    "lsof",
+    "netstat",
+    "ss",
+    "env",
+    "printenv",
+    "which",
+    "type",
+    "test",
+    "[",
+    "[[",
+    "id",
+    "whoami",
+    "hostname",
+    "uname",
+    "nvidia-smi",
+    "pgrep",
+    "pidof",
+    "readlink",
+    "realpath",
+    "basename",
+    "dirname",
+    "diff",
+];
+
+/// Whether a command only reads ([`READERS`], or `git` asked to show something).
+fn reads(first: &str, second: Option<&str>) -> bool {
+    READERS.contains(&first)
+        || (first == "git"
+            && second.is_some_and(|w| {
+                [
+                    "diff",
+                    "show",
+                    "log",
+                    "branch",
+                    "rev-parse",
+                    "remote",
+                    "describe",
+                    "ls-files",
+                    "blame",
+                    "shortlog",
+                ]
+                .contains(&w)
+            }))
+}
 
 /// Whether a shell word assigns a variable for the command after it (`RUST_LOG=debug`).
 fn is_assignment(word: &str) -> bool {

@@ -67,6 +67,9 @@ fn only_the_first_line_of_a_command_can_make_it_a_poll() {
         "make deploy >/dev/null 2>&1 & sleep 30; curl -s localhost:8080/status",
         "cd /srv && docker logs --tail 20 api |& grep -i error",
         "sleep 30; gh run view 42 --json status",
+        "systemctl status api --no-pager; journalctl -u api -n 20 --no-pager",
+        "git status --short && git diff --stat",
+        "docker ps --filter name=api; cat /tmp/api.pid",
     ] {
         assert!(is_polling_command(&json!({ "command": polls })), "{polls}");
     }
