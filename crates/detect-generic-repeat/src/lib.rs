@@ -107,6 +107,9 @@ pub struct NearDuplicateOptions {
     /// Block that call from the N-th on (greater than `warning-threshold`; 0 never blocks).
     #[serde(alias = "block-threshold")]
     pub critical_threshold: Option<u32>,
+    /// Block that call from the N-th on when every result of the streak was a failure
+    /// (greater than `warning-threshold`; 0 never blocks on that ground).
+    pub failure_critical_threshold: Option<u32>,
     /// Count results with no text as results (two silent answers are identical); when
     /// `false`, the top-level `ignore-empty-results` decides.
     pub count_empty_results: Option<bool>,
@@ -253,6 +256,9 @@ pub struct NearDuplicateSettings {
     pub warn_threshold: u32,
     /// The consecutive call that blocks (`None`: never).
     pub block_threshold: Option<u32>,
+    /// The consecutive call that blocks when every result of the streak failed (`None`:
+    /// never on that ground).
+    pub failure_block_threshold: Option<u32>,
     /// Empty results count as results.
     pub count_empty_results: bool,
     /// Calls remembered for the early warning on recurring streaks (0: off).
@@ -342,6 +348,10 @@ impl Settings {
     pub const DEFAULT_NEAR_DUPLICATE_WARN_THRESHOLD: u32 = 4;
     /// Block from the 8th consecutive call.
     pub const DEFAULT_NEAR_DUPLICATE_BLOCK_THRESHOLD: u32 = 8;
+    /// No block for failing streaks of their own unless asked (the `default` preset blocks
+    /// the 6th: the same command failing nearly the same way five times in a row, with no
+    /// other call between, is a loop whose copies differ in a port, a pid or an order).
+    pub const DEFAULT_NEAR_DUPLICATE_FAILURE_BLOCK_THRESHOLD: u32 = 0;
     /// Empty results count for the near-duplicate rule.
     pub const DEFAULT_NEAR_DUPLICATE_COUNT_EMPTY_RESULTS: bool = true;
     /// A streak warns one call earlier when the same call also came before it within the
@@ -569,6 +579,19 @@ fn near_duplicate_settings(
             Some(b)
         }
     };
+    let failure_block = match n
+        .failure_critical_threshold
+        .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_FAILURE_BLOCK_THRESHOLD)
+    {
+        0 => None,
+        b => {
+            scope.below(
+                ("near-duplicate.warning-threshold", warn),
+                ("near-duplicate.failure-critical-threshold", b),
+            )?;
+            Some(b)
+        }
+    };
     let recurrence = scope.between(
         "near-duplicate.recurrence-window",
         n.recurrence_window,
@@ -582,6 +605,7 @@ fn near_duplicate_settings(
         similarity_permille: permille,
         warn_threshold: warn,
         block_threshold: block,
+        failure_block_threshold: failure_block,
         count_empty_results: n
             .count_empty_results
             .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_COUNT_EMPTY_RESULTS),
@@ -772,6 +796,12 @@ pub const REGISTRATION: Registration = Registration {
             ty: "0 or integer > `warning-threshold`",
             default: "8",
             doc: "Block from the N-th consecutive call (sticky); `0` never blocks.",
+        },
+        OptionDoc {
+            name: "near-duplicate.failure-critical-threshold",
+            ty: "0 or integer > `warning-threshold`",
+            default: "0",
+            doc: "Block from the N-th consecutive call when every result of the streak was a failure (flagged by the host, or an error message); `0` never blocks on that ground.",
         },
         OptionDoc {
             name: "near-duplicate.count-empty-results",

@@ -307,7 +307,7 @@ impl GenericRepeat {
                     // A parallel batch is not a repeat of one call: it ends the streak.
                     self.state.near = NearStreak::default();
                 } else {
-                    self.near_result(&pair, content, cx);
+                    self.near_result(&pair, content, result.is_error, cx);
                 }
             }
         }

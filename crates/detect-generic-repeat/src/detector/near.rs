@@ -31,12 +31,18 @@ pub(super) struct NearStreak {
     /// The call counter at the streak's first call.
     #[serde(default)]
     pub(super) start_call: u64,
+    /// Every result of the streak was a failure (flagged by the host, or an error message).
+    #[serde(default)]
+    pub(super) failed: bool,
+    /// The shape of the newest result when it failed (`failure-critical-threshold` set).
+    #[serde(default)]
+    pub(super) failure_shape: Option<Fingerprint>,
 }
 
 impl NearStreak {
     /// A new streak of one result of `pair`'s call, begun at call counter `start_call`. The
     /// buffers of the old one (tool name, sketch text, sequence numbers) are kept for it.
-    fn restart(&mut self, pair: &Pair<&str>, start_call: u64) {
+    fn restart(&mut self, pair: &Pair<&str>, start_call: u64, failed: bool) {
         let mut tool = std::mem::take(&mut self.tool);
         tool.clear();
         tool.push_str(pair.tool);
@@ -50,6 +56,7 @@ impl NearStreak {
             count: 1,
             seqs,
             start_call,
+            failed,
             ..NearStreak::default()
         };
     }
@@ -58,7 +65,13 @@ impl NearStreak {
 impl GenericRepeat {
     /// Extends the streak when this result of the same call is a near-duplicate of the
     /// previous one; otherwise starts a new streak at this result.
-    pub(super) fn near_result(&mut self, pair: &Pair<&str>, content: &str, cx: &mut Cx<'_>) {
+    pub(super) fn near_result(
+        &mut self,
+        pair: &Pair<&str>,
+        content: &str,
+        is_error: bool,
+        cx: &mut Cx<'_>,
+    ) {
         let Some(nd) = &self.settings.near_duplicate else {
             return;
         };
@@ -73,11 +86,21 @@ impl GenericRepeat {
             sketch = Some(s);
             yes
         };
-        if n.call == Some(pair.call) && (same_result || similar()) {
+        // With `failure-critical-threshold`, a failure of the same call with the same shape
+        // as the streak's newest (numbers, ids and volatile fields masked) is the same
+        // failure again, however short the output and however much of it a pid or a
+        // request id changed.
+        let fails = nd.failure_block_threshold.is_some()
+            && (is_error || loopguard_core::shape::looks_like_error(content));
+        let shape = fails.then(|| cx.result_shape_or_plain(true, content).fp);
+        let same_failure = fails && n.failed && shape.is_some() && n.failure_shape == shape;
+        if n.call == Some(pair.call) && (same_result || same_failure || similar()) {
             n.count = n.count.saturating_add(1);
+            n.failed = n.failed && fails;
         } else {
-            n.restart(pair, self.state.calls);
+            n.restart(pair, self.state.calls, fails);
         }
+        n.failure_shape = shape;
         n.sketch.set(content, sketch);
         n.result = Some(pair.result);
         push_bounded(&mut n.seqs, cx.seq());
@@ -112,16 +135,24 @@ impl GenericRepeat {
             n.seqs.iter().copied().chain(std::iter::once(seq)).collect()
         };
         let pct = nd.similarity_permille.div_ceil(10);
-        if nd.block_threshold.is_some_and(|b| next >= b) {
+        let blocks = nd.block_threshold.is_some_and(|b| next >= b);
+        let blocks_failing = n.failed && nd.failure_block_threshold.is_some_and(|b| next >= b);
+        if blocks || blocks_failing {
             n.blocked = n.blocked.saturating_add(1);
             if critical {
                 // Another rule already blocks this call.
                 return false;
             }
+            let how = if blocks {
+                format!("its result barely changed each time (at least {pct}% the same)")
+            } else {
+                format!(
+                    "it failed each time with nearly the same output (at least {pct}% the same)"
+                )
+            };
             let msg = format!(
-                "Blocked: `{}` was called with the same arguments {} times in a row and its result barely \
-                 changed each time (at least {pct}% the same); identical attempt {attempt} is refused. Make a \
-                 different call or give your final answer.",
+                "Blocked: `{}` was called with the same arguments {} times in a row and {how}; \
+                 identical attempt {attempt} is refused. Make a different call or give your final answer.",
                 n.tool, n.count
             );
             cx.report(

@@ -426,6 +426,7 @@ fn near_duplicate_is_off_in_the_seed_presets_and_by_default() {
             similarity_permille: 700,
             warn_threshold: 4,
             block_threshold: None,
+            failure_block_threshold: Some(6),
             count_empty_results: true,
             recurrence_window: 8,
             skip_known_polls: true,
@@ -503,4 +504,120 @@ fn near_duplicate_snapshot_round_trips_mid_streak() {
     }
     assert_eq!(plain, out);
     assert!(!near_keys(&plain).is_empty());
+}
+
+/// The same failing command re-run with nothing between, each failure a near copy of the one
+/// before: a server bound to a new port each time, a log line stamped with a new pid, a
+/// request with a new id. None of the copies is identical, so the exact streak never blocks;
+/// the default preset refuses the sixth call. (A short set printed in another order each
+/// time is not seen as the same failure: neither its shingles nor its shape stay.)
+fn failing_reruns() -> Vec<(Value, Vec<String>)> {
+    let ports = [37291, 40897, 35113, 44021, 38760, 41999, 36204];
+    let pids = [25578, 25595, 25612, 25630, 25647, 25663, 25681];
+    let requests = [
+        "c36354515af1",
+        "111dccba72d6",
+        "9e04f7a2b3c8",
+        "5fa9d01e6b27",
+        "e2b7c4094d1a",
+        "07d3aa61f59e",
+        "b8f26e3c0d95",
+    ];
+    vec![
+        (
+            json!({"command": "python3 -m app.server --port 0"}),
+            ports
+                .iter()
+                .map(|p| {
+                    format!(
+                        "INFO:     Started server process\nINFO:     Uvicorn running on http://127.0.0.1:{p}\n\
+                         ERROR:    Traceback (most recent call last):\n  File \"app/server.py\", line 18, in startup\n    \
+                         db.connect(settings.database_url)\nsqlite3.OperationalError: unable to open database file\n\
+                         ERROR:    Application startup failed. Exiting.\n"
+                    )
+                })
+                .collect(),
+        ),
+        (
+            json!({"command": "python3 scripts/sync.py"}),
+            pids.iter()
+                .map(|p| {
+                    format!(
+                        "2026-12-07 04:36:04,353 {p} ERROR cannot open database /var/lib/sync/state.db: \
+                         permission denied\n2026-12-07 04:36:04,354 {p} ERROR sync aborted after 0 of 41 items\n"
+                    )
+                })
+                .collect(),
+        ),
+        (
+            json!({"command": "node scripts/publish.js"}),
+            requests
+                .iter()
+                .map(|r| format!("request {r} failed: 401 Unauthorized: invalid API key\n"))
+                .collect(),
+        ),
+    ]
+}
+
+#[test]
+fn the_same_command_failing_in_near_copies_is_refused_at_the_sixth_call() {
+    for (args, outputs) in failing_reruns() {
+        let mut s = Script::new();
+        s.user("make the sync work");
+        for out in &outputs[..5] {
+            s.call_with("bash", args.clone(), out, true);
+        }
+        let _ = attempt(&mut s, "bash", args.clone());
+        let f = run(default_preset(), s.events());
+        assert_eq!(criticals(&f), vec![s.last_index()], "{args}: {f:?}");
+        // Five near copies are only warned about.
+        let mut five = Script::new();
+        five.user("make the sync work");
+        for out in &outputs[..5] {
+            five.call_with("bash", args.clone(), out, true);
+        }
+        assert!(
+            criticals(&run(default_preset(), five.events())).is_empty(),
+            "{args}"
+        );
+    }
+}
+
+#[test]
+fn near_copies_that_succeed_or_end_in_a_change_are_not_refused() {
+    // A status that moves a little and never fails: warned, never refused.
+    let mut s = Script::new();
+    s.user("watch the import");
+    let args = json!({"command": "python3 scripts/import_status.py"});
+    for i in 0..7 {
+        s.call(
+            "bash",
+            args.clone(),
+            &format!(
+                "import running: {} of 5000 rows, worker pid {}\n",
+                1200 + i * 3,
+                4100 + i
+            ),
+        );
+    }
+    let _ = attempt(&mut s, "bash", args);
+    assert!(criticals(&run(default_preset(), s.events())).is_empty());
+    // Failures that stop being alike: the streak restarts, nothing is refused.
+    let (args, outputs) = failing_reruns().swap_remove(0);
+    let mut s = Script::new();
+    s.user("start the server");
+    for out in &outputs[..3] {
+        s.call_with("bash", args.clone(), out, true);
+    }
+    s.call_with(
+        "bash",
+        args.clone(),
+        "INFO:     Application startup complete.\n",
+        false,
+    );
+    for out in &outputs[3..5] {
+        s.call_with("bash", args.clone(), out, true);
+    }
+    let _ = attempt(&mut s, "bash", args);
+    assert!(criticals(&run(default_preset(), s.events())).is_empty());
 }
