@@ -715,6 +715,7 @@ impl Bus {
             result: result_info.as_ref(),
             details,
             shape: shape.as_ref(),
+            error_text: std::cell::OnceCell::new(),
             findings: &mut findings,
         };
         // A result that names no tool reaches the detectors with its call's.

@@ -135,6 +135,8 @@ pub struct Cx<'a> {
     pub(crate) result: Option<&'a ResultInfo>,
     pub(crate) details: Option<&'a Value>,
     pub(crate) shape: Option<&'a LazyShape<'a>>,
+    /// Whether the result's text reads as an error message, once a detector asked.
+    pub(crate) error_text: std::cell::OnceCell<bool>,
     pub(crate) findings: &'a mut Vec<Finding>,
 }
 
@@ -155,6 +157,7 @@ impl<'a> Cx<'a> {
             result: None,
             details: None,
             shape: None,
+            error_text: std::cell::OnceCell::new(),
             findings,
         }
     }
@@ -250,6 +253,14 @@ impl<'a> Cx<'a> {
             Some(rs) => std::borrow::Cow::Borrowed(rs),
             None => std::borrow::Cow::Owned(crate::shape::result_shape(&Echo::none(), content)),
         }
+    }
+
+    /// Whether `content`, the text of this event's result, reads as an error message
+    /// ([`crate::shape::looks_like_error`]): read once per result, whichever detectors ask.
+    pub fn looks_like_error(&self, content: &str) -> bool {
+        *self
+            .error_text
+            .get_or_init(|| crate::shape::looks_like_error(content))
     }
 
     /// Reports a finding.

@@ -104,7 +104,7 @@ impl Sketch {
 
 /// The parts of `text` a sketch reads: the whole text when it is short, else its head and its
 /// tail.
-fn cut(text: &str) -> (&str, &str) {
+pub(crate) fn cut(text: &str) -> (&str, &str) {
     if text.len() <= HEAD_BYTES + TAIL_BYTES {
         return (text, "");
     }
@@ -124,6 +124,8 @@ fn cut(text: &str) -> (&str, &str) {
 pub struct LazySketch {
     head: String,
     tail: String,
+    /// The cut text is kept (the sketch was not given).
+    kept: bool,
     sketch: std::cell::OnceCell<Sketch>,
 }
 
@@ -133,6 +135,7 @@ impl LazySketch {
         self.head.clear();
         self.tail.clear();
         self.sketch = std::cell::OnceCell::new();
+        self.kept = sketch.is_none();
         match sketch {
             Some(s) => {
                 let _ = self.sketch.set(s);
@@ -143,6 +146,12 @@ impl LazySketch {
                 self.tail.push_str(tail);
             }
         }
+    }
+
+    /// The kept cut text (its head and tail), unless only the sketch was given.
+    pub fn text(&self) -> Option<(&str, &str)> {
+        self.kept
+            .then_some((self.head.as_str(), self.tail.as_str()))
     }
 
     /// The sketch (computed now if it was not yet).

@@ -296,7 +296,7 @@ impl SameFailure {
         self.settings
     }
 
-    fn is_failure(&self, content: &str, is_error: bool, reads: bool) -> bool {
+    fn is_failure(&self, content: &str, is_error: bool, reads: bool, cx: &Cx<'_>) -> bool {
         if is_error {
             return true;
         }
@@ -307,7 +307,7 @@ impl SameFailure {
             // The text of a file being read is never the call's own error.
             return shape::is_read_failure(content);
         }
-        looks_like_failure(content)
+        cx.looks_like_error(content)
     }
 
     /// Whether the run has reached the critical threshold (with varied arguments).
@@ -364,7 +364,7 @@ impl SameFailure {
         let cap = self.settings.recurring_window as usize;
         let recurring_on = self.settings.recurring_threshold > 0;
         let tool = info.call.tool.as_str();
-        if no_match || !self.is_failure(content, is_error, reads) {
+        if no_match || !self.is_failure(content, is_error, reads, cx) {
             self.state.run = None;
             if recurring_on {
                 // A success of the tool: its earlier failures no longer recur.

@@ -31,18 +31,24 @@ pub(super) struct NearStreak {
     /// The call counter at the streak's first call.
     #[serde(default)]
     pub(super) start_call: u64,
-    /// Every result of the streak was a failure (flagged by the host, or an error message).
+    /// Every result of the streak was a failure (flagged by the host, or an error message);
+    /// for a streak of one result not judged yet, provisionally true.
     #[serde(default)]
     pub(super) failed: bool,
-    /// The shape of the newest result when it failed (`failure-critical-threshold` set).
+    /// The newest result as a failure ([`failure_of`]): `None` while not judged (its cut text
+    /// is kept in `sketch`, and judged only when the same call comes again); `Some(None)`
+    /// not a failure; `Some(Some(shape))` a failure of that shape.
     #[serde(default)]
-    pub(super) failure_shape: Option<Fingerprint>,
+    pub(super) last_failure: Option<Option<Fingerprint>>,
+    /// The newest result carried the error flag.
+    #[serde(default)]
+    pub(super) last_error: bool,
 }
 
 impl NearStreak {
     /// A new streak of one result of `pair`'s call, begun at call counter `start_call`. The
     /// buffers of the old one (tool name, sketch text, sequence numbers) are kept for it.
-    fn restart(&mut self, pair: &Pair<&str>, start_call: u64, failed: bool) {
+    fn restart(&mut self, pair: &Pair<&str>, start_call: u64, judged: Option<Option<Fingerprint>>) {
         let mut tool = std::mem::take(&mut self.tool);
         tool.clear();
         tool.push_str(pair.tool);
@@ -56,10 +62,27 @@ impl NearStreak {
             count: 1,
             seqs,
             start_call,
-            failed,
+            failed: judged.is_none_or(|f| f.is_some()),
+            last_failure: judged,
             ..NearStreak::default()
         };
     }
+}
+
+/// A result as a failure: the shape of its cut text (`head`, then `tail`; numbers, ids and
+/// volatile fields masked) when it carried the error flag or reads as an error message,
+/// `None` otherwise. The same call's echo is the same in each of its results, so the shape
+/// is taken without one.
+fn failure_of(head: &str, tail: &str, is_error: bool) -> Option<Fingerprint> {
+    if !(is_error || loopguard_core::shape::looks_like_error(head)) {
+        return None;
+    }
+    let none = loopguard_core::shape::Echo::none();
+    Some(if tail.is_empty() {
+        loopguard_core::shape::result_shape(&none, head).fp
+    } else {
+        loopguard_core::shape::result_shape(&none, &format!("{head}\n{tail}")).fp
+    })
 }
 
 impl GenericRepeat {
@@ -86,21 +109,42 @@ impl GenericRepeat {
             sketch = Some(s);
             yes
         };
+        let same_call = n.call == Some(pair.call);
         // With `failure-critical-threshold`, a failure of the same call with the same shape
         // as the streak's newest (numbers, ids and volatile fields masked) is the same
         // failure again, however short the output and however much of it a pid or a
-        // request id changed.
-        let fails = nd.failure_block_threshold.is_some()
-            && (is_error || loopguard_core::shape::looks_like_error(content));
-        let shape = fails.then(|| cx.result_shape_or_plain(true, content).fp);
-        let same_failure = fails && n.failed && shape.is_some() && n.failure_shape == shape;
-        if n.call == Some(pair.call) && (same_result || same_failure || similar()) {
+        // request id changed. Results are judged only when the same call comes again: the
+        // newest one then from its kept text.
+        let judged = (same_call && nd.failure_block_threshold.is_some()).then(|| {
+            let prev = match n.last_failure {
+                Some(f) => f,
+                None => {
+                    let f = n
+                        .sketch
+                        .text()
+                        .and_then(|(head, tail)| failure_of(head, tail, n.last_error));
+                    n.failed = n.failed && f.is_some();
+                    f
+                }
+            };
+            let failed = is_error || cx.looks_like_error(content);
+            let (head, tail) = crate::sketch::cut(content);
+            let now = if failed {
+                failure_of(head, tail, true)
+            } else {
+                None
+            };
+            (prev, now)
+        });
+        let same_failure = judged.is_some_and(|(prev, now)| now.is_some() && prev == now);
+        if same_call && (same_result || same_failure || similar()) {
             n.count = n.count.saturating_add(1);
-            n.failed = n.failed && fails;
+            n.failed = n.failed && judged.is_some_and(|(_, now)| now.is_some());
+            n.last_failure = judged.map(|(_, now)| now);
         } else {
-            n.restart(pair, self.state.calls, fails);
+            n.restart(pair, self.state.calls, judged.map(|(_, now)| now));
         }
-        n.failure_shape = shape;
+        n.last_error = is_error;
         n.sketch.set(content, sketch);
         n.result = Some(pair.result);
         push_bounded(&mut n.seqs, cx.seq());
