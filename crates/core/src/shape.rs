@@ -61,8 +61,9 @@ fn hash_str(s: &str) -> u64 {
 }
 
 /// The parts of a call's arguments that a result may echo back: the trimmed lines of its
-/// string values (line-number prefixes removed), its short single-line strings and its
-/// numbers (in strings or as JSON numbers).
+/// string values (line-number prefixes removed), its short single-line strings and the
+/// paths they name (`/opt/x.h` of `cat /opt/x.h | head`), and its numbers (in strings or as
+/// JSON numbers).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Echo {
     lines: HashSet<u64, FixedState>,
@@ -159,6 +160,24 @@ impl Echo {
             && !has_chars(t, MAX_ECHO_INLINE_CHARS + 1)
         {
             self.inline.push(spare.take(t));
+            // The paths a one-line command names are echoed on their own: `cat: /opt/x.h:
+            // No such file or directory` answers `cat /opt/x.h | head` with its path.
+            if t.contains(' ') {
+                for w in t.split_whitespace() {
+                    let w = w.trim_matches(|c| matches!(c, '"' | '\'' | ';' | '(' | ')' | ','));
+                    let path = w.starts_with('/')
+                        || w.starts_with("./")
+                        || w.starts_with("../")
+                        || w.starts_with("~/");
+                    if path
+                        && has_chars(w, MIN_ECHO_INLINE + 2)
+                        && self.inline.len() < MAX_ECHO_INLINE
+                        && !self.inline.iter().any(|p| p == w)
+                    {
+                        self.inline.push(spare.take(w));
+                    }
+                }
+            }
         }
         let mut digits = DigitRuns::new(s);
         while let Some(n) = digits.next_number() {

@@ -942,6 +942,101 @@ fn a_count_taken_over_each_file_in_turn_is_no_loop() {
     assert!(found.is_empty(), "{found:#?}");
 }
 
+/// One check run over each file in turn whose answers agree: `test -f F && echo exists`,
+/// `grep -q P F; echo $?`, a reader of each file answering `ok`. Every call names a path no
+/// earlier call named and gets an answer that is not a failure: a sweep over objects, not a
+/// loop, even though the answers are identical.
+#[test]
+fn one_check_over_each_file_answered_the_same_is_no_loop() {
+    let crates = [
+        "anyhow-1.0.98",
+        "bitflags-2.9.1",
+        "bytes-1.10.1",
+        "cfg-if-1.0.1",
+        "either-1.15.0",
+        "hashbrown-0.15.4",
+        "itoa-1.0.15",
+        "libc-0.2.174",
+        "memchr-2.7.5",
+        "once_cell-1.21.3",
+        "proc-macro2-1.0.95",
+        "quote-1.0.40",
+        "ryu-1.0.20",
+        "serde-1.0.219",
+    ];
+    type Check = (&'static str, fn(&str) -> String, &'static str);
+    let checks: [Check; 3] = [
+        (
+            "bash",
+            |c| {
+                format!(
+                    "test -f ~/.cargo/registry/src/index.crates.io/{c}/src/lib.rs && echo exists"
+                )
+            },
+            "exists\n",
+        ),
+        (
+            "bash",
+            |c| {
+                format!("grep -q 'unsafe' ~/.cargo/registry/src/index.crates.io/{c}/src/lib.rs; echo $?")
+            },
+            "0\n",
+        ),
+        (
+            "check_manifest",
+            |c| format!("vendor/{c}/Cargo.toml"),
+            "ok: manifest is valid",
+        ),
+    ];
+    for (tool, call, answer) in checks {
+        let mut s = Script::new();
+        task(&mut s);
+        for c in crates {
+            let args = if tool == "bash" {
+                json!({ "command": call(c) })
+            } else {
+                json!({ "path": call(c) })
+            };
+            s.call(tool, args, answer);
+        }
+        let found = findings("default", s.events());
+        assert!(found.is_empty(), "{tool}: {found:#?}");
+    }
+}
+
+/// Probing one path after another for a file that is not there: each call names a new path,
+/// but a failure learns nothing, so the probe is still a loop (it was not seen at all while
+/// the path the failure quotes made each failure another).
+#[test]
+fn probing_path_after_path_into_the_same_failure_is_still_a_loop() {
+    let dirs = [
+        "/usr/include",
+        "/usr/local/include",
+        "/opt/include",
+        "/usr/include/x86_64-linux-gnu",
+        "/usr/lib/gcc/x86_64-linux-gnu/12/include",
+        "/usr/share/include",
+        "/home/dev/include",
+        "/srv/include",
+        "/var/include",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for d in dirs {
+        s.call(
+            "bash",
+            json!({ "command": format!("cat {d}/openssl/ssl.h | head -20") }),
+            &format!("cat: {d}/openssl/ssl.h: No such file or directory"),
+        );
+        at.push(last(&s));
+    }
+    // The failure echoes the path each call names: with it cut out, it is one failure,
+    // recurring from the fourth.
+    let found = findings("default", s.events());
+    caught_by(&found, "same-failure", at[3]);
+}
+
 /// The hermes-agent shape with four phrasings and four drifting outputs: no call and no
 /// answer repeats within three calls, but both come back within the rule's memory, so the
 /// loop is still caught.

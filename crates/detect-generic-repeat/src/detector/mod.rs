@@ -15,7 +15,7 @@ use batch::BatchStreak;
 use near::NearStreak;
 use openclaw::Record;
 use polls::{is_polling_command, is_wait_command};
-use similar::{skeleton, PendingCall, SimilarStreak, MAX_PENDING};
+use similar::{object, skeleton, PendingCall, SimilarStreak, MAX_PENDING};
 use streak::Streak;
 use window::Window;
 
@@ -197,6 +197,7 @@ impl GenericRepeat {
                 seq: call.seq,
                 tokens: TokenSet::of_args(args),
                 skeleton: skeleton(args),
+                object: object(args),
             };
             push_capped(&mut self.state.pending, pending, MAX_PENDING);
         }
@@ -330,6 +331,7 @@ impl GenericRepeat {
                     result.call.call_fp.short(),
                     content,
                     images,
+                    result.is_error,
                     cx,
                 );
             }

@@ -23,6 +23,9 @@ pub(super) struct PendingCall {
     pub(super) seq: u64,
     pub(super) tokens: TokenSet,
     pub(super) skeleton: Option<Skeleton>,
+    /// The paths the call names ([`object`]).
+    #[serde(default)]
+    pub(super) object: Option<u64>,
 }
 
 /// One call of the similar-calls streak.
@@ -168,6 +171,10 @@ pub(super) struct SimilarStreak {
     /// all of them, answered unlike all of them, addressed another object.
     #[serde(default)]
     pub(super) answers: VecDeque<(u64, u64)>,
+    /// The paths named by the newest [`SWEEP_MEMORY`] calls the rule judged that name one
+    /// ([`object`]), across the streaks they started.
+    #[serde(default)]
+    pub(super) objects: VecDeque<u64>,
 }
 
 impl GenericRepeat {
@@ -175,6 +182,7 @@ impl GenericRepeat {
     /// its newest calls (token similarity, or the same command skeleton when both results are
     /// empty), and its result has the streak's shape without progress; otherwise starts a new
     /// streak at this call. Warns once the streak reaches `warning-threshold` calls.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn similar_result(
         &mut self,
         tool: &str,
@@ -182,6 +190,7 @@ impl GenericRepeat {
         call_fp: u64,
         content: &str,
         images: u32,
+        is_error: bool,
         cx: &mut Cx<'_>,
     ) {
         let Some(sc) = &self.settings.similar_calls else {
@@ -217,6 +226,17 @@ impl GenericRepeat {
         let other_object =
             !rs.empty && !st.answers.iter().any(|&(c, a)| c == call_fp || a == answer);
         push_capped(&mut st.answers, (call_fp, answer), SWEEP_MEMORY);
+        // A call over paths none of the newest calls named, answered something that is not
+        // a failure, looked at another object: a sweep whose answers agree (`test -f X &&
+        // echo exists`, `grep -q P X; echo $?` over one file after another). Nothing (a
+        // search that found nothing, a probe for a file that is not there) and a failure
+        // (`No such file or directory`) learn nothing, however many paths they try.
+        let new_object = p.object.is_some_and(|o| {
+            let new = !st.objects.contains(&o);
+            push_capped(&mut st.objects, o, SWEEP_MEMORY);
+            new
+        });
+        let swept = || new_object && !rs.empty && !is_error && !cx.looks_like_error(content);
         let like = st.tool == tool
             && st.shape == Some(rs.fp)
             && !new_ids
@@ -227,7 +247,8 @@ impl GenericRepeat {
                         && call.skeleton.is_some()
                         && c.skeleton == call.skeleton)
             });
-        let progress = like && (st.trend.step(&rs.numbers) || renumbered || other_object);
+        let progress =
+            like && (st.trend.step(&rs.numbers) || renumbered || other_object || swept());
         let raw = Some(RawResult::of(content, images, st.last_raw.take()));
         if like && !progress {
             st.count = st.count.saturating_add(1);
@@ -244,6 +265,7 @@ impl GenericRepeat {
             name.clear();
             name.push_str(tool);
             let answers = std::mem::take(&mut st.answers);
+            let objects = std::mem::take(&mut st.objects);
             let (mut calls, mut seqs) =
                 (std::mem::take(&mut st.calls), std::mem::take(&mut st.seqs));
             calls.clear();
@@ -260,6 +282,7 @@ impl GenericRepeat {
                 start_call: self.state.calls,
                 seqs,
                 answers,
+                objects,
                 ..SimilarStreak::default()
             };
         }
@@ -321,6 +344,42 @@ pub(super) fn skeleton(args: &Value) -> Option<Skeleton> {
         text.push_str(w);
     }
     Some(Skeleton::Text(text))
+}
+
+/// The paths a call names, hashed together: a shell command's path arguments (`/usr/lib`,
+/// `./src`, `~/x`, `../y`, as [`skeleton`] leaves them out), else the string values of its
+/// arguments whose key names a path or a file (`path`, `file_path`, `filename`). `None`
+/// when it names none.
+pub(super) fn object(args: &Value) -> Option<u64> {
+    let mut h = loopguard_core::FNV1A_START;
+    let mut any = false;
+    let mut add = |s: &str| {
+        h = loopguard_core::fnv1a(h, s.as_bytes());
+        h = loopguard_core::fnv1a(h, b"\0");
+        any = true;
+    };
+    if let Some(cmd) = loopguard_core::shape::command(args) {
+        let cmd = cmd.get(..cmd.len().min(2000)).unwrap_or(cmd);
+        for w in cmd.split_whitespace().filter(|w| is_path(w)) {
+            add(w.trim_matches(['"', '\'', ';']));
+        }
+    } else if let Value::Object(m) = args {
+        for (k, v) in m {
+            if let (true, Value::String(s)) = (names_a_path(k), v) {
+                add(s);
+            }
+        }
+    }
+    any.then_some(h)
+}
+
+/// Whether an argument's key names a path or a file (`path`, `file_path`, `filePath`,
+/// `filename`), in any case.
+fn names_a_path(key: &str) -> bool {
+    let k = key.as_bytes();
+    k.len() <= 32
+        && k.windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"path") || w.eq_ignore_ascii_case(b"file"))
 }
 
 /// Whether a command word is a path argument (quotes before it ignored).
