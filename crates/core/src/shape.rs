@@ -644,10 +644,16 @@ pub fn mask_numbers(text: &str) -> String {
     out
 }
 
+/// The seeds of the three kinds of shape ([`Fingerprint::of_shape`]): `text-sh`, `args-sh`,
+/// `result-s` in ASCII.
+const TEXT_SHAPE_SEED: u64 = u64::from_le_bytes(*b"text-sh\0");
+const ARGS_SHAPE_SEED: u64 = u64::from_le_bytes(*b"args-sh\0");
+const RESULT_SHAPE_SEED: u64 = u64::from_le_bytes(*b"result-s");
+
 /// The fingerprint of [`mask_numbers`] of `text`: texts that differ only in numbers, temp
 /// ids or whitespace share it.
 pub fn text_shape(text: &str) -> Fingerprint {
-    Fingerprint::combine(&[b"text-shape", mask_numbers(text).as_bytes()])
+    Fingerprint::of_shape(TEXT_SHAPE_SEED, mask_numbers(text).as_bytes())
 }
 
 /// The shape of a call: the tool and its arguments' canonical JSON with every number (JSON
@@ -675,7 +681,9 @@ fn args_shape_in(tool: &str, args: &Value, json: &mut String, out: &mut String) 
     out.clear();
     crate::fingerprint::canonical_json_prefix(args, MAX_ARGS_BYTES, json);
     mask_into(prefix_bytes(json, MAX_ARGS_BYTES), out, &mut |_| {});
-    Fingerprint::combine(&[b"args-shape", tool.as_bytes(), out.as_bytes()])
+    // The tool names the seed: two tools' calls of one form are two shapes.
+    let seed = xxhash_rust::xxh3::xxh3_64_with_seed(tool.as_bytes(), ARGS_SHAPE_SEED);
+    Fingerprint::of_shape(seed, out.as_bytes())
 }
 
 /// The shape of one result: its fingerprint with the call's echo removed and numbers
@@ -801,7 +809,7 @@ pub(crate) fn result_shape_in(
         }
     }
     ResultShape {
-        fp: Fingerprint::combine(&[b"result-shape", out.as_bytes()]),
+        fp: Fingerprint::of_shape(RESULT_SHAPE_SEED, out.as_bytes()),
         empty: out.is_empty() || is_silent(content),
         numbers,
         ids,
