@@ -24,7 +24,9 @@
 
 use crate::error::ConfigError;
 use crate::normalize::{Exact, Normalizer, Normalizers};
-use crate::normalizers::{Exec, Generic, GenericIgnoring, Process, SendResult, MAX_VOLATILE_KEY};
+use crate::normalizers::{
+    Exec, ExecExact, Generic, GenericIgnoring, Process, ProcessExact, SendResult, MAX_VOLATILE_KEY,
+};
 use crate::options::Scope;
 use crate::FixedMap;
 use serde::{Deserialize, Serialize};
@@ -83,6 +85,12 @@ pub enum NormalizerName {
     Exec,
     /// OpenClaw's `process` rule (actions `poll` and `log`).
     Process,
+    /// OpenClaw's `exec` rule with its texts as they are (the `openclaw` preset).
+    #[serde(rename = "exec-exact")]
+    ExecExact,
+    /// OpenClaw's `process` rule with its texts as they are (the `openclaw` preset).
+    #[serde(rename = "process-exact")]
+    ProcessExact,
     /// OpenClaw's outbound-send rule: the details without the volatile ids, for calls that
     /// are sends (the entry's condition); the generic rule for the others.
     Send,
@@ -92,10 +100,12 @@ pub enum NormalizerName {
 
 impl NormalizerName {
     /// Every name.
-    pub const ALL: [NormalizerName; 5] = [
+    pub const ALL: [NormalizerName; 7] = [
         NormalizerName::Generic,
         NormalizerName::Exec,
         NormalizerName::Process,
+        NormalizerName::ExecExact,
+        NormalizerName::ProcessExact,
         NormalizerName::Send,
         NormalizerName::Exact,
     ];
@@ -106,6 +116,8 @@ impl NormalizerName {
             NormalizerName::Generic => "generic",
             NormalizerName::Exec => "exec",
             NormalizerName::Process => "process",
+            NormalizerName::ExecExact => "exec-exact",
+            NormalizerName::ProcessExact => "process-exact",
             NormalizerName::Send => "send",
             NormalizerName::Exact => "exact",
         }
@@ -180,6 +192,8 @@ impl ToolEntry {
             NormalizerName::Generic => Arc::new(GenericIgnoring::new(&self.volatile)),
             NormalizerName::Exec => Arc::new(Exec),
             NormalizerName::Process => Arc::new(Process),
+            NormalizerName::ExecExact => Arc::new(ExecExact),
+            NormalizerName::ProcessExact => Arc::new(ProcessExact),
             NormalizerName::Send => Arc::new(SendResult::new(self.when.clone(), &self.volatile)),
             NormalizerName::Exact => Arc::new(Exact),
         }

@@ -637,3 +637,56 @@ fn openclaw_compares_an_other_tools_answer_as_it_is() {
     let trace = describe(&out);
     assert_eq!(calls(&out)[4].action(), Action::Block, "{trace}");
 }
+
+/// OpenClaw hashes the texts of its own `exec` and `process` rules as they are: an `exec`
+/// whose output changes only in a clock reading, or a `process` poll whose log lines carry
+/// a new time stamp, is a new outcome each time, warned about but never blocked (seed
+/// checklist items 16-18). The `default` preset reads the same outputs through the text pass,
+/// for which they are one outcome.
+#[test]
+fn openclaw_hashes_its_exec_and_process_texts_as_they_are() {
+    let stamped = |i: usize| format!("2026-12-07T05:25:{:02}Z worker heartbeat ok", i % 60);
+    let mut exec = Script::new();
+    exec.user("keep the worker alive");
+    for i in 0..30 {
+        exec.call_details(
+            "exec",
+            json!({"command": "./heartbeat.sh"}),
+            &stamped(i),
+            Some(json!({"status": "completed", "exitCode": 0, "timedOut": false, "aggregated": stamped(i), "durationMs": 10 + i})),
+        );
+    }
+    let mut poll = Script::new();
+    poll.user("wait for the worker");
+    for i in 0..30 {
+        poll.call_details(
+            "process",
+            json!({"action": "poll", "sessionId": "w1"}),
+            &stamped(i),
+            Some(json!({"status": "running", "aggregated": stamped(i)})),
+        );
+    }
+    // The repeated `exec` call is warned about (OpenClaw counts the calls); a poll whose
+    // outcome changes is progress (item 14).
+    for (s, warned) in [(exec, true), (poll, false)] {
+        let events = s.into_events();
+        let out = replay("openclaw", &events);
+        let trace = describe(&out);
+        assert!(
+            out.iter()
+                .all(|(_, v)| v.action() != Action::Block && v.action() != Action::Abort),
+            "openclaw: a new stamp is a new outcome\n{trace}"
+        );
+        assert_eq!(
+            out.iter().any(|(_, v)| v.action() == Action::Steer),
+            warned,
+            "openclaw's warning\n{trace}"
+        );
+        let out = replay("default", &events);
+        assert!(
+            out.iter().any(|(_, v)| v.action() == Action::Block),
+            "default: the stamp is masked, the outcome repeats\n{}",
+            describe(&out)
+        );
+    }
+}

@@ -104,14 +104,6 @@ fn field(details: Option<&Value>, key: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-fn text_field(details: Option<&Value>, key: &str) -> Value {
-    match details.and_then(|d| crate::shape::field(d, key)) {
-        Some(Value::String(s)) => Value::String(text::normalize_text(s)),
-        Some(other) => json::normalize_value(other),
-        None => Value::Null,
-    }
-}
-
 /// The generic rule: {details, text}, both through the generic passes. A text that is a JSON
 /// object or array is normalised as JSON.
 #[derive(Clone, Copy, Debug, Default)]
@@ -235,47 +227,13 @@ impl Normalizer for Generic {
 }
 
 /// OpenClaw's `exec` rule, by `details.status`; the generic rule without a known status.
+/// Its texts (the tail, the output) go through the text pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Exec;
 
 impl Normalizer for Exec {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
-        let d = input.details.filter(|d| d.is_object());
-        let shape = match str_field(d, "status") {
-            Some(status @ "running") => {
-                let tail = str_field(d, "tail").unwrap_or("");
-                json!({ "status": status, "tail": text::normalize_text(tail) })
-            }
-            Some(status @ ("completed" | "failed")) => {
-                let exit_code = match d.and_then(|d| d.get("exitCode")) {
-                    Some(n @ Value::Number(_)) => n.clone(),
-                    _ => Value::Null,
-                };
-                let timed_out = d
-                    .and_then(|d| d.get("timedOut"))
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
-                let output = match str_field(d, "aggregated") {
-                    Some(a) if !a.is_empty() => a,
-                    _ => input.content.trim(),
-                };
-                json!({
-                    "status": status,
-                    "exitCode": exit_code,
-                    "timedOut": timed_out,
-                    "output": text::normalize_text(output),
-                })
-            }
-            Some(status @ ("approval-pending" | "approval-unavailable")) => json!({
-                "status": status,
-                "reason": field(d, "reason"),
-                "host": field(d, "host"),
-                "command": field(d, "command"),
-                "warningText": field(d, "warningText"),
-            }),
-            _ => return Generic.fingerprint(input),
-        };
-        finish("exec", &shape, input)
+        exec_fingerprint(input, false)
     }
 
     fn uses_args(&self) -> bool {
@@ -283,36 +241,128 @@ impl Normalizer for Exec {
     }
 }
 
-/// OpenClaw's `process` rule for actions `poll` and `log`; the generic rule otherwise.
+/// OpenClaw's `exec` rule as OpenClaw hashes it: its texts as they are, and the exact result
+/// without a known status (the `openclaw` preset: a clock in the output makes it new).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExecExact;
+
+impl Normalizer for ExecExact {
+    fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
+        exec_fingerprint(input, true)
+    }
+
+    fn uses_args(&self) -> bool {
+        false
+    }
+}
+
+/// A text of a rule's hashed object: through the text pass, or as it is (`exact`).
+fn rule_text(s: &str, exact: bool) -> Value {
+    if exact {
+        Value::String(s.to_owned())
+    } else {
+        Value::String(text::normalize_text(s))
+    }
+}
+
+fn exec_fingerprint(input: &ResultInput<'_>, exact: bool) -> Fingerprint {
+    let d = input.details.filter(|d| d.is_object());
+    let shape = match str_field(d, "status") {
+        Some(status @ "running") => {
+            let tail = str_field(d, "tail").unwrap_or("");
+            json!({ "status": status, "tail": rule_text(tail, exact) })
+        }
+        Some(status @ ("completed" | "failed")) => {
+            let exit_code = match d.and_then(|d| d.get("exitCode")) {
+                Some(n @ Value::Number(_)) => n.clone(),
+                _ => Value::Null,
+            };
+            let timed_out = d
+                .and_then(|d| d.get("timedOut"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let output = match str_field(d, "aggregated") {
+                Some(a) if !a.is_empty() => a,
+                _ => input.content.trim(),
+            };
+            json!({
+                "status": status,
+                "exitCode": exit_code,
+                "timedOut": timed_out,
+                "output": rule_text(output, exact),
+            })
+        }
+        Some(status @ ("approval-pending" | "approval-unavailable")) => json!({
+            "status": status,
+            "reason": field(d, "reason"),
+            "host": field(d, "host"),
+            "command": field(d, "command"),
+            "warningText": field(d, "warningText"),
+        }),
+        _ if exact => return crate::normalize::Exact.fingerprint(input),
+        _ => return Generic.fingerprint(input),
+    };
+    finish("exec", &shape, input)
+}
+
+/// OpenClaw's `process` rule for actions `poll` and `log`; the generic rule otherwise. Its
+/// texts go through the text pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Process;
 
 impl Normalizer for Process {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
-        let d = input.details.filter(|d| d.is_object());
-        let shape = match str_field(input.args, "action") {
-            Some(action @ "poll") => json!({
-                "action": action,
-                "status": field(d, "status"),
-                "exitCode": field(d, "exitCode"),
-                "exitSignal": field(d, "exitSignal"),
-                "aggregated": text_field(d, "aggregated"),
-                "text": normalized_text(input.content),
-            }),
-            Some(action @ "log") => json!({
-                "action": action,
-                "status": field(d, "status"),
-                "totalLines": field(d, "totalLines"),
-                "totalChars": field(d, "totalChars"),
-                "truncated": field(d, "truncated"),
-                "exitCode": field(d, "exitCode"),
-                "exitSignal": field(d, "exitSignal"),
-                "text": normalized_text(input.content),
-            }),
-            _ => return Generic.fingerprint(input),
-        };
-        finish("process", &shape, input)
+        process_fingerprint(input, false)
     }
+}
+
+/// OpenClaw's `process` rule as OpenClaw hashes it: its texts as they are, and the exact
+/// result for other actions (the `openclaw` preset).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProcessExact;
+
+impl Normalizer for ProcessExact {
+    fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
+        process_fingerprint(input, true)
+    }
+}
+
+fn process_fingerprint(input: &ResultInput<'_>, exact: bool) -> Fingerprint {
+    let d = input.details.filter(|d| d.is_object());
+    let aggregated = match d.and_then(|d| crate::shape::field(d, "aggregated")) {
+        Some(Value::String(s)) => rule_text(s, exact),
+        Some(other) if exact => other.clone(),
+        Some(other) => json::normalize_value(other),
+        None => Value::Null,
+    };
+    let text = if exact {
+        Value::String(input.content.to_owned())
+    } else {
+        normalized_text(input.content)
+    };
+    let shape = match str_field(input.args, "action") {
+        Some(action @ "poll") => json!({
+            "action": action,
+            "status": field(d, "status"),
+            "exitCode": field(d, "exitCode"),
+            "exitSignal": field(d, "exitSignal"),
+            "aggregated": aggregated,
+            "text": text,
+        }),
+        Some(action @ "log") => json!({
+            "action": action,
+            "status": field(d, "status"),
+            "totalLines": field(d, "totalLines"),
+            "totalChars": field(d, "totalChars"),
+            "truncated": field(d, "truncated"),
+            "exitCode": field(d, "exitCode"),
+            "exitSignal": field(d, "exitSignal"),
+            "text": text,
+        }),
+        _ if exact => return crate::normalize::Exact.fingerprint(input),
+        _ => return Generic.fingerprint(input),
+    };
+    finish("process", &shape, input)
 }
 
 /// OpenClaw's outbound-send rule: only the details, volatile ids removed, text ignored.
