@@ -208,11 +208,16 @@ impl GenericRepeat {
         let new_ids = rs.ids.is_some() && st.ids != rs.ids;
         // A call that differs from the previous one only in its numbers (`ls dir7` after
         // `ls dir6`) and gets a different answer addressed another object: progress.
-        let renumbered = !rs.empty
-            && st.calls.back().is_some_and(|c| {
-                c.call != call.call && c.tokens.similarity_permille(&call.tokens) >= 1000
-            })
-            && st.last_raw.as_ref().is_some_and(|r| !r.is(content, images));
+        // (Read only for a like call that did not progress otherwise: the same token set is
+        // a similarity of 1000.)
+        let renumbered = |st: &SimilarStreak| {
+            !rs.empty
+                && st
+                    .calls
+                    .back()
+                    .is_some_and(|c| c.call != call.call && c.tokens == call.tokens)
+                && st.last_raw.as_ref().is_some_and(|r| !r.is(content, images))
+        };
         // A call unlike each of the newest similar calls, answered unlike each of them (not
         // nothing), addressed another object: a sweep (`grep -c 'def ' a.py`, then `b.py`,
         // each with its count). A loop repeats something: a call (phrasings taken in turn) or
@@ -248,7 +253,7 @@ impl GenericRepeat {
                         && c.skeleton == call.skeleton)
             });
         let progress =
-            like && (st.trend.step(&rs.numbers) || renumbered || other_object || swept());
+            like && (st.trend.step(&rs.numbers) || renumbered(st) || other_object || swept());
         let raw = Some(RawResult::of(content, images, st.last_raw.take()));
         if like && !progress {
             st.count = st.count.saturating_add(1);
