@@ -1004,6 +1004,65 @@ fn one_check_over_each_file_answered_the_same_is_no_loop() {
     }
 }
 
+/// A silent check run over each file in turn (`python3 -m py_compile F`, `rustfmt --check F`
+/// answer nothing when the file is fine): each call names a new path and nothing is a
+/// success here, so the sweep is no loop. A call that looks for something and finds nothing,
+/// path after path (`ls /opt/*/include/ssl.h`, `find D -name X`), is still one.
+#[test]
+fn a_silent_check_over_each_file_is_no_loop_but_a_silent_probe_is() {
+    let modules = [
+        "argparse",
+        "base64",
+        "bisect",
+        "calendar",
+        "csv",
+        "dataclasses",
+        "difflib",
+        "fractions",
+        "gettext",
+        "heapq",
+        "ipaddress",
+        "locale",
+        "pathlib",
+        "shlex",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    for m in modules {
+        s.call(
+            "bash",
+            json!({ "command": format!("python3 -m py_compile /usr/lib/python3.11/{m}.py") }),
+            "",
+        );
+    }
+    let found = findings("default", s.events());
+    assert!(found.is_empty(), "{found:#?}");
+
+    let dirs = [
+        "/opt/openssl",
+        "/opt/ssl",
+        "/usr/local/ssl",
+        "/usr/local/openssl",
+        "/srv/openssl",
+        "/home/dev/openssl",
+        "/opt/homebrew/openssl",
+        "/usr/lib/ssl",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for d in dirs {
+        s.call(
+            "bash",
+            json!({ "command": format!("ls {d}/include/openssl/ssl.h 2>/dev/null") }),
+            "",
+        );
+        at.push(last(&s));
+    }
+    let found = findings("default", s.events());
+    caught_by(&found, "generic-repeat", at[3]);
+}
+
 /// Probing one path after another for a file that is not there: each call names a new path,
 /// but a failure learns nothing, so the probe is still a loop (it was not seen at all while
 /// the path the failure quotes made each failure another).

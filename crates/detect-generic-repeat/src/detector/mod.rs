@@ -15,7 +15,7 @@ use batch::BatchStreak;
 use near::NearStreak;
 use openclaw::Record;
 use polls::{is_polling_command, is_wait_command};
-use similar::{object, skeleton, PendingCall, SimilarStreak, MAX_PENDING};
+use similar::{object, probes, skeleton, PendingCall, SimilarStreak, MAX_PENDING};
 use streak::Streak;
 use window::Window;
 
@@ -198,6 +198,7 @@ impl GenericRepeat {
                 tokens: TokenSet::of_args(args),
                 skeleton: skeleton(args),
                 object: object(args),
+                probe: probes(args),
             };
             push_capped(&mut self.state.pending, pending, MAX_PENDING);
         }

@@ -26,6 +26,9 @@ pub(super) struct PendingCall {
     /// The paths the call names ([`object`]).
     #[serde(default)]
     pub(super) object: Option<u64>,
+    /// The call looks for something: nothing in its answer means nothing found ([`probes`]).
+    #[serde(default)]
+    pub(super) probe: bool,
 }
 
 /// One call of the similar-calls streak.
@@ -233,15 +236,17 @@ impl GenericRepeat {
         push_capped(&mut st.answers, (call_fp, answer), SWEEP_MEMORY);
         // A call over paths none of the newest calls named, answered something that is not
         // a failure, looked at another object: a sweep whose answers agree (`test -f X &&
-        // echo exists`, `grep -q P X; echo $?` over one file after another). Nothing (a
-        // search that found nothing, a probe for a file that is not there) and a failure
-        // (`No such file or directory`) learn nothing, however many paths they try.
+        // echo exists`, `grep -q P X; echo $?` over one file after another; a silent check
+        // of each file, `python3 -m py_compile X`). Nothing from a call that looks for
+        // something (a search that found nothing, a probe for a file that is not there) and
+        // a failure (`No such file or directory`) learn nothing, however many paths they try.
         let new_object = p.object.is_some_and(|o| {
             let new = !st.objects.contains(&o);
             push_capped(&mut st.objects, o, SWEEP_MEMORY);
             new
         });
-        let swept = || new_object && !rs.empty && !is_error && !cx.looks_like_error(content);
+        let swept =
+            || new_object && (!rs.empty || !p.probe) && !is_error && !cx.looks_like_error(content);
         let like = st.tool == tool
             && st.shape == Some(rs.fp)
             && !new_ids
@@ -376,6 +381,30 @@ pub(super) fn object(args: &Value) -> Option<u64> {
         }
     }
     any.then_some(h)
+}
+
+/// Programs that look for something: their silence means nothing was found.
+const PROBES: &[&str] = &[
+    "ls", "find", "fd", "locate", "which", "whereis", "type", "test", "[", "[[", "stat", "file",
+];
+
+/// Whether a call looks for something ([`loopguard_core::shape::is_search`], or a command
+/// one of whose commands is one of [`PROBES`]: `test -f X && echo exists`, `ls /opt/*.h`).
+pub(super) fn probes(args: &Value) -> bool {
+    if loopguard_core::shape::is_search(args) {
+        return true;
+    }
+    let Some(cmd) = loopguard_core::shape::command(args) else {
+        return false;
+    };
+    let line = cmd.lines().next().unwrap_or("");
+    let line = line.get(..line.len().min(500)).unwrap_or(line);
+    line.split(['|', ';', '&']).any(|segment| {
+        segment
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| PROBES.contains(&w.rsplit('/').next().unwrap_or(w)))
+    })
 }
 
 /// Whether an argument's key names a path or a file (`path`, `file_path`, `filePath`,
