@@ -91,6 +91,10 @@ pub enum NormalizerName {
     /// OpenClaw's `process` rule with its texts as they are (the `openclaw` preset).
     #[serde(rename = "process-exact")]
     ProcessExact,
+    /// OpenClaw's outbound-send rule to the letter: a send is its details alone, another
+    /// call its exact result (the `openclaw` preset).
+    #[serde(rename = "send-exact")]
+    SendExact,
     /// OpenClaw's outbound-send rule: the details without the volatile ids, for calls that
     /// are sends (the entry's condition); the generic rule for the others.
     Send,
@@ -100,12 +104,13 @@ pub enum NormalizerName {
 
 impl NormalizerName {
     /// Every name.
-    pub const ALL: [NormalizerName; 7] = [
+    pub const ALL: [NormalizerName; 8] = [
         NormalizerName::Generic,
         NormalizerName::Exec,
         NormalizerName::Process,
         NormalizerName::ExecExact,
         NormalizerName::ProcessExact,
+        NormalizerName::SendExact,
         NormalizerName::Send,
         NormalizerName::Exact,
     ];
@@ -118,6 +123,7 @@ impl NormalizerName {
             NormalizerName::Process => "process",
             NormalizerName::ExecExact => "exec-exact",
             NormalizerName::ProcessExact => "process-exact",
+            NormalizerName::SendExact => "send-exact",
             NormalizerName::Send => "send",
             NormalizerName::Exact => "exact",
         }
@@ -125,7 +131,10 @@ impl NormalizerName {
 
     /// Whether the normaliser honours an entry's `volatile` keys.
     pub fn takes_volatile(self) -> bool {
-        matches!(self, NormalizerName::Generic | NormalizerName::Send)
+        matches!(
+            self,
+            NormalizerName::Generic | NormalizerName::Send | NormalizerName::SendExact
+        )
     }
 }
 
@@ -195,6 +204,9 @@ impl ToolEntry {
             NormalizerName::ExecExact => Arc::new(ExecExact),
             NormalizerName::ProcessExact => Arc::new(ProcessExact),
             NormalizerName::Send => Arc::new(SendResult::new(self.when.clone(), &self.volatile)),
+            NormalizerName::SendExact => {
+                Arc::new(SendResult::new(self.when.clone(), &self.volatile).exact())
+            }
             NormalizerName::Exact => Arc::new(Exact),
         }
     }

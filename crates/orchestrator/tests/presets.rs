@@ -690,3 +690,51 @@ fn openclaw_hashes_its_exec_and_process_texts_as_they_are() {
         );
     }
 }
+
+/// OpenClaw's send rule reads a send's details alone, and any other call of a messaging tool
+/// as it is: the `openclaw` preset blocks the 21st identical send even when each answer's text
+/// carries a new clock reading (the details are the same), and never blocks reading a channel
+/// whose answer carries a new stamp each time; the `default` preset masks the stamp.
+#[test]
+fn openclaw_hashes_sends_by_their_details_and_other_message_calls_as_they_are() {
+    let stamped = |i: usize| format!("[2026-12-07 05:{:02}:00] #ops: deploy finished", i % 60);
+    let mut send = Script::new();
+    send.user("tell the channel");
+    for i in 0..22 {
+        send.call_details(
+            "message",
+            json!({"action": "send", "to": "#ops", "text": "deploy finished"}),
+            &format!("sent at {}", stamped(i)),
+            Some(json!({"ok": true, "channel": "#ops", "messageId": format!("m{i}")})),
+        );
+    }
+    let out = replay("openclaw", &send.into_events());
+    assert!(
+        out.iter().any(|(_, v)| v.action() == Action::Block),
+        "the same send, its details equal once the message id is set aside\n{}",
+        describe(&out)
+    );
+    let mut read = Script::new();
+    read.user("watch the channel");
+    for i in 0..30 {
+        read.call(
+            "message",
+            json!({"action": "read", "channel": "#ops", "limit": 1}),
+            &stamped(i),
+        );
+    }
+    let events = read.into_events();
+    let out = replay("openclaw", &events);
+    assert!(
+        out.iter()
+            .all(|(_, v)| v.action() != Action::Block && v.action() != Action::Abort),
+        "openclaw: a new stamp is a new outcome\n{}",
+        describe(&out)
+    );
+    let out = replay("default", &events);
+    assert!(
+        out.iter().any(|(_, v)| v.action() == Action::Block),
+        "default: the stamp is masked\n{}",
+        describe(&out)
+    );
+}

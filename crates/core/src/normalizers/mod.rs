@@ -372,6 +372,8 @@ fn process_fingerprint(input: &ResultInput<'_>, exact: bool) -> Fingerprint {
 pub struct SendResult {
     when: Option<Condition>,
     volatile: Vec<String>,
+    /// OpenClaw's hashing to the letter ([`SendResult::exact`]).
+    exact: bool,
 }
 
 impl Default for SendResult {
@@ -380,6 +382,7 @@ impl Default for SendResult {
         SendResult {
             when: None,
             volatile: SEND_VOLATILE.iter().map(|k| squash(k)).collect(),
+            exact: false,
         }
     }
 }
@@ -391,7 +394,16 @@ impl SendResult {
         SendResult {
             when,
             volatile: squashed(volatile),
+            exact: false,
         }
+    }
+
+    /// The rule as OpenClaw hashes it (the `openclaw` preset): a send is its details alone
+    /// (none: `null`; the text is never read, even when it is JSON), and a call that is not a
+    /// send is its exact result.
+    pub fn exact(mut self) -> SendResult {
+        self.exact = true;
+        self
     }
 
     fn is_send(&self, input: &ResultInput<'_>) -> bool {
@@ -439,10 +451,14 @@ fn strip_send(v: &Value, depth: usize, keys: &[String]) -> Value {
 impl Normalizer for SendResult {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
         if !self.is_send(input) {
+            if self.exact {
+                return crate::normalize::Exact.fingerprint(input);
+            }
             return Generic.fingerprint(input);
         }
         let shape = match input.details {
             Some(d) => json!({ "details": strip_send(d, 0, &self.volatile) }),
+            None if self.exact => json!({ "details": Value::Null }),
             None => match json::parse_json_text(input.content) {
                 Some(v) => json!({ "json": strip_send(&v, 0, &self.volatile) }),
                 None => return Generic.fingerprint(input),
