@@ -644,11 +644,12 @@ pub fn mask_numbers(text: &str) -> String {
     out
 }
 
-/// The seeds of the three kinds of shape ([`Fingerprint::of_shape`]): `text-sh`, `args-sh`,
-/// `result-s` in ASCII.
+/// The seeds of the kinds of shape ([`Fingerprint::of_shape`]): `text-sh`, `args-sh`,
+/// `result-s`, `words-sh` in ASCII.
 const TEXT_SHAPE_SEED: u64 = u64::from_le_bytes(*b"text-sh\0");
 const ARGS_SHAPE_SEED: u64 = u64::from_le_bytes(*b"args-sh\0");
 const RESULT_SHAPE_SEED: u64 = u64::from_le_bytes(*b"result-s");
+const WORDS_SHAPE_SEED: u64 = u64::from_le_bytes(*b"words-sh");
 
 /// The fingerprint of [`mask_numbers`] of `text`: texts that differ only in numbers, temp
 /// ids or whitespace share it.
@@ -975,6 +976,52 @@ impl TokenSet {
     }
 }
 
+/// [`tokens`] of one string.
+fn string_tokens(s: &str, out: &mut Vec<u32>, budget: &mut usize, masked: &mut String) {
+    let s = prefix_bytes(s, *budget);
+    *budget = budget.saturating_sub(s.len());
+    if s.is_ascii() {
+        // One byte per character, alphanumeric exactly when its character is: the same
+        // tokens, split without decoding. Each token's digits are counted as it is cut.
+        let (mut start, mut digits) = (0, 0);
+        for (i, &b) in s.as_bytes().iter().enumerate() {
+            if b.is_ascii_digit() {
+                digits += 1;
+            } else if !is_word(b) {
+                push_word(s.get(start..i).unwrap_or(""), digits, out, masked);
+                start = i + 1;
+                digits = 0;
+            }
+        }
+        push_word(s.get(start..).unwrap_or(""), digits, out, masked);
+    } else {
+        for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            push_token(t, out, masked);
+        }
+    }
+}
+
+/// The set of the words of `text` (its first [`MAX_ARGS_BYTES`]; words as [`TokenSet`] cuts
+/// them, digit runs and temp ids abstracted), order and repetition ignored: two texts that
+/// say the same words in another order (a set printed in its hash order: `missing: numpy,
+/// scipy` and `missing: scipy, numpy`) share it.
+///
+/// ```
+/// use loopguard_core::shape::words_shape;
+/// assert_eq!(words_shape("missing: numpy, scipy, pandas"), words_shape("missing: pandas, numpy, scipy"));
+/// assert_eq!(words_shape("worker 25578 died"), words_shape("worker 25595 died"));
+/// assert_ne!(words_shape("missing: numpy"), words_shape("missing: scipy"));
+/// ```
+pub fn words_shape(text: &str) -> Fingerprint {
+    let mut hashes: Vec<u32> = Vec::with_capacity(32);
+    let mut budget = MAX_ARGS_BYTES;
+    string_tokens(text, &mut hashes, &mut budget, &mut String::new());
+    hashes.sort_unstable();
+    hashes.dedup();
+    let bytes: Vec<u8> = hashes.iter().flat_map(|h| h.to_le_bytes()).collect();
+    Fingerprint::of_shape(WORDS_SHAPE_SEED, &bytes)
+}
+
 /// One token's hash; `masked` is a scratch buffer reused from token to token.
 fn push_token(t: &str, out: &mut Vec<u32>, masked: &mut String) {
     if t.bytes().all(is_word) {
@@ -1014,30 +1061,7 @@ fn push_masked(t: &str, out: &mut Vec<u32>, masked: &mut String) {
 
 fn tokens(v: &Value, out: &mut Vec<u32>, budget: &mut usize, masked: &mut String) {
     match v {
-        Value::String(s) => {
-            let s = prefix_bytes(s, *budget);
-            *budget = budget.saturating_sub(s.len());
-            if s.is_ascii() {
-                // One byte per character, alphanumeric exactly when its character is: the
-                // same tokens, split without decoding.
-                // Each token's digits are counted as it is cut.
-                let (mut start, mut digits) = (0, 0);
-                for (i, &b) in s.as_bytes().iter().enumerate() {
-                    if b.is_ascii_digit() {
-                        digits += 1;
-                    } else if !is_word(b) {
-                        push_word(s.get(start..i).unwrap_or(""), digits, out, masked);
-                        start = i + 1;
-                        digits = 0;
-                    }
-                }
-                push_word(s.get(start..).unwrap_or(""), digits, out, masked);
-            } else {
-                for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-                    push_token(t, out, masked);
-                }
-            }
-        }
+        Value::String(s) => string_tokens(s, out, budget, masked),
         Value::Number(_) => push_token("0", out, masked),
         Value::Bool(b) => push_token(if *b { "true" } else { "false" }, out, masked),
         Value::Array(a) => {

@@ -4,6 +4,7 @@
 use super::{push_bounded, short_hex, GenericRepeat, Pair};
 use crate::sketch::{LazySketch, Sketch};
 use crate::NAME;
+use loopguard_core::shape::Trend;
 use loopguard_core::{CallInfo, Cx, Finding, Fingerprint, Level};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -37,18 +38,26 @@ pub(super) struct NearStreak {
     pub(super) failed: bool,
     /// The newest result as a failure ([`failure_of`]): `None` while not judged (its cut text
     /// is kept in `sketch`, and judged only when the same call comes again); `Some(None)`
-    /// not a failure; `Some(Some(shape))` a failure of that shape.
+    /// not a failure; `Some(Some(failure))` a failure.
     #[serde(default)]
-    pub(super) last_failure: Option<Option<Fingerprint>>,
+    pub(super) last_failure: Option<Option<Failure>>,
     /// The newest result carried the error flag.
     #[serde(default)]
     pub(super) last_error: bool,
+    /// The small numbers of the streak's failures ([`progress_numbers`]): numbers moving
+    /// steadily (a count of failing tests falling) are progress.
+    #[serde(default)]
+    pub(super) trend: Trend,
+    /// The newest failure's numbers moved steadily: while they do, the streak is not blocked
+    /// as failing.
+    #[serde(default)]
+    pub(super) moving: bool,
 }
 
 impl NearStreak {
     /// A new streak of one result of `pair`'s call, begun at call counter `start_call`. The
     /// buffers of the old one (tool name, sketch text, sequence numbers) are kept for it.
-    fn restart(&mut self, pair: &Pair<&str>, start_call: u64, judged: Option<Option<Fingerprint>>) {
+    fn restart(&mut self, pair: &Pair<&str>, start_call: u64, judged: Option<Option<Failure>>) {
         let mut tool = std::mem::take(&mut self.tool);
         tool.clear();
         tool.push_str(pair.tool);
@@ -62,27 +71,64 @@ impl NearStreak {
             count: 1,
             seqs,
             start_call,
-            failed: judged.is_none_or(|f| f.is_some()),
+            failed: judged.as_ref().is_none_or(|f| f.is_some()),
+            trend: std::mem::take(&mut self.trend),
             last_failure: judged,
             ..NearStreak::default()
         };
+        self.trend.restart();
+        if let Some(Some(f)) = &self.last_failure {
+            self.trend.step(&progress_numbers(&f.numbers));
+        }
     }
 }
 
-/// A result as a failure: the shape of its cut text (`head`, then `tail`; numbers, ids and
-/// volatile fields masked) when it carried the error flag or reads as an error message,
-/// `None` otherwise. The same call's echo is the same in each of its results, so the shape
-/// is taken without one.
-fn failure_of(head: &str, tail: &str, is_error: bool) -> Option<Fingerprint> {
+/// A failing result's identities: its shape (numbers, ids and volatile fields masked) and the
+/// set of its words (order ignored). Two failures of one call are the same failure when
+/// either agrees: a new pid or request id changes neither's shape, a set printed in another
+/// order keeps its words.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Failure {
+    shape: Fingerprint,
+    words: Fingerprint,
+    /// The numbers the shape abstracted (the first few).
+    #[serde(default)]
+    numbers: Vec<u64>,
+}
+
+impl Failure {
+    fn same(&self, other: &Failure) -> bool {
+        self.shape == other.shape || self.words == other.words
+    }
+}
+
+/// A result as a failure, read from its cut text (`head`, then `tail`) when it carried the
+/// error flag or reads as an error message; `None` otherwise. The same call's echo is the
+/// same in each of its results, so the shape is taken without one.
+fn failure_of(head: &str, tail: &str, is_error: bool) -> Option<Failure> {
     if !(is_error || loopguard_core::shape::looks_like_error(head)) {
         return None;
     }
     let none = loopguard_core::shape::Echo::none();
-    Some(if tail.is_empty() {
-        loopguard_core::shape::result_shape(&none, head).fp
+    let joined;
+    let text = if tail.is_empty() {
+        head
     } else {
-        loopguard_core::shape::result_shape(&none, &format!("{head}\n{tail}")).fp
+        joined = format!("{head}\n{tail}");
+        &joined
+    };
+    let shape = loopguard_core::shape::result_shape(&none, text);
+    Some(Failure {
+        shape: shape.fp,
+        words: loopguard_core::shape::words_shape(text),
+        numbers: shape.numbers,
     })
+}
+
+/// The numbers of a failure that can show progress: counts below 1,000 (`3 of 10 replicas
+/// ready`). A pid, a port or a byte count rises or jumps from run to run by itself.
+fn progress_numbers(numbers: &[u64]) -> Vec<u64> {
+    numbers.iter().copied().filter(|n| *n < 1000).collect()
 }
 
 impl GenericRepeat {
@@ -116,7 +162,7 @@ impl GenericRepeat {
         // request id changed. Results are judged only when the same call comes again: the
         // newest one then from its kept text.
         let judged = (same_call && nd.failure_block_threshold.is_some()).then(|| {
-            let prev = match n.last_failure {
+            let prev = match n.last_failure.take() {
                 Some(f) => f,
                 None => {
                     let f = n
@@ -124,6 +170,10 @@ impl GenericRepeat {
                         .text()
                         .and_then(|(head, tail)| failure_of(head, tail, n.last_error));
                     n.failed = n.failed && f.is_some();
+                    if let Some(f) = &f {
+                        n.trend.restart();
+                        n.trend.step(&progress_numbers(&f.numbers));
+                    }
                     f
                 }
             };
@@ -136,11 +186,22 @@ impl GenericRepeat {
             };
             (prev, now)
         });
-        let same_failure = judged.is_some_and(|(prev, now)| now.is_some() && prev == now);
+        let same_failure = judged
+            .as_ref()
+            .is_some_and(|(prev, now)| match (prev, now) {
+                (Some(p), Some(n)) => p.same(n),
+                _ => false,
+            });
         if same_call && (same_result || same_failure || similar()) {
             n.count = n.count.saturating_add(1);
-            n.failed = n.failed && judged.is_some_and(|(_, now)| now.is_some());
-            n.last_failure = judged.map(|(_, now)| now);
+            let now = judged.and_then(|(_, now)| now);
+            // A failure whose numbers move steadily is making progress: the streak still
+            // warns, but is not blocked as failing while they move.
+            n.moving = now
+                .as_ref()
+                .is_some_and(|f| n.trend.step(&progress_numbers(&f.numbers)));
+            n.failed = n.failed && now.is_some();
+            n.last_failure = Some(now);
         } else {
             n.restart(pair, self.state.calls, judged.map(|(_, now)| now));
         }
@@ -180,7 +241,8 @@ impl GenericRepeat {
         };
         let pct = nd.similarity_permille.div_ceil(10);
         let blocks = nd.block_threshold.is_some_and(|b| next >= b);
-        let blocks_failing = n.failed && nd.failure_block_threshold.is_some_and(|b| next >= b);
+        let blocks_failing =
+            n.failed && !n.moving && nd.failure_block_threshold.is_some_and(|b| next >= b);
         if blocks || blocks_failing {
             n.blocked = n.blocked.saturating_add(1);
             if critical {

@@ -508,12 +508,20 @@ fn near_duplicate_snapshot_round_trips_mid_streak() {
 
 /// The same failing command re-run with nothing between, each failure a near copy of the one
 /// before: a server bound to a new port each time, a log line stamped with a new pid, a
-/// request with a new id. None of the copies is identical, so the exact streak never blocks;
-/// the default preset refuses the sixth call. (A short set printed in another order each
-/// time is not seen as the same failure: neither its shingles nor its shape stay.)
+/// request with a new id, a set printed in its hash order. None of the copies is identical,
+/// so the exact streak never blocks; the default preset refuses the sixth call.
 fn failing_reruns() -> Vec<(Value, Vec<String>)> {
     let ports = [37291, 40897, 35113, 44021, 38760, 41999, 36204];
     let pids = [25578, 25595, 25612, 25630, 25647, 25663, 25681];
+    let orders = [
+        "numpy, scipy, pandas, requests",
+        "scipy, requests, pandas, numpy",
+        "pandas, numpy, requests, scipy",
+        "requests, pandas, scipy, numpy",
+        "numpy, requests, scipy, pandas",
+        "scipy, pandas, numpy, requests",
+        "pandas, scipy, requests, numpy",
+    ];
     let requests = [
         "c36354515af1",
         "111dccba72d6",
@@ -554,6 +562,13 @@ fn failing_reruns() -> Vec<(Value, Vec<String>)> {
             requests
                 .iter()
                 .map(|r| format!("request {r} failed: 401 Unauthorized: invalid API key\n"))
+                .collect(),
+        ),
+        (
+            json!({"command": "python3 tools/check_env.py"}),
+            orders
+                .iter()
+                .map(|o| format!("error: missing packages: {o}\nhint: pip install -r requirements.txt\n"))
                 .collect(),
         ),
     ]
@@ -598,6 +613,21 @@ fn near_copies_that_succeed_or_end_in_a_change_are_not_refused() {
                 1200 + i * 3,
                 4100 + i
             ),
+        );
+    }
+    let _ = attempt(&mut s, "bash", args);
+    assert!(criticals(&run(default_preset(), s.events())).is_empty());
+    // A readiness check that fails while its count falls steadily is making progress: not
+    // refused while it moves.
+    let mut s = Script::new();
+    s.user("roll out the api");
+    let args = json!({"command": "python3 scripts/check_ready.py api"});
+    for left in [9, 8, 7, 6, 5, 4, 3] {
+        s.call_with(
+            "bash",
+            args.clone(),
+            &format!("Error: deployment api not ready: {left} of 12 replicas unavailable\n"),
+            true,
         );
     }
     let _ = attempt(&mut s, "bash", args);
