@@ -903,35 +903,37 @@ proptest::proptest! {
 
 // ---- false alarm: one check run over each file in turn ------------------------------------
 
+/// Modules of Python's standard library and how many `def ` lines each holds.
+const DEF_COUNTS: [(&str, u32); 18] = [
+    ("argparse", 118),
+    ("base64", 31),
+    ("bisect", 4),
+    ("calendar", 62),
+    ("csv", 15),
+    ("dataclasses", 58),
+    ("difflib", 44),
+    ("fractions", 57),
+    ("gettext", 41),
+    ("heapq", 17),
+    ("ipaddress", 139),
+    ("json/decoder", 12),
+    ("locale", 30),
+    ("pathlib", 121),
+    ("shlex", 16),
+    ("statistics", 49),
+    ("textwrap", 13),
+    ("zipfile", 116),
+];
+
 /// Counting the functions of each module of a package, one module after another: the calls
 /// differ in the file they name, the answers in their counts. Each call addresses another
 /// object and gets its own answer: a sweep, not a loop (a loop repeats a call, as phrasings
 /// taken in turn do, or an answer, as a search with a throwaway word changed does).
 #[test]
 fn a_count_taken_over_each_file_in_turn_is_no_loop() {
-    let modules = [
-        ("argparse", 118),
-        ("base64", 31),
-        ("bisect", 4),
-        ("calendar", 62),
-        ("csv", 15),
-        ("dataclasses", 58),
-        ("difflib", 44),
-        ("fractions", 57),
-        ("gettext", 41),
-        ("heapq", 17),
-        ("ipaddress", 139),
-        ("json/decoder", 12),
-        ("locale", 30),
-        ("pathlib", 121),
-        ("shlex", 16),
-        ("statistics", 49),
-        ("textwrap", 13),
-        ("zipfile", 116),
-    ];
     let mut s = Script::new();
     task(&mut s);
-    for (m, n) in modules {
+    for (m, n) in DEF_COUNTS {
         s.call(
             "bash",
             json!({ "command": format!("grep -c 'def ' /usr/lib/python3.11/{m}.py") }),
@@ -1010,25 +1012,9 @@ fn one_check_over_each_file_answered_the_same_is_no_loop() {
 /// path after path (`ls /opt/*/include/ssl.h`, `find D -name X`), is still one.
 #[test]
 fn a_silent_check_over_each_file_is_no_loop_but_a_silent_probe_is() {
-    let modules = [
-        "argparse",
-        "base64",
-        "bisect",
-        "calendar",
-        "csv",
-        "dataclasses",
-        "difflib",
-        "fractions",
-        "gettext",
-        "heapq",
-        "ipaddress",
-        "locale",
-        "pathlib",
-        "shlex",
-    ];
     let mut s = Script::new();
     task(&mut s);
-    for m in modules {
+    for (m, _) in DEF_COUNTS {
         s.call(
             "bash",
             json!({ "command": format!("python3 -m py_compile /usr/lib/python3.11/{m}.py") }),
@@ -1048,19 +1034,29 @@ fn a_silent_check_over_each_file_is_no_loop_but_a_silent_probe_is() {
         "/opt/homebrew/openssl",
         "/usr/lib/ssl",
     ];
+    let (found, at) = probe_each(
+        &dirs,
+        |d| format!("ls {d}/include/openssl/ssl.h 2>/dev/null"),
+        |_| String::new(),
+    );
+    caught_by(&found, "generic-repeat", at[3]);
+}
+
+/// One `bash` call per directory of `dirs` (`command(dir)`, answered `answer(dir)`) after
+/// the task: the default preset's findings, and the index of each call's result.
+fn probe_each(
+    dirs: &[&str],
+    command: impl Fn(&str) -> String,
+    answer: impl Fn(&str) -> String,
+) -> (Vec<(usize, Finding)>, Vec<usize>) {
     let mut s = Script::new();
     task(&mut s);
     let mut at = Vec::new();
     for d in dirs {
-        s.call(
-            "bash",
-            json!({ "command": format!("ls {d}/include/openssl/ssl.h 2>/dev/null") }),
-            "",
-        );
+        s.call("bash", json!({ "command": command(d) }), &answer(d));
         at.push(last(&s));
     }
-    let found = findings("default", s.events());
-    caught_by(&found, "generic-repeat", at[3]);
+    (findings("default", s.events()), at)
 }
 
 /// Probing one path after another for a file that is not there: each call names a new path,
@@ -1079,20 +1075,13 @@ fn probing_path_after_path_into_the_same_failure_is_still_a_loop() {
         "/srv/include",
         "/var/include",
     ];
-    let mut s = Script::new();
-    task(&mut s);
-    let mut at = Vec::new();
-    for d in dirs {
-        s.call(
-            "bash",
-            json!({ "command": format!("cat {d}/openssl/ssl.h | head -20") }),
-            &format!("cat: {d}/openssl/ssl.h: No such file or directory"),
-        );
-        at.push(last(&s));
-    }
+    let (found, at) = probe_each(
+        &dirs,
+        |d| format!("cat {d}/openssl/ssl.h | head -20"),
+        |d| format!("cat: {d}/openssl/ssl.h: No such file or directory"),
+    );
     // The failure echoes the path each call names: with it cut out, it is one failure,
     // recurring from the fourth.
-    let found = findings("default", s.events());
     caught_by(&found, "same-failure", at[3]);
 }
 
