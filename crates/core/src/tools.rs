@@ -24,9 +24,7 @@
 
 use crate::error::ConfigError;
 use crate::normalize::{Exact, Normalizer, Normalizers};
-use crate::normalizers::{
-    Exec, ExecExact, Generic, GenericIgnoring, Process, ProcessExact, SendResult, MAX_VOLATILE_KEY,
-};
+use crate::normalizers::{Exec, Generic, GenericIgnoring, Process, SendResult, MAX_VOLATILE_KEY};
 use crate::options::Scope;
 use crate::FixedMap;
 use serde::{Deserialize, Serialize};
@@ -199,10 +197,10 @@ impl ToolEntry {
         match self.normalizer {
             NormalizerName::Generic if self.volatile.is_empty() => Arc::new(Generic),
             NormalizerName::Generic => Arc::new(GenericIgnoring::new(&self.volatile)),
-            NormalizerName::Exec => Arc::new(Exec),
-            NormalizerName::Process => Arc::new(Process),
-            NormalizerName::ExecExact => Arc::new(ExecExact),
-            NormalizerName::ProcessExact => Arc::new(ProcessExact),
+            NormalizerName::Exec => Arc::new(Exec::default()),
+            NormalizerName::Process => Arc::new(Process::default()),
+            NormalizerName::ExecExact => Arc::new(Exec::default().exact()),
+            NormalizerName::ProcessExact => Arc::new(Process::default().exact()),
             NormalizerName::Send => Arc::new(SendResult::new(self.when.clone(), &self.volatile)),
             NormalizerName::SendExact => {
                 Arc::new(SendResult::new(self.when.clone(), &self.volatile).exact())

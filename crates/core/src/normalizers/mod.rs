@@ -227,28 +227,25 @@ impl Normalizer for Generic {
 }
 
 /// OpenClaw's `exec` rule, by `details.status`; the generic rule without a known status.
-/// Its texts (the tail, the output) go through the text pass.
+/// Its texts (the tail, the output) go through the text pass, unless it is
+/// [`Exec::exact`].
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Exec;
+pub struct Exec {
+    exact: bool,
+}
 
-impl Normalizer for Exec {
-    fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
-        exec_fingerprint(input, false)
-    }
-
-    fn uses_args(&self) -> bool {
-        false
+impl Exec {
+    /// The rule as OpenClaw hashes it (the `openclaw` preset): its texts as they are, and the
+    /// exact result without a known status (a clock in the output makes it new).
+    pub fn exact(mut self) -> Exec {
+        self.exact = true;
+        self
     }
 }
 
-/// OpenClaw's `exec` rule as OpenClaw hashes it: its texts as they are, and the exact result
-/// without a known status (the `openclaw` preset: a clock in the output makes it new).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ExecExact;
-
-impl Normalizer for ExecExact {
+impl Normalizer for Exec {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
-        exec_fingerprint(input, true)
+        exec_fingerprint(input, self.exact)
     }
 
     fn uses_args(&self) -> bool {
@@ -262,6 +259,16 @@ fn rule_text(s: &str, exact: bool) -> Value {
         Value::String(s.to_owned())
     } else {
         Value::String(text::normalize_text(s))
+    }
+}
+
+/// What a rule hashes where it has no case of its own: the generic rule, or the exact
+/// result (`exact`, OpenClaw's hashing of {details, text}).
+fn no_case(input: &ResultInput<'_>, exact: bool) -> Fingerprint {
+    if exact {
+        crate::normalize::Exact.fingerprint(input)
+    } else {
+        Generic.fingerprint(input)
     }
 }
 
@@ -299,31 +306,30 @@ fn exec_fingerprint(input: &ResultInput<'_>, exact: bool) -> Fingerprint {
             "command": field(d, "command"),
             "warningText": field(d, "warningText"),
         }),
-        _ if exact => return crate::normalize::Exact.fingerprint(input),
-        _ => return Generic.fingerprint(input),
+        _ => return no_case(input, exact),
     };
     finish("exec", &shape, input)
 }
 
 /// OpenClaw's `process` rule for actions `poll` and `log`; the generic rule otherwise. Its
-/// texts go through the text pass.
+/// texts go through the text pass, unless it is [`Process::exact`].
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Process;
+pub struct Process {
+    exact: bool,
+}
 
-impl Normalizer for Process {
-    fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
-        process_fingerprint(input, false)
+impl Process {
+    /// The rule as OpenClaw hashes it (the `openclaw` preset): its texts as they are, and
+    /// the exact result for other actions.
+    pub fn exact(mut self) -> Process {
+        self.exact = true;
+        self
     }
 }
 
-/// OpenClaw's `process` rule as OpenClaw hashes it: its texts as they are, and the exact
-/// result for other actions (the `openclaw` preset).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ProcessExact;
-
-impl Normalizer for ProcessExact {
+impl Normalizer for Process {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
-        process_fingerprint(input, true)
+        process_fingerprint(input, self.exact)
     }
 }
 
@@ -359,8 +365,7 @@ fn process_fingerprint(input: &ResultInput<'_>, exact: bool) -> Fingerprint {
             "exitSignal": field(d, "exitSignal"),
             "text": text,
         }),
-        _ if exact => return crate::normalize::Exact.fingerprint(input),
-        _ => return Generic.fingerprint(input),
+        _ => return no_case(input, exact),
     };
     finish("process", &shape, input)
 }
@@ -451,10 +456,7 @@ fn strip_send(v: &Value, depth: usize, keys: &[String]) -> Value {
 impl Normalizer for SendResult {
     fn fingerprint(&self, input: &ResultInput<'_>) -> Fingerprint {
         if !self.is_send(input) {
-            if self.exact {
-                return crate::normalize::Exact.fingerprint(input);
-            }
-            return Generic.fingerprint(input);
+            return no_case(input, self.exact);
         }
         let shape = match input.details {
             Some(d) => json!({ "details": strip_send(d, 0, &self.volatile) }),
