@@ -60,6 +60,22 @@ fn hash_str(s: &str) -> u64 {
     FixedState.hash_one(s)
 }
 
+/// The path a shell word names, if it names one: the word without the quotes, parentheses
+/// and separators around it, when it starts like a path (`/usr/lib`, `./src`, `../y`, `~/x`).
+///
+/// ```
+/// use loopguard_core::shape::path_word;
+/// assert_eq!(path_word("'/opt/x.h';"), Some("/opt/x.h"));
+/// assert_eq!(path_word("./src"), Some("./src"));
+/// assert_eq!(path_word("src/main.rs"), None);
+/// assert_eq!(path_word("-name"), None);
+/// ```
+pub fn path_word(word: &str) -> Option<&str> {
+    let w = word.trim_matches(|c| matches!(c, '"' | '\'' | ';' | '(' | ')' | ','));
+    (w.starts_with('/') || w.starts_with("./") || w.starts_with("../") || w.starts_with("~/"))
+        .then_some(w)
+}
+
 /// The parts of a call's arguments that a result may echo back: the trimmed lines of its
 /// string values (line-number prefixes removed), its short single-line strings and the
 /// paths they name (`/opt/x.h` of `cat /opt/x.h | head`), and its numbers (in strings or as
@@ -163,14 +179,8 @@ impl Echo {
             // The paths a one-line command names are echoed on their own: `cat: /opt/x.h:
             // No such file or directory` answers `cat /opt/x.h | head` with its path.
             if t.contains(' ') {
-                for w in t.split_whitespace() {
-                    let w = w.trim_matches(|c| matches!(c, '"' | '\'' | ';' | '(' | ')' | ','));
-                    let path = w.starts_with('/')
-                        || w.starts_with("./")
-                        || w.starts_with("../")
-                        || w.starts_with("~/");
-                    if path
-                        && has_chars(w, MIN_ECHO_INLINE + 2)
+                for w in t.split_whitespace().filter_map(path_word) {
+                    if has_chars(w, MIN_ECHO_INLINE + 2)
                         && self.inline.len() < MAX_ECHO_INLINE
                         && !self.inline.iter().any(|p| p == w)
                     {

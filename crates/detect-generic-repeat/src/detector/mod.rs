@@ -14,8 +14,8 @@ use std::collections::VecDeque;
 use batch::BatchStreak;
 use near::NearStreak;
 use openclaw::Record;
-use polls::{is_polling_command, is_wait_command};
-use similar::{object, probes, skeleton, PendingCall, SimilarStreak, MAX_PENDING};
+use polls::{is_polling_command, is_wait_command, probes};
+use similar::{call_words, PendingCall, SimilarStreak, MAX_PENDING};
 use streak::Streak;
 use window::Window;
 
@@ -193,11 +193,12 @@ impl GenericRepeat {
         }
         self.state.calls = self.state.calls.saturating_add(1);
         if self.settings.similar_calls.is_some() {
+            let (skeleton, object) = call_words(args);
             let pending = PendingCall {
                 seq: call.seq,
                 tokens: TokenSet::of_args(args),
-                skeleton: skeleton(args),
-                object: object(args),
+                skeleton,
+                object,
                 probe: probes(args),
             };
             push_capped(&mut self.state.pending, pending, MAX_PENDING);

@@ -27,11 +27,9 @@ const POLLING_WORDS: &[&str] = &[
 /// `wait`, `watch`) polls whatever it does next (`sleep 30; gh run view 42`).
 /// Only the first line counts, so code carried in an edit command never makes it a poll.
 pub(crate) fn is_polling_command(args: &Value) -> bool {
-    let Some(cmd) = loopguard_core::shape::command(args) else {
+    let Some(line) = first_line(args) else {
         return false;
     };
-    let line = cmd.lines().next().unwrap_or("");
-    let line = line.get(..line.len().min(500)).unwrap_or(line);
     // Whether the line's last command that counts is a poll (none yet: `None`).
     let mut last = None;
     for (segment, piped) in commands(line) {
@@ -71,7 +69,8 @@ const NEUTRAL_WORDS: &[&str] = &[
 ];
 
 /// Commands that only read what is there (files, logs, the system's state): after a poll
-/// they are part of the look, not an action ([`is_polling_command`]).
+/// they are part of the look, not an action ([`is_polling_command`]); so are the
+/// [`PROBES`].
 const READERS: &[&str] = &[
     "cat",
     "head",
@@ -82,14 +81,9 @@ const READERS: &[&str] = &[
     "fgrep",
     "rg",
     "ag",
-    "ls",
     "ll",
     "tree",
-    "find",
-    "fd",
     "wc",
-    "stat",
-    "file",
     "jq",
     "yq",
     "sort",
@@ -107,11 +101,6 @@ const READERS: &[&str] = &[
     "ss",
     "env",
     "printenv",
-    "which",
-    "type",
-    "test",
-    "[",
-    "[[",
     "id",
     "whoami",
     "hostname",
@@ -126,9 +115,10 @@ const READERS: &[&str] = &[
     "diff",
 ];
 
-/// Whether a command only reads ([`READERS`], or `git` asked to show something).
+/// Whether a command only reads ([`READERS`], [`PROBES`], or `git` asked to show something).
 fn reads(first: &str, second: Option<&str>) -> bool {
     READERS.contains(&first)
+        || PROBES.contains(&first)
         || (first == "git"
             && second.is_some_and(|w| {
                 [
@@ -145,6 +135,35 @@ fn reads(first: &str, second: Option<&str>) -> bool {
                 ]
                 .contains(&w)
             }))
+}
+
+/// Programs that look for something: their silence means nothing was found.
+const PROBES: &[&str] = &[
+    "ls", "find", "fd", "locate", "which", "whereis", "type", "test", "[", "[[", "stat", "file",
+];
+
+/// Whether a call looks for something ([`loopguard_core::shape::is_search`], or a command
+/// of its first line that is one of [`PROBES`]: `test -f X && echo exists`, `ls /opt/*.h`).
+pub(crate) fn probes(args: &Value) -> bool {
+    if loopguard_core::shape::is_search(args) {
+        return true;
+    }
+    first_line(args).is_some_and(|line| {
+        commands(line).any(|(segment, _)| {
+            segment
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| PROBES.contains(&w.rsplit('/').next().unwrap_or(w)))
+        })
+    })
+}
+
+/// The first line of a call's `command` (or `cmd`), cut to 500 bytes: what a shell line's
+/// classifiers read (code carried in an edit command never counts).
+fn first_line(args: &Value) -> Option<&str> {
+    let cmd = loopguard_core::shape::command(args)?;
+    let line = cmd.lines().next().unwrap_or("");
+    Some(line.get(..line.len().min(500)).unwrap_or(line))
 }
 
 /// Whether a shell word assigns a variable for the command after it (`RUST_LOG=debug`).

@@ -23,7 +23,7 @@ pub(super) struct PendingCall {
     pub(super) seq: u64,
     pub(super) tokens: TokenSet,
     pub(super) skeleton: Option<Skeleton>,
-    /// The paths the call names ([`object`]).
+    /// The paths the call names ([`call_words`]).
     #[serde(default)]
     pub(super) object: Option<u64>,
     /// The call looks for something: nothing in its answer means nothing found ([`probes`]).
@@ -175,7 +175,7 @@ pub(super) struct SimilarStreak {
     #[serde(default)]
     pub(super) answers: VecDeque<(u64, u64)>,
     /// The paths named by the newest [`SWEEP_MEMORY`] calls the rule judged that name one
-    /// ([`object`]), across the streaks they started.
+    /// ([`call_words`]), across the streaks they started.
     #[serde(default)]
     pub(super) objects: VecDeque<u64>,
 }
@@ -339,28 +339,17 @@ impl GenericRepeat {
     }
 }
 
-/// A shell command's skeleton: its words (of its first 2000 bytes, or of all of it when that
-/// cut falls inside a character) with path arguments (`/usr/lib`, `./src`, `~/x`, `../y`)
-/// left out, joined by single spaces; `find /usr/lib -name X` and `find /opt -name X` share
-/// it. `None` when the call has no `command` / `cmd` string.
-pub(super) fn skeleton(args: &Value) -> Option<Skeleton> {
-    let cmd = loopguard_core::shape::command(args)?;
-    let cmd = cmd.get(..cmd.len().min(2000)).unwrap_or(cmd);
-    let mut text = String::with_capacity(cmd.len());
-    for w in cmd.split_whitespace().filter(|w| !is_path(w)) {
-        if !text.is_empty() {
-            text.push(' ');
-        }
-        text.push_str(w);
-    }
-    Some(Skeleton::Text(text))
-}
-
-/// The paths a call names, hashed together: a shell command's path arguments (`/usr/lib`,
-/// `./src`, `~/x`, `../y`, as [`skeleton`] leaves them out), else the string values of its
-/// arguments whose key names a path or a file (`path`, `file_path`, `filename`). `None`
-/// when it names none.
-pub(super) fn object(args: &Value) -> Option<u64> {
+/// A call's command words: its skeleton and the paths it names, read in one pass.
+///
+/// - The skeleton of a shell command: its words (of its first 2000 bytes, or of all of it
+///   when that cut falls inside a character) with path arguments
+///   ([`loopguard_core::shape::path_word`]: `/usr/lib`, `./src`, `~/x`, `../y`) left out,
+///   joined by single spaces; `find /usr/lib -name X` and `find /opt -name X` share it.
+///   `None` when the call has no `command` / `cmd` string.
+/// - The paths it names, hashed together: the command's path arguments, else the string
+///   values of its arguments whose key names a path or a file (`path`, `file_path`,
+///   `filename`). `None` when it names none.
+pub(super) fn call_words(args: &Value) -> (Option<Skeleton>, Option<u64>) {
     let mut h = loopguard_core::FNV1A_START;
     let mut any = false;
     let mut add = |s: &str| {
@@ -368,43 +357,34 @@ pub(super) fn object(args: &Value) -> Option<u64> {
         h = loopguard_core::fnv1a(h, b"\0");
         any = true;
     };
-    if let Some(cmd) = loopguard_core::shape::command(args) {
-        let cmd = cmd.get(..cmd.len().min(2000)).unwrap_or(cmd);
-        for w in cmd.split_whitespace().filter(|w| is_path(w)) {
-            add(w.trim_matches(['"', '\'', ';']));
-        }
-    } else if let Value::Object(m) = args {
-        for (k, v) in m {
-            if let (true, Value::String(s)) = (names_a_path(k), v) {
-                add(s);
+    let skeleton = match loopguard_core::shape::command(args) {
+        Some(cmd) => {
+            let cmd = cmd.get(..cmd.len().min(2000)).unwrap_or(cmd);
+            let mut text = String::with_capacity(cmd.len());
+            for w in cmd.split_whitespace() {
+                if let Some(path) = loopguard_core::shape::path_word(w) {
+                    add(path);
+                    continue;
+                }
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                text.push_str(w);
             }
+            Some(Skeleton::Text(text))
         }
-    }
-    any.then_some(h)
-}
-
-/// Programs that look for something: their silence means nothing was found.
-const PROBES: &[&str] = &[
-    "ls", "find", "fd", "locate", "which", "whereis", "type", "test", "[", "[[", "stat", "file",
-];
-
-/// Whether a call looks for something ([`loopguard_core::shape::is_search`], or a command
-/// one of whose commands is one of [`PROBES`]: `test -f X && echo exists`, `ls /opt/*.h`).
-pub(super) fn probes(args: &Value) -> bool {
-    if loopguard_core::shape::is_search(args) {
-        return true;
-    }
-    let Some(cmd) = loopguard_core::shape::command(args) else {
-        return false;
+        None => {
+            if let Value::Object(m) = args {
+                for (k, v) in m {
+                    if let (true, Value::String(s)) = (names_a_path(k), v) {
+                        add(s);
+                    }
+                }
+            }
+            None
+        }
     };
-    let line = cmd.lines().next().unwrap_or("");
-    let line = line.get(..line.len().min(500)).unwrap_or(line);
-    line.split(['|', ';', '&']).any(|segment| {
-        segment
-            .split_whitespace()
-            .next()
-            .is_some_and(|w| PROBES.contains(&w.rsplit('/').next().unwrap_or(w)))
-    })
+    (skeleton, any.then_some(h))
 }
 
 /// Whether an argument's key names a path or a file (`path`, `file_path`, `filePath`,
@@ -414,12 +394,6 @@ fn names_a_path(key: &str) -> bool {
     k.len() <= 32
         && k.windows(4)
             .any(|w| w.eq_ignore_ascii_case(b"path") || w.eq_ignore_ascii_case(b"file"))
-}
-
-/// Whether a command word is a path argument (quotes before it ignored).
-fn is_path(word: &str) -> bool {
-    let w = word.trim_start_matches(['"', '\'']);
-    w.starts_with('/') || w.starts_with("./") || w.starts_with("../") || w.starts_with("~/")
 }
 
 #[cfg(test)]
