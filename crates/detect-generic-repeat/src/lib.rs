@@ -566,32 +566,23 @@ fn near_duplicate_settings(
         Settings::DEFAULT_NEAR_DUPLICATE_WARN_THRESHOLD,
         3,
     )?;
-    let block = match n
-        .critical_threshold
-        .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_BLOCK_THRESHOLD)
-    {
-        0 => None,
-        b => {
-            scope.below(
-                ("near-duplicate.warning-threshold", warn),
-                ("near-duplicate.critical-threshold", b),
-            )?;
-            Some(b)
-        }
+    // A block threshold: 0 never blocks, any other is above the warning.
+    let block_at = |key: &str, value: Option<u32>, default: u32| match value.unwrap_or(default) {
+        0 => Ok(None),
+        b => scope
+            .below(("near-duplicate.warning-threshold", warn), (key, b))
+            .map(|()| Some(b)),
     };
-    let failure_block = match n
-        .failure_critical_threshold
-        .unwrap_or(Settings::DEFAULT_NEAR_DUPLICATE_FAILURE_BLOCK_THRESHOLD)
-    {
-        0 => None,
-        b => {
-            scope.below(
-                ("near-duplicate.warning-threshold", warn),
-                ("near-duplicate.failure-critical-threshold", b),
-            )?;
-            Some(b)
-        }
-    };
+    let block = block_at(
+        "near-duplicate.critical-threshold",
+        n.critical_threshold,
+        Settings::DEFAULT_NEAR_DUPLICATE_BLOCK_THRESHOLD,
+    )?;
+    let failure_block = block_at(
+        "near-duplicate.failure-critical-threshold",
+        n.failure_critical_threshold,
+        Settings::DEFAULT_NEAR_DUPLICATE_FAILURE_BLOCK_THRESHOLD,
+    )?;
     let recurrence = scope.between(
         "near-duplicate.recurrence-window",
         n.recurrence_window,

@@ -454,6 +454,17 @@ fn near_duplicate_config_errors_name_the_key() {
         err("near-duplicate = { warning-threshold = 5, critical-threshold = 5 }")
             .contains("near-duplicate.critical-threshold")
     );
+    assert!(
+        err("near-duplicate = { warning-threshold = 6, failure-critical-threshold = 4 }")
+            .contains("near-duplicate.failure-critical-threshold")
+    );
+    assert_eq!(
+        settings_of("near-duplicate = { failure-critical-threshold = 0 }")
+            .near_duplicate
+            .unwrap()
+            .failure_block_threshold,
+        None
+    );
     assert!(err("near-duplicate = { recurrence-window = 65 }")
         .contains("near-duplicate.recurrence-window"));
     assert!(err("near-duplicate = { threshold = 3 }").contains("threshold"));
