@@ -934,18 +934,20 @@ pub fn measure_runs(settings: &Settings, text: &str) -> Vec<MeasuredRun> {
             .checked_sub(1)
             .and_then(|i| breaks.get(i))
             .map_or(0, |&b| b + 1);
-        let visible = |s: &[u32]| {
-            s.iter()
-                .all(|&c| char::from_u32(c).is_some_and(|c| c.is_ascii_graphic()))
+        let visible = |i: u64| {
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| syms.get(i))
+                .and_then(|&c| char::from_u32(c))
+                .is_some_and(|c| c.is_ascii_graphic())
         };
-        let (start, end, root) = (run.start as usize, run.end as usize, run.root as usize);
-        let before = crate::DATA_WORD_CHARS as usize;
-        let in_word = syms.get(end.saturating_sub(root)..end).is_some_and(visible)
-            && (root >= before
-                || syms
-                    .get(start.wrapping_sub(before)..start)
-                    .is_some_and(visible));
-        in_word || run.start - line >= u64::from(crate::LONG_LINE_CHARS)
+        crate::evidence::word_of_data(
+            run.start,
+            run.end,
+            run.root,
+            u64::from(crate::DATA_WORD_CHARS),
+            visible,
+        ) || run.start - line >= u64::from(crate::LONG_LINE_CHARS)
     };
     let never = Settings {
         evidence_scale: 1000,

@@ -133,6 +133,22 @@ impl Run {
     }
 }
 
+/// Whether a run of `root` that starts at `start`, its newest copy ending at `end`, lies
+/// inside one word of data ([`RunTracker::inside_word`]): the root's symbols (the `root`
+/// before `end`) are visible ASCII (`visible(i)` of each position), and so are the `before`
+/// symbols ahead of `start`, or the root is itself that long.
+pub fn word_of_data(
+    start: u64,
+    end: u64,
+    root: u64,
+    before: u64,
+    visible: impl Fn(u64) -> bool,
+) -> bool {
+    root <= end
+        && (root >= before || (start >= before && (start - before..start).all(&visible)))
+        && (end - root..end).all(&visible)
+}
+
 /// Follows the maximal periodic run at the tail.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct RunTracker {
@@ -220,16 +236,12 @@ impl RunTracker {
     /// the `before` symbols ahead of it, or the root is itself that long (a word of data
     /// repeated: a 63-digit label and its dot), all still held.
     pub fn inside_word(&self, start: u64, root: u64, before: u64) -> bool {
-        let visible = |i: u64| {
+        word_of_data(start, self.finder.n, root, before, |i| {
             self.finder
                 .symbol(i)
                 .and_then(char::from_u32)
                 .is_some_and(|c| c.is_ascii_graphic())
-        };
-        let n = self.finder.n;
-        root <= n
-            && (root >= before || (start >= before && (start - before..start).all(visible)))
-            && (n - root..n).all(visible)
+        })
     }
 
     /// Whether the run that starts at `start` began on a long line: the `len` symbols ahead of
