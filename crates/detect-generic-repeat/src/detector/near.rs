@@ -44,7 +44,7 @@ pub(super) struct NearStreak {
     /// The newest result carried the error flag.
     #[serde(default)]
     pub(super) last_error: bool,
-    /// The small numbers of the streak's failures ([`progress_numbers`]): numbers moving
+    /// The numbers of the streak's failures ([`Failure::numbers`]): numbers moving
     /// steadily (a count of failing tests falling) are progress.
     #[serde(default)]
     pub(super) trend: Trend,
@@ -78,7 +78,7 @@ impl NearStreak {
         };
         self.trend.restart();
         if let Some(Some(f)) = &self.last_failure {
-            self.trend.step(&progress_numbers(&f.numbers));
+            self.trend.step(&f.numbers);
         }
     }
 }
@@ -91,7 +91,7 @@ impl NearStreak {
 pub(super) struct Failure {
     shape: Fingerprint,
     words: Fingerprint,
-    /// The numbers the shape abstracted (the first few).
+    /// The numbers the shape abstracted that can show progress ([`progress_numbers`]).
     #[serde(default)]
     numbers: Vec<u64>,
 }
@@ -121,7 +121,7 @@ fn failure_of(head: &str, tail: &str, is_error: bool) -> Option<Failure> {
     Some(Failure {
         shape: shape.fp,
         words: loopguard_core::shape::words_shape(text),
-        numbers: shape.numbers,
+        numbers: progress_numbers(&shape.numbers),
     })
 }
 
@@ -172,7 +172,7 @@ impl GenericRepeat {
                     n.failed = n.failed && f.is_some();
                     if let Some(f) = &f {
                         n.trend.restart();
-                        n.trend.step(&progress_numbers(&f.numbers));
+                        n.trend.step(&f.numbers);
                     }
                     f
                 }
@@ -197,9 +197,7 @@ impl GenericRepeat {
             let now = judged.and_then(|(_, now)| now);
             // A failure whose numbers move steadily is making progress: the streak still
             // warns, but is not blocked as failing while they move.
-            n.moving = now
-                .as_ref()
-                .is_some_and(|f| n.trend.step(&progress_numbers(&f.numbers)));
+            n.moving = now.as_ref().is_some_and(|f| n.trend.step(&f.numbers));
             n.failed = n.failed && now.is_some();
             n.last_failure = Some(now);
         } else {
