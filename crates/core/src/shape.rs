@@ -1736,18 +1736,25 @@ fn transient_at(text: &str, at: usize, phrase: &str) -> bool {
     {
         return false;
     }
-    match phrase {
-        "quota exceeded" => !before.trim_end().ends_with("disk"),
-        "overloaded" => {
-            !before.trim_end().ends_with("call of")
-                && !before.trim_end().ends_with("ambiguous")
-                && !["function", "method", "operator", "'", "‘", "`", "\""]
-                    .iter()
-                    .any(|w| after.trim_start().starts_with(w))
-        }
-        _ => true,
-    }
+    let (before, after) = (before.trim_end(), after.trim_start());
+    !NOT_TRANSIENT.iter().any(|(p, ahead, behind)| {
+        *p == phrase
+            && (ahead.iter().any(|w| before.ends_with(w))
+                || behind.iter().any(|w| after.starts_with(w)))
+    })
 }
+
+/// Transient phrases that say something else next to some words: (the phrase, words right
+/// before it, words right after it). A disk quota exceeded (`EDQUOT`) does not pass by
+/// waiting, nor does a compiler's `call of overloaded 'area(int)' is ambiguous`.
+const NOT_TRANSIENT: &[(&str, &[&str], &[&str])] = &[
+    ("quota exceeded", &["disk"], &[]),
+    (
+        "overloaded",
+        &["call of", "ambiguous"],
+        &["function", "method", "operator", "'", "‘", "`", "\""],
+    ),
+];
 
 const TRANSIENT_NEEDLES: Needles<'static> = Needles::new(TRANSIENT_PHRASES);
 
@@ -1813,6 +1820,13 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn every_exception_names_a_transient_phrase() {
+        for (phrase, _, _) in NOT_TRANSIENT {
+            assert!(TRANSIENT_PHRASES.contains(phrase), "{phrase}");
+        }
+    }
 
     #[test]
     fn a_restarted_trend_is_a_new_one() {

@@ -47,7 +47,7 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
         let poll = (POLLING_WORDS.contains(&first)
             || second.is_some_and(|w| POLLING_WORDS.contains(&w)))
             && !sends(segment);
-        if first == "sleep" || first == "wait" || first == "watch" {
+        if WAIT_WORDS.contains(&first) {
             // A line that waits is waiting for what it asks next (`sleep 30; gh run view 42`).
             return true;
         }
@@ -59,6 +59,9 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
     }
     last == Some(true)
 }
+
+/// Commands that wait: a line holding one polls whatever it does next.
+const WAIT_WORDS: &[&str] = &["sleep", "wait", "watch"];
 
 /// The shell's own words that neither act nor look: they leave a line's last command what it
 /// was ([`is_polling_command`]).

@@ -2,6 +2,17 @@
 
 use crate::testutil::*;
 
+/// Asserts that each command line is a poll (`polls`) or is not.
+fn assert_polls(lines: &[&str], polls: bool) {
+    for line in lines {
+        assert_eq!(
+            super::is_polling_command(&json!({ "command": line })),
+            polls,
+            "{line}"
+        );
+    }
+}
+
 #[test]
 fn only_the_first_line_of_a_command_can_make_it_a_poll() {
     use super::is_polling_command;
@@ -30,49 +41,53 @@ fn only_the_first_line_of_a_command_can_make_it_a_poll() {
         &json!({"command": "npm run build | tee out.txt; sleep 10 && tail -5 out.txt"})
     ));
     // A request that sends something acts: it is no poll; asking for a status still is.
-    for acts in [
-        "curl -s -X POST https://api.example.com/v1/deploy -H 'Content-Type: application/json' -d '{\"ref\": \"main\"}'",
-        "curl -sS --request=PUT localhost:8080/items/7 --data-binary @item.json",
-        "curl -XDELETE localhost:9200/logs-2026.12",
-        "curl -F file=@report.pdf https://upload.example.com/",
-        "wget --post-data 'user=ci' https://example.com/login",
-        "curl -s --json '{\"q\": 1}' localhost:3000/search",
-    ] {
-        assert!(!is_polling_command(&json!({ "command": acts })), "{acts}");
-    }
-    for polls in [
-        "curl -s localhost:8080/health",
-        "curl -sS -X GET https://api.example.com/v1/jobs/42",
-        "sleep 5 && curl -s -o /dev/null -w '%{http_code}' localhost:3000",
-        "wget -qO- http://localhost:8080/status",
-    ] {
-        assert!(is_polling_command(&json!({ "command": polls })), "{polls}");
-    }
+    assert_polls(
+        &[
+            "curl -s -X POST https://api.example.com/v1/deploy -H 'Content-Type: application/json' -d '{\"ref\": \"main\"}'",
+            "curl -sS --request=PUT localhost:8080/items/7 --data-binary @item.json",
+            "curl -XDELETE localhost:9200/logs-2026.12",
+            "curl -F file=@report.pdf https://upload.example.com/",
+            "wget --post-data 'user=ci' https://example.com/login",
+            "curl -s --json '{\"q\": 1}' localhost:3000/search",
+        ],
+        false,
+    );
+    assert_polls(
+        &[
+            "curl -s localhost:8080/health",
+            "curl -sS -X GET https://api.example.com/v1/jobs/42",
+            "sleep 5 && curl -s -o /dev/null -w '%{http_code}' localhost:3000",
+            "wget -qO- http://localhost:8080/status",
+        ],
+        true,
+    );
     // A line that acts after it looks is that action; the shell's own words and a
     // redirection's `&` do not change what a line is.
-    for acts in [
-        "cd /tmp/rl2 && git status 2>&1 | head -3; git commit -m wip 2>&1 | tail -3",
-        "kubectl get pods -n ci; kubectl delete pod runner-7 -n ci",
-        "tail -5 build.log; make test",
-        "date && python3 scripts/migrate.py 2>&1",
-    ] {
-        assert!(!is_polling_command(&json!({ "command": acts })), "{acts}");
-    }
-    for polls in [
-        "ps aux | grep -v grep | grep -c worker; echo \"worker not running\"",
-        "until curl -sf localhost:8080/health; do sleep 2; done",
-        "for i in 1 2 3; do kubectl get pods -n ci; sleep 5; done",
-        "sleep 5 && curl -s localhost:8080/health 2>&1",
-        "RUST_LOG=debug tail -n 50 /var/log/app.log",
-        "make deploy >/dev/null 2>&1 & sleep 30; curl -s localhost:8080/status",
-        "cd /srv && docker logs --tail 20 api |& grep -i error",
-        "sleep 30; gh run view 42 --json status",
-        "systemctl status api --no-pager; journalctl -u api -n 20 --no-pager",
-        "git status --short && git diff --stat",
-        "docker ps --filter name=api; cat /tmp/api.pid",
-    ] {
-        assert!(is_polling_command(&json!({ "command": polls })), "{polls}");
-    }
+    assert_polls(
+        &[
+            "cd /tmp/rl2 && git status 2>&1 | head -3; git commit -m wip 2>&1 | tail -3",
+            "kubectl get pods -n ci; kubectl delete pod runner-7 -n ci",
+            "tail -5 build.log; make test",
+            "date && python3 scripts/migrate.py 2>&1",
+        ],
+        false,
+    );
+    assert_polls(
+        &[
+            "ps aux | grep -v grep | grep -c worker; echo \"worker not running\"",
+            "until curl -sf localhost:8080/health; do sleep 2; done",
+            "for i in 1 2 3; do kubectl get pods -n ci; sleep 5; done",
+            "sleep 5 && curl -s localhost:8080/health 2>&1",
+            "RUST_LOG=debug tail -n 50 /var/log/app.log",
+            "make deploy >/dev/null 2>&1 & sleep 30; curl -s localhost:8080/status",
+            "cd /srv && docker logs --tail 20 api |& grep -i error",
+            "sleep 30; gh run view 42 --json status",
+            "systemctl status api --no-pager; journalctl -u api -n 20 --no-pager",
+            "git status --short && git diff --stat",
+            "docker ps --filter name=api; cat /tmp/api.pid",
+        ],
+        true,
+    );
     assert!(!is_polling_command(
         &json!({"command": "edit 10:20\n    return node.get(key);\n"})
     ));
