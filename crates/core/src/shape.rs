@@ -949,6 +949,19 @@ impl TokenSet {
         let mut budget = MAX_ARGS_BYTES;
         // The masking buffer is allocated only for a token with a digit.
         tokens(args, &mut hashes, &mut budget, &mut String::new());
+        TokenSet::of_hashes(hashes)
+    }
+
+    /// The token set of one text (as [`TokenSet::of_args`] reads a string argument).
+    fn of_text(text: &str) -> TokenSet {
+        let mut hashes: Vec<u32> = Vec::with_capacity(32);
+        let mut budget = MAX_ARGS_BYTES;
+        string_tokens(text, &mut hashes, &mut budget, &mut String::new());
+        TokenSet::of_hashes(hashes)
+    }
+
+    /// The set of `hashes`: sorted, each once, the [`MAX_TOKENS`] smallest.
+    fn of_hashes(mut hashes: Vec<u32>) -> TokenSet {
         hashes.sort_unstable();
         hashes.dedup();
         hashes.truncate(MAX_TOKENS);
@@ -1011,8 +1024,8 @@ fn string_tokens(s: &str, out: &mut Vec<u32>, budget: &mut usize, masked: &mut S
     }
 }
 
-/// The set of the words of `text` (its first [`MAX_ARGS_BYTES`]; words as [`TokenSet`] cuts
-/// them, digit runs and temp ids abstracted), order and repetition ignored: two texts that
+/// The set of the words of `text` (its [`TokenSet`]: of its first [`MAX_ARGS_BYTES`], digit
+/// runs and temp ids abstracted, at most [`MAX_TOKENS`] of them), order and repetition ignored: two texts that
 /// say the same words in another order (a set printed in its hash order: `missing: numpy,
 /// scipy` and `missing: scipy, numpy`) share it.
 ///
@@ -1023,12 +1036,8 @@ fn string_tokens(s: &str, out: &mut Vec<u32>, budget: &mut usize, masked: &mut S
 /// assert_ne!(words_shape("missing: numpy"), words_shape("missing: scipy"));
 /// ```
 pub fn words_shape(text: &str) -> Fingerprint {
-    let mut hashes: Vec<u32> = Vec::with_capacity(32);
-    let mut budget = MAX_ARGS_BYTES;
-    string_tokens(text, &mut hashes, &mut budget, &mut String::new());
-    hashes.sort_unstable();
-    hashes.dedup();
-    let bytes: Vec<u8> = hashes.iter().flat_map(|h| h.to_le_bytes()).collect();
+    let set = TokenSet::of_text(text);
+    let bytes: Vec<u8> = set.hashes.iter().flat_map(|h| h.to_le_bytes()).collect();
     Fingerprint::of_shape(WORDS_SHAPE_SEED, &bytes)
 }
 
