@@ -6,6 +6,10 @@
 //! - **replies**: assistant messages that issued no tool call and are empty, or repeat the
 //!   previous such reply (both streams compared, whitespace ignored).
 //!
+//! A repeated user-side message is a new request, not a nudge, when the tool-less reply
+//! before it brought `fresh-reply-words` words that none of the stall's earlier replies used
+//! (the model answered something new: "continue" while a story is written).
+//!
 //! An assistant message is judged when the next user message, message or run end arrives,
 //! because its tool calls are only known after it ends. Text is hashed as it streams, so
 //! each delta costs time proportional to its own length and nothing is buffered.
@@ -15,9 +19,15 @@ use loopguard_core::{
     truncate_chars, Cx, Detector, Event, Finding, Fingerprint, Level, Origin, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 const SAMPLE_CHARS: usize = 120;
+/// The distinct words kept of one reply.
+const MAX_REPLY_WORDS: usize = 1024;
+/// The bytes of a reply read for its words.
+const MAX_REPLY_BYTES: usize = 64 * 1024;
+/// The distinct words kept of a stall's replies.
+const MAX_STALL_WORDS: usize = 8192;
 
 /// A whitespace-insensitive running hash of one stream of a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +52,27 @@ impl Default for StreamHash {
 
 impl StreamHash {
     fn feed(&mut self, text: &str, mask: bool) {
+        if text.is_ascii() {
+            // One byte a character: the same hash, without decoding.
+            for &b in text.as_bytes() {
+                if b.is_ascii_whitespace() || b == 0x0b {
+                    continue;
+                }
+                let b = if mask && b.is_ascii_digit() {
+                    if self.in_digits {
+                        continue;
+                    }
+                    self.in_digits = true;
+                    b'#'
+                } else {
+                    self.in_digits = false;
+                    b
+                };
+                self.hash = loopguard_core::fnv1a(self.hash, &[b]);
+                self.chars += 1;
+            }
+            return;
+        }
         for c in text.chars().filter(|c| !c.is_whitespace()) {
             let c = if mask && c.is_ascii_digit() {
                 if self.in_digits {
@@ -57,6 +88,90 @@ impl StreamHash {
             self.hash = loopguard_core::fnv1a(self.hash, c.encode_utf8(&mut buf).as_bytes());
             self.chars += 1;
         }
+    }
+}
+
+/// The distinct words of one reply, both streams (letters and digits lower-cased, a digit
+/// run as one `#`), as hashes; read as the reply streams.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Words {
+    set: BTreeSet<u32>,
+    /// The hash of the word being read in each stream (text, thinking), if one is.
+    partial: [Option<u32>; 2],
+    /// The last character of that word was a digit.
+    digits: [bool; 2],
+    /// Bytes read.
+    read: usize,
+}
+
+impl Words {
+    /// Reads one delta of stream `stream` (0: text, 1: thinking).
+    #[inline]
+    fn feed(&mut self, stream: usize, text: &str) {
+        // Only the first [`MAX_REPLY_BYTES`] of a reply are read.
+        if self.read < MAX_REPLY_BYTES {
+            self.read_delta(stream, text);
+        }
+    }
+
+    fn read_delta(&mut self, stream: usize, text: &str) {
+        let k = stream & 1;
+        self.read = self.read.saturating_add(text.len());
+        if text.is_ascii() {
+            for &b in text.as_bytes() {
+                if b.is_ascii_alphanumeric() {
+                    self.letter(k, char::from(b.to_ascii_lowercase()));
+                } else {
+                    self.end_word(k);
+                }
+            }
+        } else {
+            for c in text.chars() {
+                if c.is_alphanumeric() {
+                    self.letter(k, c.to_lowercase().next().unwrap_or(c));
+                } else {
+                    self.end_word(k);
+                }
+            }
+        }
+    }
+
+    /// One letter or digit (lower case) of the word being read in stream `k`.
+    #[inline]
+    fn letter(&mut self, k: usize, c: char) {
+        if self.set.len() >= MAX_REPLY_WORDS {
+            return;
+        }
+        let (h, d) = (&mut self.partial[k], &mut self.digits[k]);
+        let c = if c.is_ascii_digit() {
+            if *d {
+                return;
+            }
+            *d = true;
+            '#'
+        } else {
+            *d = false;
+            c
+        };
+        let mut buf = [0u8; 4];
+        let start = h.map_or(loopguard_core::FNV1A_START, u64::from);
+        *h = Some(loopguard_core::fnv1a(start, c.encode_utf8(&mut buf).as_bytes()) as u32);
+    }
+
+    fn end_word(&mut self, stream: usize) {
+        self.digits[stream & 1] = false;
+        if let Some(h) = self.partial[stream & 1].take() {
+            if self.set.len() < MAX_REPLY_WORDS {
+                self.set.insert(h);
+            }
+        }
+    }
+
+    /// The words, once the reply ended.
+    fn finish(mut self) -> BTreeSet<u32> {
+        self.end_word(0);
+        self.end_word(1);
+        self.set
     }
 }
 
@@ -122,6 +237,18 @@ struct State {
     current_has_call: bool,
     /// A finished message whose tool calls are not known yet, with its `MessageEnd` seq.
     pending: Option<(Reply, u64)>,
+    /// The words of the message being streamed.
+    #[serde(default)]
+    current_words: Words,
+    /// The words of the pending message.
+    #[serde(default)]
+    pending_words: BTreeSet<u32>,
+    /// The words of the stall's tool-less replies so far (at most [`MAX_STALL_WORDS`]).
+    #[serde(default)]
+    stall_words: BTreeSet<u32>,
+    /// A reply since the last user-side message brought `fresh-reply-words` new words.
+    #[serde(default)]
+    answered: bool,
     /// The reply the reply run repeats (`None` when the run is made of empty replies only).
     last_reply: Option<Reply>,
     replies: Run,
@@ -138,6 +265,8 @@ impl State {
         self.last_reply = None;
         self.replies.reset();
         self.warned = false;
+        self.stall_words.clear();
+        self.answered = false;
     }
 }
 
@@ -165,6 +294,7 @@ impl StalledTurns {
     fn tool_activity(&mut self) {
         let s = &mut self.state;
         s.pending = None;
+        s.pending_words.clear();
         if s.current.is_some() {
             s.current_has_call = true;
         }
@@ -176,6 +306,19 @@ impl StalledTurns {
         let Some((reply, seq)) = self.state.pending.take() else {
             return;
         };
+        let words = std::mem::take(&mut self.state.pending_words);
+        let fresh = words.difference(&self.state.stall_words).count();
+        let want = self.settings.fresh_reply_words;
+        if want > 0 && fresh >= want as usize {
+            self.state.answered = true;
+        }
+        let s = &mut self.state;
+        for w in words {
+            if s.stall_words.len() >= MAX_STALL_WORDS {
+                break;
+            }
+            s.stall_words.insert(w);
+        }
         if !self.settings.count_replies {
             return;
         }
@@ -201,11 +344,17 @@ impl StalledTurns {
         } else {
             fp
         };
-        let repeat = self.state.last_nudge == Some(nudge_fp);
+        // A repeat is a new request when the model answered the message before it with a
+        // reply of new words.
+        let answered = std::mem::take(&mut self.state.answered);
+        let new_request = self.settings.fresh_reply_words > 0 && answered;
+        let repeat = self.state.last_nudge == Some(nudge_fp) && !new_request;
         let same_as_last_user = self.state.last_user.replace(fp) == Some(fp);
         // The bus starts no turn for an own steer it recognised by its text: skip it too.
         if !cx.is_new_turn() && !same_as_last_user && origin != Origin::Human {
             self.state.last_user = self.state.last_nudge_exact;
+            // Not the harness's message: the answer still stands for the next one.
+            self.state.answered = answered;
             return;
         }
         let s = &mut self.state;
@@ -305,6 +454,7 @@ impl Detector for StalledTurns {
                 let before = self.state.replies.count;
                 self.settle_reply();
                 self.state.current = Some(Reply::default());
+                self.state.current_words = Words::default();
                 self.state.current_has_call = false;
                 if self.state.replies.count != before {
                     self.judge(cx);
@@ -320,12 +470,18 @@ impl Detector for StalledTurns {
                             r.thinking.feed(delta, self.settings.mask_numbers);
                         }
                     }
+                    if self.settings.fresh_reply_words > 0 {
+                        let i = usize::from(*stream == loopguard_core::Stream::Thinking);
+                        self.state.current_words.feed(i, delta);
+                    }
                 }
             }
             Event::MessageEnd => {
+                let words = std::mem::take(&mut self.state.current_words);
                 if let Some(r) = self.state.current.take() {
                     if !self.state.current_has_call {
                         self.state.pending = Some((r, cx.seq()));
+                        self.state.pending_words = words.finish();
                     }
                 }
                 self.state.current_has_call = false;
@@ -350,4 +506,32 @@ impl Detector for StalledTurns {
     }
 
     loopguard_core::snapshot_via_serde!(state);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ASCII path hashes as the character path does (a non-ASCII character sends the
+    /// whole delta down the character path).
+    #[test]
+    fn ascii_deltas_hash_as_characters() {
+        for mask in [false, true] {
+            for text in ["a\tb\u{b}c\r\nd  12 x3y45", "\u{c}\u{1c}z 0 00 000", ""] {
+                let mut fast = StreamHash::default();
+                fast.feed(text, mask);
+                let mut slow = StreamHash::default();
+                // The same text with a non-ASCII character after it, fed apart.
+                for c in text.chars() {
+                    slow.feed(&format!("{c}\u{e9}")[..c.len_utf8()], mask);
+                }
+                let mut slow_chars = StreamHash::default();
+                slow_chars.feed(&format!("{text}\u{e9}"), mask);
+                let mut fast_then = fast;
+                fast_then.feed("\u{e9}", mask);
+                assert_eq!(fast, slow, "{text:?}");
+                assert_eq!(fast_then, slow_chars, "{text:?}");
+            }
+        }
+    }
 }

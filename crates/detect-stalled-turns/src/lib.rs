@@ -30,6 +30,10 @@ loopguard_core::detector_options! {
     /// Compare nudges and replies with digit runs masked ("found 3 actions" and "found 5
     /// actions" are the same nudge).
     "mask-numbers" mask_numbers: bool = false, "bool";
+    /// A tool-less reply that brings at least this many words none of the stall's earlier
+    /// replies used answered the message before it: the next repeat of that message is a new
+    /// request, not a nudge ("continue" while a story is written). 0: every repeat counts.
+    "fresh-reply-words" fresh_reply_words: i64 => u32 = 16, const DEFAULT_FRESH_REPLY_WORDS, "integer >= 0", "16";
 }
 
 impl Settings {
@@ -65,8 +69,18 @@ impl Settings {
             ("warning-threshold", warning_threshold),
             ("critical-threshold", critical_threshold),
         )?;
+        let fresh_reply_words = scope.between(
+            "fresh-reply-words",
+            o.fresh_reply_words,
+            i64::from(Settings::DEFAULT_FRESH_REPLY_WORDS),
+            0,
+            i64::from(max),
+        )?;
+        let fresh_reply_words =
+            u32::try_from(fresh_reply_words).unwrap_or(Settings::DEFAULT_FRESH_REPLY_WORDS);
         Ok(Settings {
             warning_threshold,
+            fresh_reply_words,
             critical_threshold,
             count_nudges: o.count_nudges.unwrap_or(true),
             count_replies: o.count_replies.unwrap_or(true),

@@ -341,3 +341,101 @@ fn each_stall_run_has_its_own_key() {
     assert_eq!(f.len(), 2, "{f:?}");
     assert_ne!(f[0].1.key, f[1].1.key);
 }
+
+/// Four parts of a story a user asks for with "continue", each with words the others lack.
+const STORY: [&str; 5] = [
+    "The lighthouse keeper woke before dawn, climbed the spiral stairs and wound the great \
+     clockwork that turned the lamp. Fog had rolled in from the harbour overnight, thick \
+     enough to swallow the breakwater, and somewhere beyond it a fishing boat sounded its horn.",
+    "Down on the quay, Mara untied the skiff her grandfather had built from larch planks. She \
+     rowed toward the horn with a lantern hung from the bow, counting strokes aloud so she \
+     would know how far she had come when the shore vanished behind her.",
+    "The trawler had struck the shoal below the cliffs. Its crew clung to the wheelhouse roof \
+     while waves broke over the deck, and the skipper, a stubborn man named Aldous, refused \
+     to leave until every net and crate was lashed down against the tide.",
+    "Mara threw a rope across the gap and shouted instructions through the spray. One by one \
+     the sailors slid into the skiff, soaked and shivering, and she turned back toward the \
+     beam of light that swept the water every eleven seconds, steady as a heartbeat.",
+    "By noon the fog lifted. The village gathered at the harbour wall, blankets and hot \
+     soup passed from hand to hand, and the keeper wrote in his logbook that the lamp had \
+     burned without fault through the longest night of the winter.",
+];
+
+#[test]
+fn continue_while_a_story_is_written_is_no_stall() {
+    // A chat host that does not mark who speaks: the user says "continue" after each part,
+    // the model writes the next one. Each part answers the message before it.
+    let mut s = Script::new();
+    s.user("Write a short story about a lighthouse, one part at a time.");
+    for part in STORY {
+        s.message(part);
+        s.user("continue");
+    }
+    assert!(run(det(), s.events()).is_empty());
+}
+
+#[test]
+fn numbered_requests_answered_each_are_no_stall() {
+    // "Write part 3" after "part 2": the same message with its numbers aside, answered each
+    // time with a part of new words.
+    let mut s = Script::new();
+    for (i, part) in STORY.iter().enumerate() {
+        s.user(&format!("Write part {} of the lighthouse story.", i + 1));
+        s.message(part);
+    }
+    assert!(run(with("mask-numbers = true\n"), s.events()).is_empty());
+    // Without the rule, the third request is the third nudge.
+    let f = run(
+        with("mask-numbers = true\nfresh-reply-words = 0\n"),
+        s.events(),
+    );
+    assert_eq!(f.len(), 1, "{f:?}");
+}
+
+#[test]
+fn a_nudge_answered_by_the_same_few_replies_still_stalls() {
+    // A model that cycles between two short replies adds no new words after the first two:
+    // the harness's word-for-word nudge still counts, to the abort.
+    let mut s = Script::new();
+    task(&mut s);
+    let replies = [
+        "THOUGHT: I will edit line 13 of src/parse.py to split only once, then run the test.",
+        "THOUGHT: The split should use maxsplit=1 so the value keeps its colons.",
+    ];
+    for i in 0..12 {
+        s.user(NUDGE);
+        s.message(replies[i % 2]);
+    }
+    let f = run(det(), s.events());
+    assert!(
+        f.iter()
+            .any(|(_, f)| f.level == Level::Fatal && f.key.starts_with("stalled-turns:nudge:")),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn a_counter_nudge_answered_by_one_reply_still_stalls() {
+    // The same nudge with its numbers aside, the same reply each time: nothing was answered.
+    let mut s = Script::new();
+    task(&mut s);
+    for i in 0..12 {
+        s.user(&format!("Step {i}: no tool call found. Call a tool."));
+        s.message("I will run the tests now.");
+    }
+    let f = run(with("mask-numbers = true\n"), s.events());
+    assert!(f.iter().any(|(_, f)| f.level == Level::Fatal), "{f:?}");
+}
+
+#[test]
+fn fresh_reply_words_zero_counts_every_repeat() {
+    let mut s = Script::new();
+    s.user("Write a short story about a lighthouse, one part at a time.");
+    for part in STORY {
+        s.message(part);
+        s.user("continue");
+    }
+    let f = run(with("fresh-reply-words = 0\n"), s.events());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].1.level, Level::Warning);
+}

@@ -36,6 +36,26 @@ loopguard_testkit::detector_proptests! {
         prop_assert!(run(det(), s.events()).is_empty());
     }
 
+    /// A repeated message, each time answered with words none of the replies before used,
+    /// never stalls (a user saying "continue" while the model writes).
+    #[test]
+    fn a_message_answered_anew_each_time_never_stalls(
+        n in 1usize..30,
+        words in proptest::collection::vec("[a-z]{3,9}", 20..40),
+    ) {
+        let mut s = Script::new();
+        for i in 0..n {
+            s.user("continue");
+            // Every word of reply `i` is its own: the word with the reply's letter tag.
+            let tag: String = format!("{i:05}").bytes().map(|b| char::from(b'a' + (b - b'0'))).collect();
+            let reply: Vec<String> = words.iter().map(|w| format!("{w}{tag}")).collect();
+            s.message(&reply.join(" "));
+        }
+        let distinct: std::collections::BTreeSet<&String> = words.iter().collect();
+        prop_assume!(distinct.len() >= 16);
+        prop_assert!(run(det(), s.events()).is_empty());
+    }
+
     /// A tool call between every two nudges means no stall, however many nudges.
     #[test]
     fn tool_activity_between_nudges_never_stalls(n in 1usize..40) {
