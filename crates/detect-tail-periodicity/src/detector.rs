@@ -38,6 +38,15 @@ pub(crate) const ALNUM_BYTES: [u8; 128] = {
     t
 };
 
+/// The bit of a filler run's count (`Prep::run`, the quiet loop's `filler`) that says the run
+/// holds a line feed. A run's first line feed starts the count again at 1: the filler that
+/// ends a line and the filler that opens the next are cut apart, so two lines that differ
+/// only at the start of the second are not made equal by the cut (`; ; ;  # ≮.-܈--` at the
+/// end of one line of Unicode's IDNA test vectors, then `≮．-܈--; ≮.-܈--; [` or `≮.-܈--; ; [`
+/// at the start of the next), while padding made of many blank lines is still cut at
+/// `max-filler-run`.
+pub(crate) const FILLER_LF: u32 = 1 << 31;
+
 /// Turns the streamed characters of one message into the symbol sequence the engines see:
 /// a separator where the stream switches (thinking ↔ text), and long runs of filler (neither
 /// letter nor digit) cut to `max-filler-run` symbols.
@@ -98,9 +107,14 @@ impl Prep {
         if c >= 128 {
             alnum = u32::from(ch.is_alphanumeric());
         }
-        // 0 after a letter or digit, else one more.
-        self.run = self.run.saturating_add(1) & alnum.wrapping_sub(1);
-        if self.max_filler_run > 0 && self.run > self.max_filler_run {
+        // 0 after a letter or digit, else one more; the first line feed of a run starts the
+        // count again (see [`FILLER_LF`]).
+        self.run = if ch == '\n' && self.run & FILLER_LF == 0 {
+            FILLER_LF | 1
+        } else {
+            self.run.saturating_add(1) & alnum.wrapping_sub(1)
+        };
+        if self.max_filler_run > 0 && self.run & !FILLER_LF > self.max_filler_run {
             None
         } else {
             Some(c)

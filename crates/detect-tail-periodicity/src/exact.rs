@@ -240,8 +240,13 @@ fn quiet_loop_with<const SPARSE: bool, const LF: bool>(
             break;
         }
         it.next();
-        run = (run + 1) & QUIET_RUN[usize::from(b)];
-        if run > max_filler {
+        // As `Prep::map` counts: the run's first line feed starts it again.
+        run = if !LF && b == b'\n' && run & FILLER_LF == 0 {
+            FILLER_LF | 1
+        } else {
+            (run + 1) & QUIET_RUN[usize::from(b)]
+        };
+        if run & !FILLER_LF > max_filler {
             continue;
         }
         if let Some(slot) = t.data.get_mut((n as usize) & rmask) {
@@ -278,6 +283,9 @@ const QUIET_TERMS: [u64; 256] = {
     }
     t
 };
+/// [`crate::detector::FILLER_LF`] in the quiet loop's 64-bit count.
+const FILLER_LF: u64 = crate::detector::FILLER_LF as u64;
+
 /// What a byte does to the filler run in [`quiet_loop`], `run = (run + 1) & mask`: the mask
 /// is 0 for a letter or digit (the run starts over) and all ones for filler, the line feed
 /// included (the loop that stops at line feeds never reads its entry); a byte above 127

@@ -301,8 +301,8 @@ loopguard_core::detector_options! {
     "counter-noise" counter_noise: bool = true, "bool";
     /// Seed engine only: characters of growth between scans.
     "rescan-every" rescan_every: usize = 200, const DEFAULT_RESCAN_EVERY, "integer";
-    /// Runs of non-alphanumeric characters are cut to this length before the search (0 =
-    /// off).
+    /// Runs of non-alphanumeric characters are cut to this length before the search, counted
+    /// again from a run's first line feed (0 = off).
     "max-filler-run" max_filler_run: usize = 16, const DEFAULT_MAX_FILLER_RUN, "integer";
 }
 

@@ -475,3 +475,56 @@ fn a_long_word_of_data_repeated_is_data() {
     let f = fire(&format!("Note. {}", sentence.repeat(12))).expect("fires");
     assert_eq!((root_of(&f), f.count), (sentence.len(), 6));
 }
+
+#[test]
+fn lines_that_differ_where_the_filler_cut_used_to_drop_are_not_copies() {
+    // Test vectors of labels made only of symbols (as Unicode's IDNA tests have): each line
+    // ends in a run of punctuation and symbols that goes on into the next line's label. The
+    // cut of filler runs kept the first 16 characters of the run and dropped the rest, so
+    // the labels, different on every line, were cut away and the lines read as one line
+    // four times. A line feed now starts the count again.
+    let labels = [
+        "⊕．⊗‐‐; ⊕.⊗‐‐; ",
+        "⊕.⊗‐‐; ; ",
+        "⊕︒⊗‐‐; ⊕.⊗‐‐; ",
+        "⊕.⊗‐‐; ⊕.⊗‐‐; ",
+        "⊕。⊗‐‐; ⊕.⊗‐‐; ",
+        "⊕.⊗‐; ; ",
+        "⊕｡⊗‐‐; ⊕.⊗‐‐; ",
+        "⊕.⊗‐‐‐; ; ",
+    ];
+    let mut text = String::from(
+        "# Test vectors for labels made of symbols only.\n\
+         # source; mapped; status; ascii; ; ;  # comment\n",
+    );
+    for l in labels {
+        text.push_str(l);
+        text.push_str("[B1, V6]; xn--ykh.xn------mzc; ; ;  # ⊕.⊗‐‐\n");
+    }
+    assert!(fire(&text).is_none(), "{:?}", fire(&text));
+    // Forty such lines of ASCII labels in a code fence (the code rows, read by the quiet
+    // loop of code): the eight labels taken in turn are a unit of eight lines, five copies,
+    // under its row.
+    let ascii = [
+        "*.~--; *.~--; ",
+        "*.~--; ; ",
+        "*:~--; *.~--; ",
+        "*.~--; *:~--; ",
+        "*!~--; *.~--; ",
+        "*.~-; ; ",
+        "*?~--; *.~--; ",
+        "*.~---; ; ",
+    ];
+    let mut fenced = String::from("The vectors:\n\n```text\n");
+    for l in ascii.iter().cycle().take(40) {
+        fenced.push_str("    ");
+        fenced.push_str(l);
+        fenced.push_str("[B1, V6]; xn--ykh.xn------mzc; ; ;  # *.~--\n");
+    }
+    assert!(fire(&fenced).is_none(), "{:?}", fire(&fenced));
+    // Padding of many blank lines is still cut: a line of words between runs of 40 line
+    // feeds, repeated, stays a short unit that fires like any runaway line.
+    let padded = format!("Intro.\n{}", "The build failed again, retrying.\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n".repeat(40));
+    let f = fire(&padded).expect("a padded runaway line still fires");
+    assert!(root_of(&f) < 60, "{}", f.key);
+}

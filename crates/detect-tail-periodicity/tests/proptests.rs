@@ -15,6 +15,8 @@ fn arb_text() -> impl Strategy<Value = String> {
         Just("abc"),
         Just("aé🙂"),
         Just("xyz \n"),
+        // Mostly filler, line feeds among it: runs longer than the filler cut, across lines.
+        Just(".- \n\nx"),
         Just("abcdefghij")
     ];
     (
@@ -440,5 +442,32 @@ proptest! {
         let pieces = [(Stream::Text, body.as_str())];
         let want = oracle::evidence_fire(&settings, &pieces);
         agrees(detector_fire(&settings, &pieces, chunk), want)?;
+    }
+}
+
+/// Code whose lines end in a filler run that goes on into the next line's indent and
+/// punctuation (longer than the filler cut on both sides of the line feed), taken by the
+/// quiet loop of code: the detector fires where the oracle (`Prep::map`) does, in any
+/// deltas, whether the lines repeat or differ only past the cut.
+#[test]
+fn filler_runs_across_lines_in_code_agree_with_the_oracle() {
+    let heads = [
+        "*.~--; *.~--; ",
+        "*.~--; ; ",
+        "*:~--; *.~--; ",
+        "*.~---; ; ",
+    ];
+    for lines in [1usize, 4] {
+        let mut text = String::from("```text\n");
+        for k in 0..60 {
+            text.push_str("    ");
+            text.push_str(heads[k % lines]);
+            text.push_str("[B1, V6]; xn--ykh.xn------mzc; ; ;  # *.~-- +-+-+\n");
+        }
+        for scale in [20u32, 100, 1000] {
+            for chunk in [1usize, 7, 16, 64] {
+                evidence_agrees(&text, 30, scale, 16, false, 0, chunk).unwrap();
+            }
+        }
     }
 }
