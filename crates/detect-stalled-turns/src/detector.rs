@@ -7,7 +7,7 @@
 //!   previous such reply (both streams compared, whitespace ignored).
 //!
 //! A repeated user-side message is a new request, not a nudge, when the tool-less reply
-//! before it brought `fresh-reply-words` words that none of the stall's earlier replies used
+//! before it brought `fresh-reply-words` words that none of the stall's last four replies used
 //! (the model answered something new: "continue" while a story is written).
 //!
 //! An assistant message is judged when the next user message, message or run end arrives,
@@ -26,8 +26,10 @@ const SAMPLE_CHARS: usize = 120;
 const MAX_REPLY_WORDS: usize = 1024;
 /// The bytes of a reply read for its words.
 const MAX_REPLY_BYTES: usize = 64 * 1024;
-/// The distinct words kept of a stall's replies.
-const MAX_STALL_WORDS: usize = 8192;
+/// The replies a new one is compared with: a model that goes round a few replies (two or
+/// three, in the stalls seen) repeats words of these; a long conversation whose vocabulary
+/// has long been used up by earlier answers is not held against a new one.
+const RECENT_REPLIES: usize = 4;
 
 /// A whitespace-insensitive running hash of one stream of a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -243,9 +245,9 @@ struct State {
     /// The words of the pending message.
     #[serde(default)]
     pending_words: BTreeSet<u32>,
-    /// The words of the stall's tool-less replies so far (at most [`MAX_STALL_WORDS`]).
+    /// The words of the last [`RECENT_REPLIES`] tool-less replies of the stall.
     #[serde(default)]
-    stall_words: BTreeSet<u32>,
+    recent_words: VecDeque<BTreeSet<u32>>,
     /// A reply since the last user-side message brought `fresh-reply-words` new words.
     #[serde(default)]
     answered: bool,
@@ -265,7 +267,7 @@ impl State {
         self.last_reply = None;
         self.replies.reset();
         self.warned = false;
-        self.stall_words.clear();
+        self.recent_words.clear();
         self.answered = false;
     }
 }
@@ -307,18 +309,19 @@ impl StalledTurns {
             return;
         };
         let words = std::mem::take(&mut self.state.pending_words);
-        let fresh = words.difference(&self.state.stall_words).count();
+        let s = &mut self.state;
+        let fresh = words
+            .iter()
+            .filter(|w| !s.recent_words.iter().any(|r| r.contains(w)))
+            .count();
         let want = self.settings.fresh_reply_words;
         if want > 0 && fresh >= want as usize {
-            self.state.answered = true;
+            s.answered = true;
         }
-        let s = &mut self.state;
-        for w in words {
-            if s.stall_words.len() >= MAX_STALL_WORDS {
-                break;
-            }
-            s.stall_words.insert(w);
+        if s.recent_words.len() >= RECENT_REPLIES {
+            s.recent_words.pop_front();
         }
+        s.recent_words.push_back(words);
         if !self.settings.count_replies {
             return;
         }
