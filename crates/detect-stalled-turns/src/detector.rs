@@ -177,6 +177,31 @@ impl Words {
     }
 }
 
+/// The fingerprint of `text` with each digit run written `#` and each run of whitespace one
+/// space: "found 3 actions" and "found 12 actions" share it; `type.u16x1.html` and
+/// `type.i64x32.html` do not (a word is masked only in its digits).
+fn digit_runs_masked(text: &str) -> Fingerprint {
+    let mut out = String::with_capacity(text.len());
+    let (mut digits, mut space) = (false, false);
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !digits {
+                out.push('#');
+            }
+            (digits, space) = (true, false);
+        } else if c.is_whitespace() {
+            if !space {
+                out.push(' ');
+            }
+            (digits, space) = (false, true);
+        } else {
+            out.push(c);
+            (digits, space) = (false, false);
+        }
+    }
+    Fingerprint::of_bytes(out.as_bytes())
+}
+
 /// What a finished assistant message said (both streams).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Reply {
@@ -221,8 +246,8 @@ impl Run {
 /// Everything that changes while the detector runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct State {
-    /// The last counted user-side message (fingerprint of its trimmed text, or of its shape
-    /// with `mask-numbers`).
+    /// The last counted user-side message (fingerprint of its trimmed text, or with
+    /// `mask-numbers` of that text with its digit runs masked).
     last_nudge: Option<Fingerprint>,
     /// The exact fingerprint of that message.
     #[serde(default)]
@@ -343,7 +368,7 @@ impl StalledTurns {
         }
         let fp = Fingerprint::of_bytes(text.trim().as_bytes());
         let nudge_fp = if self.settings.mask_numbers {
-            loopguard_core::shape::text_shape(text.trim())
+            digit_runs_masked(text.trim())
         } else {
             fp
         };
@@ -514,6 +539,23 @@ impl Detector for StalledTurns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Numbers aside means digit runs aside, as documented: a word with a digit keeps its
+    /// letters.
+    #[test]
+    fn nudges_are_compared_with_their_digit_runs_masked() {
+        let m = digit_runs_masked;
+        assert_eq!(m("found 3 actions"), m("found 12 actions"));
+        assert_eq!(m("found 3  actions"), m("found 3 actions"));
+        assert_ne!(
+            m("Show me type.u16x1.html."),
+            m("Show me type.i64x32.html.")
+        );
+        assert_eq!(
+            m("Show me type.u16x1.html."),
+            m("Show me type.u32x16.html.")
+        );
+    }
 
     /// The ASCII path hashes as the character path does (a non-ASCII character sends the
     /// whole delta down the character path).
