@@ -73,6 +73,12 @@ struct Run {
     tool_fp: Fingerprint,
     /// The normalised fingerprint of the repeated error.
     error_fp: Fingerprint,
+    /// The shape of the run's first error with nothing of its call cut out, when that call's
+    /// echo was cut from `error_fp`: a failure printed word for word the same by a call
+    /// written another way (`python3 ./app.py` after `python3 app.py`) is the same failure,
+    /// though the echoes cut differ.
+    #[serde(default)]
+    plain_fp: Option<Fingerprint>,
     /// The arguments of the run's first call.
     first_args: Fingerprint,
     /// Some call of the run had other arguments than the first.
@@ -374,16 +380,20 @@ impl SameFailure {
             return;
         }
         let tfp = self.fps.tool(tool);
+        // The bus's shape carries the echo of the call it paired the result with: right when
+        // this detector still holds that call, or when neither knows the call.
+        let echo_cut = pending.is_some() && !info.orphan;
         let (error_fp, numbers) = match self.settings.failure_identity {
             FailureIdentity::Exact => (info.norm_fp, Vec::new()),
             FailureIdentity::Shape => {
-                // The bus's shape carries the echo of the call it paired the result with: right
-                // when this detector still holds that call, or when neither knows the call.
                 let usable = pending.is_some() || info.orphan;
                 let s = cx.result_shape_or_plain(usable, content);
                 (s.fp, s.numbers.clone())
             }
         };
+        // The shape with nothing cut, read only for a run that the echoed shape would end.
+        let shaped = self.settings.failure_identity == FailureIdentity::Shape && echo_cut;
+        let plain = |cx: &Cx<'_>| shaped.then(|| cx.result_shape_or_plain(false, content).fp);
         if recurring_on {
             let key = Fingerprint::combine(&[tfp.as_bytes(), error_fp.as_bytes()]).short();
             let count = self
@@ -422,8 +432,12 @@ impl SameFailure {
                 );
             }
         }
-        match self.state.run.as_mut() {
-            Some(run) if run.tool_fp == tfp && run.error_fp == error_fp => {
+        let same_run = self.state.run.as_ref().is_some_and(|run| {
+            run.tool_fp == tfp
+                && (run.error_fp == error_fp || run.plain_fp.is_some_and(|p| plain(cx) == Some(p)))
+        });
+        match self.state.run.as_mut().filter(|_| same_run) {
+            Some(run) => {
                 run.count = run.count.saturating_add(1);
                 if info.call.args_fp != run.first_args {
                     run.varied = true;
@@ -438,6 +452,7 @@ impl SameFailure {
                     tool: truncate_chars(tool, TOOL_CHARS),
                     tool_fp: tfp,
                     error_fp,
+                    plain_fp: plain(cx),
                     first_args: info.call.args_fp,
                     varied: false,
                     count: 1,

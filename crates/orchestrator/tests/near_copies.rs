@@ -1172,3 +1172,50 @@ fn the_same_refused_post_is_blocked_by_the_fifth_call() {
     let (blocked, _) = run("curl -s https://api.example.com/v1/deploy/status");
     assert_eq!(blocked, None, "a status asked for again is a poll");
 }
+
+// ---- a failure printed the same by a command written many ways ----------------------------
+
+/// One traceback, printed word for word the same, by a command written many ways: some name
+/// the project's folder or the script's full path, which the traceback prints too, so what
+/// is cut from the error as the call's echo differs from call to call. Python prints
+/// `/srv/app/./app.py` for `./app.py`: that one is another text, and the run starts after it.
+#[test]
+fn one_traceback_from_a_command_written_many_ways_is_one_run() {
+    let traceback = |script: &str| {
+        format!(
+            "Traceback (most recent call last):\n  File \"{script}\", line 3, in <module>\n    settings = load_settings(\"settings.toml\")\n               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n  File \"/srv/app/config.py\", line 5, in load_settings\n    return data[\"server\"][\"port\"]\n           ~~~~~~~~~~~~~~^^^^^^^^\nKeyError: 'port'\n\n[exit code 1]"
+        )
+    };
+    let commands = [
+        "python3 ./app.py",
+        "cd /srv/app && python3 app.py",
+        "python3 -u app.py",
+        "bash -c 'python3 app.py'",
+        "PYTHONPATH=. python3 app.py",
+        "python3 app.py 2>&1",
+        "python3 -X dev app.py",
+        "env python3 app.py",
+        "python3 /srv/app/app.py",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for c in commands {
+        let script = if c.contains("./app.py") {
+            "/srv/app/./app.py"
+        } else {
+            "/srv/app/app.py"
+        };
+        let id = s.tool_call("bash", json!({ "command": c }));
+        s.tool_result(&id, "bash", &traceback(script), true);
+        at.push(last(&s));
+    }
+    let found = findings("default", &s.into_events());
+    // The eight calls after the first are one run: warned at its eighth failure.
+    assert!(
+        found.iter().any(|(i, f)| f.detector == "same-failure"
+            && *i <= at[8]
+            && f.message.contains("8 times in a row")),
+        "{found:?}"
+    );
+}
