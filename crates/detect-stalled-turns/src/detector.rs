@@ -99,7 +99,7 @@ impl StreamHash {
 struct Words {
     set: BTreeSet<u32>,
     /// The hash of the word being read in each stream (text, thinking), if one is.
-    partial: [Option<u32>; 2],
+    partial: [Option<u64>; 2],
     /// The last character of that word was a digit.
     digits: [bool; 2],
     /// Bytes read.
@@ -156,15 +156,19 @@ impl Words {
             c
         };
         let mut buf = [0u8; 4];
-        let start = h.map_or(loopguard_core::FNV1A_START, u64::from);
-        *h = Some(loopguard_core::fnv1a(start, c.encode_utf8(&mut buf).as_bytes()) as u32);
+        let start = h.unwrap_or(loopguard_core::FNV1A_START);
+        *h = Some(loopguard_core::fnv1a(
+            start,
+            c.encode_utf8(&mut buf).as_bytes(),
+        ));
     }
 
     fn end_word(&mut self, stream: usize) {
         self.digits[stream & 1] = false;
         if let Some(h) = self.partial[stream & 1].take() {
             if self.set.len() < MAX_REPLY_WORDS {
-                self.set.insert(h);
+                // Both halves of the 64-bit hash, folded into the 32 bits kept.
+                self.set.insert((h >> 32) as u32 ^ h as u32);
             }
         }
     }
