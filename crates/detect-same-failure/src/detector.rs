@@ -75,8 +75,8 @@ struct Run {
     error_fp: Fingerprint,
     /// The shape of the run's first error with nothing of its call cut out, when that call's
     /// echo was cut from `error_fp`: a failure printed word for word the same by a call
-    /// written another way (`python3 ./app.py` after `python3 app.py`) is the same failure,
-    /// though the echoes cut differ.
+    /// written another way (`cd /srv/app && python3 app.py` after `python3 app.py`, whose
+    /// traceback prints `/srv/app/app.py`) is the same failure, though the echoes cut differ.
     #[serde(default)]
     plain_fp: Option<Fingerprint>,
     /// The arguments of the run's first call.
