@@ -113,6 +113,32 @@ impl<'a> Scope<'a> {
         Ok(small.unwrap_or(default))
     }
 
+    /// A count read as a signed integer where 0 means "off" or "never": 0, or from `min` to
+    /// `max`; `None` is `default`.
+    ///
+    /// ```
+    /// use loopguard_core::Scope;
+    /// let s = Scope::new("detectors.x");
+    /// assert_eq!(s.zero_or_count_i64("k", Some(0), 5, 2, 9).unwrap(), 0);
+    /// assert_eq!(s.zero_or_count_i64("k", None, 5, 2, 9).unwrap(), 5);
+    /// assert!(s.zero_or_count_i64("k", Some(1), 5, 2, 9).is_err());
+    /// assert!(s.zero_or_count_i64("k", Some(-1), 5, 2, 9).is_err());
+    /// ```
+    pub fn zero_or_count_i64(
+        &self,
+        key: &str,
+        value: Option<i64>,
+        default: u32,
+        min: i64,
+        max: i64,
+    ) -> Result<u32, ConfigError> {
+        let n = self.between(key, value, i64::from(default), 0, max)?;
+        if n != 0 {
+            self.between(key, Some(n), 0, min, max)?;
+        }
+        Ok(u32::try_from(n).unwrap_or(default))
+    }
+
     /// A value of at least `min` (a count that needs a few occurrences to mean anything);
     /// `None` is `default`.
     pub fn at_least<T: PartialOrd + Display + Copy>(

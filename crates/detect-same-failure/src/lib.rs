@@ -73,20 +73,13 @@ impl Settings {
         let scope = Scope::new(SCOPE);
         let max = i64::from(Settings::MAX_THRESHOLD);
         // 0 means "never" for the critical tier and "off" for the recurring rule.
-        let zero_or_count = |key: &str, v: Option<i64>, default: u32, min: i64, max: i64| {
-            let n = scope.between(key, v, i64::from(default), 0, max)?;
-            if n != 0 {
-                scope.between(key, Some(n), 0, min, max)?;
-            }
-            Ok::<u32, ConfigError>(u32::try_from(n).unwrap_or(default))
-        };
         let warning_threshold = scope.positive_at_most_i64(
             "warning-threshold",
             o.warning_threshold,
             Settings::DEFAULT_WARNING_THRESHOLD,
             Settings::MAX_THRESHOLD,
         )?;
-        let critical_threshold = zero_or_count(
+        let critical_threshold = scope.zero_or_count_i64(
             "critical-threshold",
             o.critical_threshold,
             Settings::DEFAULT_CRITICAL_THRESHOLD,
@@ -105,7 +98,7 @@ impl Settings {
             Settings::DEFAULT_RECURRING_WINDOW,
             Settings::MAX_RECURRING_WINDOW,
         )?;
-        let recurring_threshold = zero_or_count(
+        let recurring_threshold = scope.zero_or_count_i64(
             "recurring-threshold",
             o.recurring_threshold,
             0,

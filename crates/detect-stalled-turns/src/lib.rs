@@ -69,15 +69,13 @@ impl Settings {
             ("warning-threshold", warning_threshold),
             ("critical-threshold", critical_threshold),
         )?;
-        let fresh_reply_words = scope.between(
+        let fresh_reply_words = scope.zero_or_count_i64(
             "fresh-reply-words",
             o.fresh_reply_words,
-            i64::from(Settings::DEFAULT_FRESH_REPLY_WORDS),
-            0,
+            Settings::DEFAULT_FRESH_REPLY_WORDS,
+            1,
             i64::from(max),
         )?;
-        let fresh_reply_words =
-            u32::try_from(fresh_reply_words).unwrap_or(Settings::DEFAULT_FRESH_REPLY_WORDS);
         Ok(Settings {
             warning_threshold,
             fresh_reply_words,

@@ -292,6 +292,8 @@ fn thresholds_are_configurable_and_validated() {
         ),
         ("warning-threshold = 12", "critical-threshold"),
         ("count-nudges = 1", "count-nudges"),
+        ("fresh-reply-words = -1", "fresh-reply-words"),
+        ("fresh-reply-words = 2000000", "fresh-reply-words"),
     ] {
         let c =
             Config::from_toml_str(&format!("[detectors.stalled-turns]\n{bad}\n"), None).unwrap();
