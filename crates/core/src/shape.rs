@@ -38,6 +38,9 @@ pub const MAX_NUMBERS: usize = 8;
 const MAX_TREND_NUMBER: u64 = 100_000;
 /// Tokens kept in a [`TokenSet`].
 pub const MAX_TOKENS: usize = 128;
+/// Tokens read (repeats included) for a [`TokenSet`], of which the [`MAX_TOKENS`] smallest
+/// distinct hashes are kept.
+const ARGS_TOKENS: usize = MAX_TOKENS * 4;
 /// Echoed lines shorter than this (trimmed, in characters) are not removed: a `}` or an
 /// empty line is not evidence of an echo.
 pub const MIN_ECHO_LINE: usize = 6;
@@ -956,7 +959,13 @@ impl TokenSet {
     fn of_text(text: &str) -> TokenSet {
         let mut hashes: Vec<u32> = Vec::with_capacity(32);
         let mut budget = MAX_ARGS_BYTES;
-        string_tokens(text, &mut hashes, &mut budget, &mut String::new());
+        string_tokens(
+            text,
+            &mut hashes,
+            &mut budget,
+            &mut String::new(),
+            ARGS_TOKENS,
+        );
         TokenSet::of_hashes(hashes)
     }
 
@@ -1000,7 +1009,7 @@ impl TokenSet {
 }
 
 /// [`tokens`] of one string.
-fn string_tokens(s: &str, out: &mut Vec<u32>, budget: &mut usize, masked: &mut String) {
+fn string_tokens(s: &str, out: &mut Vec<u32>, budget: &mut usize, masked: &mut String, cap: usize) {
     let s = prefix_bytes(s, *budget);
     *budget = budget.saturating_sub(s.len());
     if s.is_ascii() {
@@ -1011,15 +1020,15 @@ fn string_tokens(s: &str, out: &mut Vec<u32>, budget: &mut usize, masked: &mut S
             if b.is_ascii_digit() {
                 digits += 1;
             } else if !is_word(b) {
-                push_word(s.get(start..i).unwrap_or(""), digits, out, masked);
+                push_word(s.get(start..i).unwrap_or(""), digits, out, masked, cap);
                 start = i + 1;
                 digits = 0;
             }
         }
-        push_word(s.get(start..).unwrap_or(""), digits, out, masked);
+        push_word(s.get(start..).unwrap_or(""), digits, out, masked, cap);
     } else {
         for t in s.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-            push_token(t, out, masked);
+            push_token(t, out, masked, cap);
         }
     }
 }
@@ -1041,20 +1050,49 @@ pub fn words_shape(text: &str) -> Fingerprint {
     Fingerprint::of_shape(WORDS_SHAPE_SEED, &bytes)
 }
 
+/// The distinct words of `text`, as [`TokenSet`] reads the words of a string (cut at what is
+/// neither a letter, a digit nor `_`; digit runs and temp ids abstracted), hashed: of its
+/// first `max_bytes`, from its first `max_words` words (repeats included), ascending. Unlike
+/// a [`TokenSet`], every word read is kept, so that two texts' sets can be counted apart.
+///
+/// ```
+/// use loopguard_core::shape::word_hashes;
+/// let a = word_hashes("The lamp burned 12 hours", 1024, 64);
+/// assert_eq!(a.len(), 5);
+/// // A digit run is one word, and order and repeats do not count.
+/// assert_eq!(a, word_hashes("hours: The lamp burned 9 hours", 1024, 64));
+/// // Only the first two words are read.
+/// assert_eq!(word_hashes("one two three", 1024, 2).len(), 2);
+/// ```
+pub fn word_hashes(text: &str, max_bytes: usize, max_words: usize) -> Vec<u32> {
+    let mut hashes: Vec<u32> = Vec::new();
+    let mut budget = max_bytes;
+    string_tokens(
+        text,
+        &mut hashes,
+        &mut budget,
+        &mut String::new(),
+        max_words,
+    );
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes
+}
+
 /// One token's hash; `masked` is a scratch buffer reused from token to token.
-fn push_token(t: &str, out: &mut Vec<u32>, masked: &mut String) {
+fn push_token(t: &str, out: &mut Vec<u32>, masked: &mut String, cap: usize) {
     if t.bytes().all(is_word) {
         let digits = t.bytes().filter(u8::is_ascii_digit).count();
-        push_word(t, digits, out, masked);
+        push_word(t, digits, out, masked, cap);
     } else {
-        push_masked(t, out, masked);
+        push_masked(t, out, masked, cap);
     }
 }
 
 /// [`push_token`] of a token of ASCII letters, digits and `_`, `digits` of them digits
 /// (counted as the token was cut).
-fn push_word(t: &str, digits: usize, out: &mut Vec<u32>, masked: &mut String) {
-    if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
+fn push_word(t: &str, digits: usize, out: &mut Vec<u32>, masked: &mut String, cap: usize) {
+    if t.is_empty() || out.len() >= cap {
         return;
     }
     // A word of ASCII letters and `_` masks to itself (no digit run, not a temp id), and a
@@ -1064,13 +1102,13 @@ fn push_word(t: &str, digits: usize, out: &mut Vec<u32>, masked: &mut String) {
     } else if digits == t.len() {
         out.push((hash_str("#") >> 32) as u32);
     } else {
-        push_masked(t, out, masked);
+        push_masked(t, out, masked, cap);
     }
 }
 
 /// [`push_token`] of a token that masks to something else than itself or `#`.
-fn push_masked(t: &str, out: &mut Vec<u32>, masked: &mut String) {
-    if t.is_empty() || out.len() >= MAX_TOKENS * 4 {
+fn push_masked(t: &str, out: &mut Vec<u32>, masked: &mut String, cap: usize) {
+    if t.is_empty() || out.len() >= cap {
         return;
     }
     masked.clear();
@@ -1080,9 +1118,9 @@ fn push_masked(t: &str, out: &mut Vec<u32>, masked: &mut String) {
 
 fn tokens(v: &Value, out: &mut Vec<u32>, budget: &mut usize, masked: &mut String) {
     match v {
-        Value::String(s) => string_tokens(s, out, budget, masked),
-        Value::Number(_) => push_token("0", out, masked),
-        Value::Bool(b) => push_token(if *b { "true" } else { "false" }, out, masked),
+        Value::String(s) => string_tokens(s, out, budget, masked, ARGS_TOKENS),
+        Value::Number(_) => push_token("0", out, masked, ARGS_TOKENS),
+        Value::Bool(b) => push_token(if *b { "true" } else { "false" }, out, masked, ARGS_TOKENS),
         Value::Array(a) => {
             for x in a {
                 tokens(x, out, budget, masked);
@@ -1090,7 +1128,7 @@ fn tokens(v: &Value, out: &mut Vec<u32>, budget: &mut usize, masked: &mut String
         }
         Value::Object(m) => {
             for (k, x) in m {
-                push_token(k, out, masked);
+                push_token(k, out, masked, ARGS_TOKENS);
                 tokens(x, out, budget, masked);
             }
         }

@@ -19,11 +19,11 @@ use loopguard_core::{
     truncate_chars, Cx, Detector, Event, Finding, Fingerprint, Level, Origin, MAX_EVIDENCE,
 };
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 const SAMPLE_CHARS: usize = 120;
-/// The distinct words kept of one reply.
-const MAX_REPLY_WORDS: usize = 1024;
+/// The words of a reply read (repeats included).
+const MAX_REPLY_WORDS: usize = 4096;
 /// The bytes of a reply read for its words.
 const MAX_REPLY_BYTES: usize = 64 * 1024;
 /// The replies a new one is compared with: a model that goes round a few replies (two or
@@ -93,91 +93,37 @@ impl StreamHash {
     }
 }
 
-/// The distinct words of one reply, both streams (letters and digits lower-cased, a digit
-/// run as one `#`), as hashes; read as the reply streams.
+/// The start of the reply being streamed, both streams (a line feed where they switch), for
+/// its words ([`loopguard_core::shape::word_hashes`]) once it ends.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-struct Words {
-    set: BTreeSet<u32>,
-    /// The hash of the word being read in each stream (text, thinking), if one is.
-    partial: [Option<u64>; 2],
-    /// The last character of that word was a digit.
-    digits: [bool; 2],
-    /// Bytes read.
-    read: usize,
+struct ReplyText {
+    /// The first [`MAX_REPLY_BYTES`] of the reply.
+    text: String,
+    /// The last delta was thinking.
+    thinking: bool,
 }
 
-impl Words {
-    /// Reads one delta of stream `stream` (0: text, 1: thinking).
-    #[inline]
-    fn feed(&mut self, stream: usize, text: &str) {
-        // Only the first [`MAX_REPLY_BYTES`] of a reply are read.
-        if self.read < MAX_REPLY_BYTES {
-            self.read_delta(stream, text);
-        }
-    }
-
-    fn read_delta(&mut self, stream: usize, text: &str) {
-        let k = stream & 1;
-        self.read = self.read.saturating_add(text.len());
-        if text.is_ascii() {
-            for &b in text.as_bytes() {
-                if b.is_ascii_alphanumeric() {
-                    self.letter(k, char::from(b.to_ascii_lowercase()));
-                } else {
-                    self.end_word(k);
-                }
-            }
-        } else {
-            for c in text.chars() {
-                if c.is_alphanumeric() {
-                    self.letter(k, c.to_lowercase().next().unwrap_or(c));
-                } else {
-                    self.end_word(k);
-                }
-            }
-        }
-    }
-
-    /// One letter or digit (lower case) of the word being read in stream `k`.
-    #[inline]
-    fn letter(&mut self, k: usize, c: char) {
-        if self.set.len() >= MAX_REPLY_WORDS {
+impl ReplyText {
+    /// Keeps what fits of one delta.
+    fn feed(&mut self, thinking: bool, delta: &str) {
+        let room = MAX_REPLY_BYTES.saturating_sub(self.text.len());
+        if room == 0 {
             return;
         }
-        let (h, d) = (&mut self.partial[k], &mut self.digits[k]);
-        let c = if c.is_ascii_digit() {
-            if *d {
-                return;
-            }
-            *d = true;
-            '#'
-        } else {
-            *d = false;
-            c
-        };
-        let mut buf = [0u8; 4];
-        let start = h.unwrap_or(loopguard_core::FNV1A_START);
-        *h = Some(loopguard_core::fnv1a(
-            start,
-            c.encode_utf8(&mut buf).as_bytes(),
-        ));
-    }
-
-    fn end_word(&mut self, stream: usize) {
-        self.digits[stream & 1] = false;
-        if let Some(h) = self.partial[stream & 1].take() {
-            if self.set.len() < MAX_REPLY_WORDS {
-                // Both halves of the 64-bit hash, folded into the 32 bits kept.
-                self.set.insert((h >> 32) as u32 ^ h as u32);
-            }
+        if thinking != self.thinking && !self.text.is_empty() {
+            self.text.push('\n');
         }
+        self.thinking = thinking;
+        let mut cut = delta.len().min(room);
+        while !delta.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.text.push_str(delta.get(..cut).unwrap_or(""));
     }
 
-    /// The words, once the reply ended.
-    fn finish(mut self) -> BTreeSet<u32> {
-        self.end_word(0);
-        self.end_word(1);
-        self.set
+    /// The reply's distinct words, hashed, ascending.
+    fn words(&self) -> Vec<u32> {
+        loopguard_core::shape::word_hashes(&self.text, MAX_REPLY_BYTES, MAX_REPLY_WORDS)
     }
 }
 
@@ -268,15 +214,15 @@ struct State {
     current_has_call: bool,
     /// A finished message whose tool calls are not known yet, with its `MessageEnd` seq.
     pending: Option<(Reply, u64)>,
-    /// The words of the message being streamed.
+    /// The start of the message being streamed.
     #[serde(default)]
-    current_words: Words,
+    current_text: ReplyText,
     /// The words of the pending message.
     #[serde(default)]
-    pending_words: BTreeSet<u32>,
+    pending_words: Vec<u32>,
     /// The words of the last [`RECENT_REPLIES`] tool-less replies of the stall.
     #[serde(default)]
-    recent_words: VecDeque<BTreeSet<u32>>,
+    recent_words: VecDeque<Vec<u32>>,
     /// A reply since the last user-side message brought `fresh-reply-words` new words.
     #[serde(default)]
     answered: bool,
@@ -341,7 +287,7 @@ impl StalledTurns {
         let s = &mut self.state;
         let fresh = words
             .iter()
-            .filter(|w| !s.recent_words.iter().any(|r| r.contains(w)))
+            .filter(|w| !s.recent_words.iter().any(|r| r.binary_search(w).is_ok()))
             .count();
         let want = self.settings.fresh_reply_words;
         if want > 0 && fresh >= want as usize {
@@ -379,8 +325,7 @@ impl StalledTurns {
         // A repeat is a new request when the model answered the message before it with a
         // reply of new words.
         let answered = std::mem::take(&mut self.state.answered);
-        let new_request = self.settings.fresh_reply_words > 0 && answered;
-        let repeat = self.state.last_nudge == Some(nudge_fp) && !new_request;
+        let repeat = self.state.last_nudge == Some(nudge_fp) && !answered;
         let same_as_last_user = self.state.last_user.replace(fp) == Some(fp);
         // The bus starts no turn for an own steer it recognised by its text: skip it too.
         if !cx.is_new_turn() && !same_as_last_user && origin != Origin::Human {
@@ -486,7 +431,7 @@ impl Detector for StalledTurns {
                 let before = self.state.replies.count;
                 self.settle_reply();
                 self.state.current = Some(Reply::default());
-                self.state.current_words = Words::default();
+                self.state.current_text = ReplyText::default();
                 self.state.current_has_call = false;
                 if self.state.replies.count != before {
                     self.judge(cx);
@@ -503,17 +448,17 @@ impl Detector for StalledTurns {
                         }
                     }
                     if self.settings.fresh_reply_words > 0 {
-                        let i = usize::from(*stream == loopguard_core::Stream::Thinking);
-                        self.state.current_words.feed(i, delta);
+                        let thinking = *stream == loopguard_core::Stream::Thinking;
+                        self.state.current_text.feed(thinking, delta);
                     }
                 }
             }
             Event::MessageEnd => {
-                let words = std::mem::take(&mut self.state.current_words);
+                let text = std::mem::take(&mut self.state.current_text);
                 if let Some(r) = self.state.current.take() {
                     if !self.state.current_has_call {
                         self.state.pending = Some((r, cx.seq()));
-                        self.state.pending_words = words.finish();
+                        self.state.pending_words = text.words();
                     }
                 }
                 self.state.current_has_call = false;
@@ -561,25 +506,19 @@ mod tests {
         );
     }
 
-    /// The ASCII path hashes as the character path does (a non-ASCII character sends the
-    /// whole delta down the character path).
+    /// The ASCII path hashes as the character path does: an ASCII text fed alone (the byte
+    /// path), then a non-ASCII character, hashes as the two fed at once (the character path
+    /// for all of it).
     #[test]
     fn ascii_deltas_hash_as_characters() {
         for mask in [false, true] {
             for text in ["a\tb\u{b}c\r\nd  12 x3y45", "\u{c}\u{1c}z 0 00 000", ""] {
-                let mut fast = StreamHash::default();
-                fast.feed(text, mask);
-                let mut slow = StreamHash::default();
-                // The same text with a non-ASCII character after it, fed apart.
-                for c in text.chars() {
-                    slow.feed(&format!("{c}\u{e9}")[..c.len_utf8()], mask);
-                }
-                let mut slow_chars = StreamHash::default();
-                slow_chars.feed(&format!("{text}\u{e9}"), mask);
-                let mut fast_then = fast;
-                fast_then.feed("\u{e9}", mask);
-                assert_eq!(fast, slow, "{text:?}");
-                assert_eq!(fast_then, slow_chars, "{text:?}");
+                let mut bytes_then_char = StreamHash::default();
+                bytes_then_char.feed(text, mask);
+                bytes_then_char.feed("\u{e9}", mask);
+                let mut chars = StreamHash::default();
+                chars.feed(&format!("{text}\u{e9}"), mask);
+                assert_eq!(bytes_then_char, chars, "{text:?}");
             }
         }
     }
