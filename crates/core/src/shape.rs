@@ -957,16 +957,7 @@ impl TokenSet {
 
     /// The token set of one text (as [`TokenSet::of_args`] reads a string argument).
     fn of_text(text: &str) -> TokenSet {
-        let mut hashes: Vec<u32> = Vec::with_capacity(32);
-        let mut budget = MAX_ARGS_BYTES;
-        string_tokens(
-            text,
-            &mut hashes,
-            &mut budget,
-            &mut String::new(),
-            ARGS_TOKENS,
-        );
-        TokenSet::of_hashes(hashes)
+        TokenSet::of_hashes(word_hashes(text, MAX_ARGS_BYTES, ARGS_TOKENS))
     }
 
     /// The set of `hashes`: sorted, each once, the [`MAX_TOKENS`] smallest.
