@@ -35,7 +35,20 @@ pub fn corpus_dir() -> Option<PathBuf> {
 pub struct TempDir(pub PathBuf);
 
 impl TempDir {
+    /// `name` is read as one path component: a character other than an ASCII letter, digit,
+    /// `-` or `_` becomes `_` (a name holding `/` would otherwise make nested directories,
+    /// and only the innermost would be removed).
     pub fn new(name: &str) -> TempDir {
+        let name: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
         let dir = std::env::temp_dir().join(format!("loopguard-e2e-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
