@@ -7,8 +7,11 @@
 //!   previous such reply (both streams compared, whitespace ignored).
 //!
 //! A repeated user-side message is a new request, not a nudge, when the tool-less reply
-//! before it brought `fresh-reply-words` words that none of the stall's last four replies used
-//! (the model answered something new: "continue" while a story is written).
+//! before it answered the message before it: it brought `fresh-reply-words` words that none of
+//! the stall's last four replies used (the model answered something new: "continue" while a
+//! story is written), four times as many new words that hold a digit (a table of numbers), or
+//! it named what that message asked for where the message differed from the one before it
+//! only in its numbers (`cp1251` in the answer to "Show me cp1251.enc" after "… cp1250.enc").
 //!
 //! An assistant message is judged when the next user message, message or run end arrives,
 //! because its tool calls are only known after it ends. Text is hashed as it streams, so
@@ -30,6 +33,16 @@ const MAX_REPLY_BYTES: usize = 64 * 1024;
 /// three, in the stalls seen) repeats words of these; a long conversation whose vocabulary
 /// has long been used up by earlier answers is not held against a new one.
 const RECENT_REPLIES: usize = 4;
+/// A word hash with this bit set is a word that holds a digit, hashed as written (its digits
+/// kept); without it, a word as [`loopguard_core::shape::word_hashes`] reads it.
+const NUMBER_WORD: u32 = 1 << 31;
+/// New words that hold a digit count for one new word in this many.
+const NUMBER_WORDS_PER_WORD: usize = 4;
+/// The longest message whose text is kept to tell what the next one asks anew.
+const MAX_ASKED_MESSAGE: usize = 4096;
+/// The words kept of what a message asked anew, and their longest.
+const MAX_ASKED_WORDS: usize = 4;
+const MAX_ASKED_WORD: usize = 64;
 
 /// A whitespace-insensitive running hash of one stream of a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,10 +134,109 @@ impl ReplyText {
         self.text.push_str(delta.get(..cut).unwrap_or(""));
     }
 
-    /// The reply's distinct words, hashed, ascending.
+    /// The reply's distinct words, hashed, ascending: its words as
+    /// [`loopguard_core::shape::word_hashes`] reads them, and its words that hold a digit as
+    /// written (marked [`NUMBER_WORD`]).
     fn words(&self) -> Vec<u32> {
-        loopguard_core::shape::word_hashes(&self.text, MAX_REPLY_BYTES, MAX_REPLY_WORDS)
+        let mut words =
+            loopguard_core::shape::word_hashes(&self.text, MAX_REPLY_BYTES, MAX_REPLY_WORDS);
+        for w in &mut words {
+            *w &= !NUMBER_WORD;
+        }
+        words.extend(
+            ascii_words(&self.text)
+                .filter(|w| w.bytes().any(|b| b.is_ascii_digit()))
+                .take(MAX_REPLY_WORDS)
+                .map(|w| {
+                    let h = loopguard_core::fnv1a(loopguard_core::FNV1A_START, w.as_bytes());
+                    (h >> 32) as u32 | NUMBER_WORD
+                }),
+        );
+        words.sort_unstable();
+        words.dedup();
+        words
     }
+
+    /// Whether the reply names one of `asked` as a whole name ([`is_name_byte`]).
+    fn names_any(&self, asked: &[String]) -> bool {
+        !asked.is_empty()
+            && self
+                .text
+                .split(|c: char| !c.is_ascii() || !is_name_byte(c as u8))
+                .any(|w| asked.iter().any(|a| a == w.trim_matches('-')))
+    }
+}
+
+/// A byte of a name that holds a number: an ASCII letter, digit, `_` or `-` (`cp1251`,
+/// `iso8859-10`, `vld1_u16_x2`).
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// The runs of ASCII letters, digits and `_` of `text`.
+fn ascii_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+}
+
+/// What `cur` asks anew of a message `prev` that it repeats with its numbers aside: the
+/// names ([`is_name_byte`], without a leading or trailing `-`) around each digit run that
+/// differs, that hold a letter (`cp1251` of "Show me cp1251.enc" after "Show me
+/// cp1250.enc"). A bare number ("found 5 actions", "Step 12") asks nothing: a harness's
+/// counter is not a request. Empty when the two differ in more than their numbers.
+fn asked_anew(prev: &str, cur: &str) -> Vec<String> {
+    let mut asked: Vec<String> = Vec::new();
+    if prev.len() > MAX_ASKED_MESSAGE || cur.len() > MAX_ASKED_MESSAGE {
+        return asked;
+    }
+    let runs = |t: &str| -> Vec<(usize, usize)> {
+        let b = t.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i].is_ascii_digit() {
+                let start = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                out.push((start, i));
+            } else {
+                i += 1;
+            }
+        }
+        out
+    };
+    if digit_runs_masked(prev) != digit_runs_masked(cur) {
+        return asked;
+    }
+    let (a, b) = (runs(prev), runs(cur));
+    let bytes = cur.as_bytes();
+    for (&(ps, pe), &(cs, ce)) in a.iter().zip(&b) {
+        if prev.get(ps..pe) == cur.get(cs..ce) {
+            continue;
+        }
+        let mut start = cs;
+        while start > 0 && is_name_byte(bytes[start - 1]) {
+            start -= 1;
+        }
+        let mut end = ce;
+        while end < bytes.len() && is_name_byte(bytes[end]) {
+            end += 1;
+        }
+        let Some(word) = cur.get(start..end).map(|w| w.trim_matches('-')) else {
+            continue;
+        };
+        if word.len() <= MAX_ASKED_WORD
+            && word.bytes().any(|c| c.is_ascii_alphabetic())
+            && !asked.iter().any(|w| w == word)
+        {
+            asked.push(word.to_owned());
+            if asked.len() == MAX_ASKED_WORDS {
+                break;
+            }
+        }
+    }
+    asked
 }
 
 /// The fingerprint of `text` with each digit run written `#` and each run of whitespace one
@@ -223,9 +335,19 @@ struct State {
     /// The words of the last [`RECENT_REPLIES`] tool-less replies of the stall.
     #[serde(default)]
     recent_words: VecDeque<Vec<u32>>,
-    /// A reply since the last user-side message brought `fresh-reply-words` new words.
+    /// A reply since the last user-side message answered it (new words, or named what it
+    /// asked anew).
     #[serde(default)]
     answered: bool,
+    /// The text of the last counted user-side message (empty when longer than
+    /// [`MAX_ASKED_MESSAGE`]), and what it asked anew of the one before it ([`asked_anew`]).
+    #[serde(default)]
+    last_nudge_text: String,
+    #[serde(default)]
+    asked: Vec<String>,
+    /// The pending message named one of `asked`.
+    #[serde(default)]
+    pending_named: bool,
     /// The reply the reply run repeats (`None` when the run is made of empty replies only).
     last_reply: Option<Reply>,
     replies: Run,
@@ -244,6 +366,8 @@ impl State {
         self.warned = false;
         self.recent_words.clear();
         self.answered = false;
+        self.last_nudge_text.clear();
+        self.asked.clear();
     }
 }
 
@@ -272,6 +396,7 @@ impl StalledTurns {
         let s = &mut self.state;
         s.pending = None;
         s.pending_words.clear();
+        s.pending_named = false;
         if s.current.is_some() {
             s.current_has_call = true;
         }
@@ -284,13 +409,21 @@ impl StalledTurns {
             return;
         };
         let words = std::mem::take(&mut self.state.pending_words);
+        let named = std::mem::take(&mut self.state.pending_named);
         let s = &mut self.state;
-        let fresh = words
+        let (mut fresh, mut fresh_numbers) = (0, 0);
+        for w in words
             .iter()
             .filter(|w| !s.recent_words.iter().any(|r| r.binary_search(w).is_ok()))
-            .count();
-        let want = self.settings.fresh_reply_words;
-        if want > 0 && fresh >= want as usize {
+        {
+            if w & NUMBER_WORD == 0 {
+                fresh += 1;
+            } else {
+                fresh_numbers += 1;
+            }
+        }
+        let want = self.settings.fresh_reply_words as usize;
+        if want > 0 && (named || fresh >= want || fresh_numbers >= want * NUMBER_WORDS_PER_WORD) {
             s.answered = true;
         }
         if s.recent_words.len() >= RECENT_REPLIES {
@@ -341,6 +474,14 @@ impl StalledTurns {
             return;
         }
         s.last_nudge_exact = Some(fp);
+        if self.settings.fresh_reply_words > 0 {
+            let text = text.trim();
+            s.asked = asked_anew(&s.last_nudge_text, text);
+            s.last_nudge_text.clear();
+            if text.len() <= MAX_ASKED_MESSAGE {
+                s.last_nudge_text.push_str(text);
+            }
+        }
         if repeat {
             if self.settings.count_nudges {
                 s.nudges.bump(cx.seq());
@@ -459,6 +600,7 @@ impl Detector for StalledTurns {
                     if !self.state.current_has_call {
                         self.state.pending = Some((r, cx.seq()));
                         self.state.pending_words = text.words();
+                        self.state.pending_named = text.names_any(&self.state.asked);
                     }
                 }
                 self.state.current_has_call = false;
@@ -504,6 +646,47 @@ mod tests {
             m("Show me type.u16x1.html."),
             m("Show me type.u32x16.html.")
         );
+    }
+
+    /// What a message asks anew: the names around its changed numbers that hold a letter.
+    #[test]
+    fn a_message_asks_anew_the_names_whose_numbers_changed() {
+        let a = |p: &str, c: &str| asked_anew(p, c);
+        assert_eq!(a("Show me cp1250.enc.", "Show me cp1251.enc."), ["cp1251"]);
+        assert_eq!(
+            a("Show me iso8859-1.enc.", "Show me iso8859-10.enc."),
+            ["iso8859-10"]
+        );
+        assert_eq!(
+            a("Open fn.vld1_u16_x2.html", "Open fn.vld1_u16_x3.html"),
+            ["vld1_u16_x3"]
+        );
+        // Bare numbers are counters; unchanged numbers ask nothing.
+        assert!(a("found 3 actions", "found 5 actions").is_empty());
+        assert!(a("Step 4: call a tool.", "Step 5: call a tool.").is_empty());
+        assert!(a("Show me v2 of job_7.", "Show me v2 of job_7.").is_empty());
+        assert_eq!(a("Show me v2 of job_7.", "Show me v2 of job_8."), ["job_8"]);
+        // Messages that differ in more than their numbers ask nothing anew.
+        assert!(a("Show me cp1250.enc.", "Open cp1251.enc.").is_empty());
+        assert!(a("", "Show me cp1251.enc.").is_empty());
+        // A long message is not compared.
+        let long = "x".repeat(MAX_ASKED_MESSAGE);
+        assert!(a(&format!("{long}a1"), &format!("{long}a2")).is_empty());
+    }
+
+    /// A reply names what was asked only as a whole name.
+    #[test]
+    fn a_reply_names_a_name_only_whole() {
+        let reply = |t: &str| ReplyText {
+            text: t.to_owned(),
+            thinking: false,
+        };
+        let asked = vec!["iso8859-10".to_owned()];
+        assert!(reply("# Encoding file: iso8859-10, single-byte").names_any(&asked));
+        assert!(reply("see -iso8859-10- here").names_any(&asked));
+        assert!(!reply("# Encoding file: iso8859-100").names_any(&asked));
+        assert!(!reply("# Encoding file: xiso8859-10").names_any(&asked));
+        assert!(!reply("iso8859-10").names_any(&[]));
     }
 
     /// The ASCII path hashes as the character path does: an ASCII text fed alone (the byte

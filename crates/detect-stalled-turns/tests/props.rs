@@ -11,6 +11,13 @@ fn det() -> Box<dyn Detector> {
     Box::new(StalledTurns::new(Settings::default()))
 }
 
+fn mask_numbers() -> Box<dyn Detector> {
+    Box::new(StalledTurns::new(Settings {
+        mask_numbers: true,
+        ..Settings::default()
+    }))
+}
+
 loopguard_testkit::detector_proptests! {
     makers: [det];
 
@@ -54,6 +61,29 @@ loopguard_testkit::detector_proptests! {
         let distinct: std::collections::BTreeSet<&String> = words.iter().collect();
         prop_assume!(distinct.len() >= 16);
         prop_assert!(run(det(), s.events()).is_empty());
+    }
+
+    /// A request that differs from the one before only in the number inside a name, each
+    /// answered by a reply that names it (and says nothing else new), never stalls; the same
+    /// script whose numbers stand alone (a harness's counter) stalls.
+    #[test]
+    fn a_numbered_name_answered_by_name_never_stalls(
+        stem in "[a-z]{1,6}[_-]?",
+        numbers in proptest::collection::btree_set(0u32..100_000, 12),
+        body in "[a-z ]{0,40}",
+    ) {
+        let script = |bare: bool| {
+            let mut s = Script::new();
+            for n in &numbers {
+                let name = if bare { format!("{n}") } else { format!("{stem}{n}") };
+                s.user(&format!("Show me the file {name}.txt, please."));
+                s.message(&format!("File {name}: {body}"));
+            }
+            s
+        };
+        let masked = || mask_numbers();
+        prop_assert!(run(masked(), script(false).events()).is_empty());
+        prop_assert!(run(masked(), script(true).events()).iter().any(|(_, f)| f.level == Level::Fatal));
     }
 
     /// A tool call between every two nudges means no stall, however many nudges.
