@@ -856,6 +856,11 @@ impl Evidence {
             let scale = s.evidence_scale;
             let mut prose = row_for(PROSE_TABLE, root).need(root, scale);
             let mut in_code = row_for(CODE_TABLE, root).need(root, scale);
+            // A block of code repeated in a message that reads as prose (a long list of
+            // names and versions ahead of it) is judged as code.
+            if prose < in_code && self.tracker.root_reads_as_code(root) {
+                prose = in_code;
+            }
             if s.chant_copies > 0 && self.first_content.is_some_and(|f| start <= f) {
                 let chant = (s.chant_copies as u64 * root).max(2 * s.min_unit as u64);
                 prose = prose.min(chant);

@@ -186,7 +186,57 @@ pub fn is_line_break(sym: u32) -> bool {
     sym == u32::from('\n') || sym > u32::from(char::MAX)
 }
 
+/// The most symbols [`root_reads_as_code`] reads of a run.
+pub const ROOT_LINES_WINDOW: u64 = 2048;
+
+/// Whether the lines of a periodic run's root read as code: among the line breaks of the
+/// root's last `min(p, ROOT_LINES_WINDOW / 2)` symbols before `n`, the lines that hold a
+/// visible character are at least one, and at least half of them end with what a line of
+/// code ends with (`;` `{` `}` `(` `)` `[` `]` `,` `=` `\`, spaces, tabs and carriage returns
+/// aside). The line's end is looked for in the `min(2p, ROOT_LINES_WINDOW)` symbols before
+/// `n`, all of them inside the run when it holds two copies of its root, so where the root was
+/// cut makes no difference. `sym(i)` is the `i`th symbol, `None` if no longer held (then the
+/// answer is false). At most [`ROOT_LINES_WINDOW`] reads.
+pub fn root_reads_as_code(n: u64, p: u64, sym: impl Fn(u64) -> Option<u32>) -> bool {
+    let window = p.saturating_mul(2).min(ROOT_LINES_WINDOW).min(n);
+    let counted_from = n - p.min(ROOT_LINES_WINDOW / 2).min(n);
+    let (mut lines, mut code) = (0u32, 0u32);
+    // The last visible character, walking forward from the window's start.
+    let mut last: Option<char> = None;
+    for i in n - window..n {
+        let Some(s) = sym(i) else {
+            return false;
+        };
+        if is_line_break(s) {
+            if i >= counted_from {
+                if let Some(c) = last {
+                    lines += 1;
+                    if matches!(
+                        c,
+                        ';' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | '=' | '\\'
+                    ) {
+                        code += 1;
+                    }
+                }
+            }
+            last = None;
+        } else {
+            match char::from_u32(s) {
+                Some(' ' | '\t' | '\r') | None => {}
+                Some(c) => last = Some(c),
+            }
+        }
+    }
+    lines > 0 && 2 * code >= lines
+}
+
 impl RunTracker {
+    /// Whether the lines of the run found at `n` symbols with root `p` read as code
+    /// ([`root_reads_as_code`]).
+    pub fn root_reads_as_code(&self, p: u64) -> bool {
+        root_reads_as_code(self.finder.n, p, |i| self.finder.symbol(i))
+    }
+
     /// A tracker of runs holding two copies of a unit of `min..=max` symbols, extended
     /// backwards by at most `back_cap` symbols when found.
     pub fn new(min: usize, max: usize, back_cap: u64) -> RunTracker {

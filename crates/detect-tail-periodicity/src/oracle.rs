@@ -148,6 +148,17 @@ pub fn evidence_fire(settings: &Settings, pieces: &[(Stream, &str)]) -> Option<(
                 let scale = settings.evidence_scale;
                 let mut prose = row_for(PROSE_TABLE, p as u64).need(p as u64, scale);
                 let mut code = row_for(CODE_TABLE, p as u64).need(p as u64, scale);
+                // Lines of code repeated are judged as code, wherever they stand (the run's
+                // last two roots held by the ring, as they are when the run is found).
+                let window = (2 * p).min(crate::evidence::ROOT_LINES_WINDOW as usize);
+                if prose < code
+                    && window <= ring_limit
+                    && crate::evidence::root_reads_as_code(n as u64, p as u64, |i| {
+                        syms.get(i as usize).copied()
+                    })
+                {
+                    prose = code;
+                }
                 // Causal, as the detector is: a run is a chant only if the message's first content
                 // has been seen by now and the run began at or before it.
                 if settings.chant_copies > 0 && first_content.is_some_and(|f| f < n && start <= f) {

@@ -528,3 +528,45 @@ fn lines_that_differ_where_the_filler_cut_used_to_drop_are_not_copies() {
     let f = fire(&padded).expect("a padded runaway line still fires");
     assert!(root_of(&f) < 60, "{}", f.key);
 }
+
+/// A long list of names and versions (`NAME|version||flags`, lines no classifier reads as
+/// code), then C that parses digits with its loop unrolled: each level of the nest is the
+/// same four lines, indented two spaces more, and past sixteen spaces of indent the filler
+/// cut makes the levels identical copies of one 140-character block.
+fn names_then_unrolled_c(levels: usize) -> String {
+    let mut text = String::from("=head1 Compatibility of the API\n\n");
+    for i in 0..400 {
+        text.push_str(&format!("PL_name_{i}|5.0{:02}00{}||Viu\n", i % 40, i % 7));
+    }
+    text.push_str("\nstatic int\ngrok_digits(const char *s, const char *send)\n{\n  int value = 0;\n  int digit;\n");
+    for level in 0..levels {
+        let pad = " ".repeat(2 + 4 * level);
+        text.push_str(&format!(
+            "{pad}digit = *s - '0';\n{pad}if (digit >= 0 && digit <= 9) {{\n{pad}  value = value * 10 + digit;\n{pad}  if (++s < send) {{\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn a_block_of_code_repeated_after_lines_of_prose_is_judged_as_code() {
+    // Perl's `Devel/PPPort.pm` holds such a list, then `grok_number`'s unrolled loop: three
+    // copies of the block were a prose runaway (span 554 for roots ≤ 256). The block's lines
+    // end as code does, so it is judged by the code row (15 copies).
+    let text = names_then_unrolled_c(12);
+    assert!(fire(&text).is_none(), "{:?}", fire(&text));
+    // The code row still holds: the same block unrolled far enough fires.
+    let long = names_then_unrolled_c(40);
+    let f = fire(&long).expect("a block of code repeated 35 times fires");
+    assert!(f.message.contains("identical copies"), "{}", f.message);
+    // Lines of prose repeated after the same list still fire at the prose row.
+    let mut prose = names_then_unrolled_c(0);
+    for _ in 0..4 {
+        prose.push_str(
+            "The value is read one digit at a time, and each digit is added to the total.\n\
+             Then the pointer moves on to the next character of the number being parsed.\n",
+        );
+    }
+    let f = fire(&prose).expect("prose repeated four times fires");
+    assert!(root_of(&f) > 100, "{f:?}");
+}

@@ -17,6 +17,8 @@ fn arb_text() -> impl Strategy<Value = String> {
         Just("xyz \n"),
         // Mostly filler, line feeds among it: runs longer than the filler cut, across lines.
         Just(".- \n\nx"),
+        // Lines that end as code does, and lines that do not: roots read as code or not.
+        Just("ab;{ \n"),
         Just("abcdefghij")
     ];
     (
