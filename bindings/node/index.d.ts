@@ -24,10 +24,17 @@ export type Event = { session?: string } & (
   | { type: 'message_end' }
   | { type: 'text_delta'; stream: StreamName; delta: string }
   | { type: 'assistant'; text?: string | null; thinking?: string | null }
-  | { type: 'tool_call'; id: string; tool: string; args?: Json; batch?: number | null }
+  | {
+      type: 'tool_call';
+      /** Absent or empty for a host that numbers no calls: a result without one answers the oldest call waiting. */
+      id?: string;
+      tool: string;
+      args?: Json;
+      batch?: number | null;
+    }
   | {
       type: 'tool_result';
-      id: string;
+      id?: string;
       /** Absent or empty: the call's tool (the result is paired with its call by `id`). */
       tool?: string;
       /** The text the tool returned, or MCP's content blocks (`[{ type: 'text', text }, { type: 'image', … }]`): their texts joined by newlines, image blocks counted into `images` when it is not given. */

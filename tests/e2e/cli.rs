@@ -75,6 +75,51 @@ fn eight_identical_reads_warn_then_block_at_the_right_lines() {
 /// the fifth call (line 3 + 3*4; four are allowed, as in pi-loop-guard).
 pub const EIGHT_READS_WARN_BLOCK: (u64, u64) = (10, 15);
 
+/// The same reads written by a host that numbers no calls (no `id` on its calls and
+/// results): each result answers the call waiting, and the loop is the same loop, at the
+/// same lines, with no line rejected.
+#[test]
+fn reads_without_ids_are_read_and_judged_as_with_them() {
+    let dir = TempDir::new("no-ids");
+    let with_ids = reads(8, |_| r#"{"path":"src/config.rs","limit":200}"#.to_owned());
+    let without: String = with_ids
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            if v["type"] == "tool_call" || v["type"] == "tool_result" {
+                v.as_object_mut().unwrap().remove("id");
+            }
+            format!("{v}\n")
+        })
+        .collect();
+    assert!(!without.contains("\"id\":\"c"), "{without}");
+    let path = dir.file("reads.jsonl", &without);
+    let run = loopguard(&["scan", "--format", "json", path.to_str().unwrap()]);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    let got = summary(&run.json());
+    let first_warning = got.iter().find(|f| f.2 == "warning").expect("a warning");
+    let first_block = got.iter().find(|f| f.3 == "block").expect("a block");
+    assert_eq!((first_warning.0, first_block.0), EIGHT_READS_WARN_BLOCK);
+    // Reads of pages that differ, without ids: nothing to report.
+    let pages = dir.file(
+        "pages.jsonl",
+        &(0..12)
+            .map(|i| {
+                format!(
+                    "{}\n{}\n{}\n",
+                    r#"{"type":"assistant","text":"Let me continue reading the file."}"#,
+                    serde_json::json!({"type": "tool_call", "tool": "read", "args": {"path": "src/config.rs", "offset": 1 + 200 * i, "limit": 200}}),
+                    serde_json::json!({"type": "tool_result", "content": format!("{:>6}\tpub fn setting_{i}() -> u32 {{ {i} }}", 1 + 200 * i)}),
+                )
+            })
+            .collect::<String>(),
+    );
+    let run = loopguard(&["scan", "--format", "json", pages.to_str().unwrap()]);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(summary(&run.json()).is_empty(), "{}", run.stdout);
+}
+
 #[test]
 fn the_same_reads_with_keys_in_another_order_are_the_same_loop() {
     let dir = TempDir::new("key-order");

@@ -359,7 +359,9 @@ pub enum OwnedEvent {
     /// See [`Event::ToolCall`].
     ToolCall {
         /// Call id (also read from `call_id`, Codex's name).
-        #[serde(alias = "call_id")]
+        /// Empty when the host numbers no calls (then a result answers the oldest call
+        /// waiting).
+        #[serde(default, alias = "call_id")]
         id: String,
         /// Tool (also read from `name`, as the model APIs call it).
         #[serde(alias = "name")]
@@ -376,7 +378,13 @@ pub enum OwnedEvent {
     ToolResult {
         /// Call id (also read from `tool_call_id`, OpenAI's name, `tool_use_id`, the
         /// Messages API's, and `call_id`, Codex's).
-        #[serde(alias = "tool_call_id", alias = "tool_use_id", alias = "call_id")]
+        /// Empty when the host numbers no calls.
+        #[serde(
+            default,
+            alias = "tool_call_id",
+            alias = "tool_use_id",
+            alias = "call_id"
+        )]
         id: String,
         /// Tool (empty or absent: the paired call's; also read from `name`).
         #[serde(default, alias = "name")]

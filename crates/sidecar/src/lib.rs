@@ -36,8 +36,8 @@
 //! | `message_start`, `message_end` | — | `MessageStart`, `MessageEnd` |
 //! | `text_delta` | `stream` (`thinking` or `text`), `delta` | `TextDelta` |
 //! | `assistant` | `text`?, `thinking`? | a whole message: `MessageStart`, the deltas, `MessageEnd` (one answer, the strongest verdict) |
-//! | `tool_call` | `id` (or `call_id`), `tool` (or `name`), `args`? (or `arguments`, `input`), `batch`? | `ToolCall` |
-//! | `tool_result` | `id` (or `tool_call_id`, `tool_use_id`, `call_id`), `tool`? (or `name`), `content`? (a string, or MCP's list of content blocks), `is_error`?, `images`?, `details`? | `ToolResult` |
+//! | `tool_call` | `id`? (or `call_id`), `tool` (or `name`), `args`? (or `arguments`, `input`), `batch`? | `ToolCall` |
+//! | `tool_result` | `id`? (or `tool_call_id`, `tool_use_id`, `call_id`), `tool`? (or `name`), `content`? (a string, or MCP's list of content blocks), `is_error`?, `images`?, `details`? | `ToolResult` |
 //! | `compaction` | — | `Compaction` |
 //! | `session_start` | `id` | `SessionStart` |
 //! | `control` | `command`, `state`? | see above |
@@ -357,6 +357,7 @@ impl Server {
             #[serde(rename = "type", borrow)]
             ty: std::borrow::Cow<'a, str>,
             #[serde(
+                default,
                 borrow,
                 alias = "tool_call_id",
                 alias = "tool_use_id",
@@ -789,10 +790,17 @@ mod tests {
             r#"{"session":"a","type":"tool_call","call_id":"kN","name":"read","arguments":"{\"path\":\"x.rs\"}"}"#,
             r#"{"session":"a","type":"tool_result","call_id":"kN","content":"fn main() {}"}"#,
         );
+        // A host that numbers no calls (a text protocol, an API whose function calls carry
+        // no id): each result answers the call waiting.
+        let no_ids = lines(
+            r#"{"session":"a","type":"tool_call","name":"read","arguments":{"path":"x.rs"}}"#,
+            r#"{"session":"a","type":"tool_result","content":"fn main() {}"}"#,
+        );
         assert!(ours.iter().any(|a| a == "block"), "{ours:?}");
         assert_eq!(openai, ours);
         assert_eq!(messages, ours);
         assert_eq!(codex, ours);
+        assert_eq!(no_ids, ours);
     }
 
     #[test]

@@ -312,15 +312,16 @@ fn record_of(f: Fields<'_>, first: bool) -> Option<Record> {
             text: own(f.text),
             thinking: own(f.thinking),
         },
+        // Without an id, the bus pairs a result with the oldest call waiting.
         "tool_call" => Record::ToolCall {
-            id: own(f.id)?,
+            id: own(f.id).unwrap_or_default(),
             tool: own(f.tool)?,
             args: f.args?,
             batch: f.batch,
             truncated: f.truncated.unwrap_or(false),
         },
         "tool_result" => Record::ToolResult {
-            id: own(f.id)?,
+            id: own(f.id).unwrap_or_default(),
             tool: own(f.tool)?,
             content: own(f.content)?,
             is_error: f.is_error.unwrap_or(false),
@@ -371,7 +372,9 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
             thinking: opt_str(o, "assistant", "thinking")?,
         },
         "tool_call" => {
-            let id = req_str(o, "tool_call", "id")?;
+            // Without an id (a host that numbers no calls), the bus pairs a result with the
+            // oldest call waiting.
+            let id = opt_str(o, "tool_call", "id")?.unwrap_or_default();
             let tool = req_str(o, "tool_call", "tool")?;
             let args = o.remove("args").ok_or(LineError::MissingField {
                 ty: "tool_call",
@@ -394,7 +397,7 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
                 found: JsonType::Number,
             })?;
             Record::ToolResult {
-                id: req_str(o, "tool_result", "id")?,
+                id: opt_str(o, "tool_result", "id")?.unwrap_or_default(),
                 // Without a tool, the result is its call's (paired by id).
                 tool: opt_str(o, "tool_result", "tool")?.unwrap_or_default(),
                 content: req_str(o, "tool_result", "content")?,
@@ -649,6 +652,34 @@ mod tests {
             parse_line(r#"{"type":"compaction"}"#, false),
             Ok(Record::Compaction)
         );
+        // A call and a result without an id (a host that numbers no calls) have an empty
+        // one: the bus pairs the result with the oldest call waiting.
+        assert_eq!(
+            parse_line(r#"{"type":"tool_call","tool":"read","args":{}}"#, false),
+            Ok(Record::ToolCall {
+                id: String::new(),
+                tool: "read".into(),
+                args: serde_json::json!({}),
+                batch: None,
+                truncated: false
+            })
+        );
+        assert_eq!(
+            parse_line(
+                r#"{"type":"tool_result","tool":"read","content":"x"}"#,
+                false
+            ),
+            Ok(Record::ToolResult {
+                id: String::new(),
+                tool: "read".into(),
+                content: "x".into(),
+                is_error: false,
+                images: 0,
+                truncated: false
+            })
+        );
+        // An id of another type is still an error.
+        assert!(parse_line(r#"{"type":"tool_call","id":5,"tool":"t","args":{}}"#, false).is_err());
     }
 
     #[test]
@@ -665,6 +696,11 @@ mod tests {
             r#"{"type":"compaction","id":5}"#,
             r#"{"type":"user","text":5}"#,
             r#"{"type":"session","id":"s"}"#,
+            // A host that numbers no calls.
+            r#"{"type":"tool_call","tool":"t","args":{}}"#,
+            r#"{"type":"tool_call","id":null,"tool":"t","args":{}}"#,
+            r#"{"type":"tool_result","tool":"t","content":"x"}"#,
+            r#"{"type":"tool_result","id":null,"content":"x"}"#,
         ];
         for first in [true, false] {
             for l in lines {

@@ -210,15 +210,17 @@ fn build(f: &mut Found<'_>, first: bool) -> Option<Record> {
             text: opt(f.text)?,
             thinking: opt(f.thinking)?,
         },
+        // A call or result without an id (a host that numbers no calls): the bus pairs a
+        // result with the oldest call waiting.
         "tool_call" => Record::ToolCall {
-            id: req(f.id)?,
+            id: opt(f.id)?.unwrap_or_default(),
             tool: req(f.tool)?,
             args: f.args.take()?,
             batch: f.batch.flatten(),
             truncated: f.truncated.flatten().unwrap_or(false),
         },
         "tool_result" => Record::ToolResult {
-            id: req(f.id)?,
+            id: opt(f.id)?.unwrap_or_default(),
             // Without a tool, the result is its call's (paired by id).
             tool: opt(f.tool)?.unwrap_or_default(),
             content: req(f.content)?,
