@@ -120,6 +120,58 @@ fn reads_without_ids_are_read_and_judged_as_with_them() {
     assert!(summary(&run.json()).is_empty(), "{}", run.stdout);
 }
 
+/// A host that reports each result twice (a retry, a log written by two hooks): the second
+/// report answers nothing and is judged by no detector, so pages of a file read one after
+/// another stay silent (a result reported twice looked like a second call of unknown
+/// arguments: two calls going round) and a loop is found at the same lines as without the
+/// repeats, counted in lines of the file.
+#[test]
+fn results_reported_twice_are_judged_once() {
+    let dir = TempDir::new("results-twice");
+    let twice = |text: &str| -> String {
+        text.lines()
+            .flat_map(|l| {
+                let n = if l.contains("\"tool_result\"") { 2 } else { 1 };
+                std::iter::repeat_n(format!("{l}\n"), n)
+            })
+            .collect()
+    };
+    // Pages of a generated table: a constant takes six lines and a page eighty, so the pages
+    // go round three shapes and differ otherwise only in their numbers.
+    let shapes = [
+        "    UInt<UInt<UTerm, B1>, B0>,\n    B1,\n>;\npub type P{n} = PInt<U{n}>;",
+        ">;\npub type P{n} = PInt<U{n}>;\npub type N{n} = NInt<U{n}>;\npub type U{m} = UInt<",
+        "pub type N{n} = NInt<U{n}>;\npub type U{m} = UInt<\n    UInt<UTerm, B1>,\n    B0,",
+    ];
+    let pages: String = (0..18)
+        .map(|i| {
+            let n = 500 + 13 * i;
+            let text = shapes[i % 3]
+                .replace("{n}", &n.to_string())
+                .replace("{m}", &(n + 1).to_string());
+            format!(
+                "{}\n{}\n{}\n",
+                r#"{"type":"assistant","text":"THOUGHT: Let me continue reading the file."}"#,
+                serde_json::json!({"type": "tool_call", "id": format!("c{i}"), "tool": "bash", "args": {"command": format!("sed -n '{},{}p' src/consts.rs", 1 + 80 * i, 80 * (i + 1))}}),
+                serde_json::json!({"type": "tool_result", "id": format!("c{i}"), "tool": "bash", "content": text}),
+            )
+        })
+        .collect();
+    let path = dir.file("pages.jsonl", &twice(&pages));
+    let run = loopguard(&["scan", "--format", "json", path.to_str().unwrap()]);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    assert!(summary(&run.json()).is_empty(), "{}", run.stdout);
+    // Eight identical reads, each result reported twice: still warned, then blocked.
+    let reads = twice(&reads(8, |_| {
+        r#"{"path":"src/config.rs","limit":200}"#.to_owned()
+    }));
+    let path = dir.file("reads.jsonl", &reads);
+    let run = loopguard(&["scan", "--format", "json", path.to_str().unwrap()]);
+    let got = summary(&run.json());
+    assert!(got.iter().any(|f| f.2 == "warning"), "{got:?}");
+    assert!(got.iter().any(|f| f.3 == "block"), "{got:?}");
+}
+
 #[test]
 fn the_same_reads_with_keys_in_another_order_are_the_same_loop() {
     let dir = TempDir::new("key-order");

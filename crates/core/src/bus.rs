@@ -601,13 +601,21 @@ impl Bus {
                 } else {
                     found.or_else(|| self.refused_candidate(id, tool))
                 };
-                if found.is_some() {
+                // A result for a call already answered, with nothing waiting under its id, is
+                // the host reporting that result again: it answers nothing and no detector
+                // sees it (as a call of unknown arguments it would be one more call, and a
+                // result reported twice a cycle of two). An empty id (a host that numbers no
+                // calls) names no call, so it is never a duplicate.
+                let duplicate = found.is_none()
+                    && !id.is_empty()
+                    && self.state.answered_ids.contains(&id_hash(id));
+                if found.is_some() && !id.is_empty() {
                     if self.state.answered_ids.len() >= MAX_ANSWERED_IDS {
                         self.state.answered_ids.pop_front();
                     }
                     self.state.answered_ids.push_back(id_hash(id));
                 }
-                if !dispatch {
+                if !dispatch || duplicate {
                     if let Some(p) = found.and_then(|i| self.state.pending.remove(i)) {
                         self.spare.strings.keep(p.id);
                         self.spare.strings.keep(p.call.tool);
@@ -1001,11 +1009,21 @@ mod tests {
         assert!(orphan(&mut bus, "result-4", "read"));
         assert!(!orphan(&mut bus, "call-5", "read"));
         assert!(!orphan(&mut bus, "result-4b", "read"));
-        // A second result for an answered call stays a duplicate, one call waiting or not.
+        // A second result for an answered call stays a duplicate, one call waiting or not:
+        // it answers nothing, and no detector sees it.
         bus.observe(&Event::tool_call("call-6", "read", &args));
-        assert!(orphan(&mut bus, "call-5", "read"));
-        assert!(orphan(&mut bus, "result-1", "read"));
+        for id in ["call-5", "result-1"] {
+            let f = bus.observe(&Event::tool_result(id, "read", "x", false));
+            assert!(f.is_empty(), "{id}: {f:?}");
+        }
         assert!(!orphan(&mut bus, "call-6", "read"));
+        // Without ids (a host that numbers no calls), each result answers the oldest call
+        // waiting, and a result with no call waiting is an orphan, not a duplicate.
+        bus.observe(&Event::tool_call("", "read", &args));
+        bus.observe(&Event::tool_call("", "read", &args));
+        assert!(!orphan(&mut bus, "", "read"));
+        assert!(!orphan(&mut bus, "", "read"));
+        assert!(orphan(&mut bus, "", "read"));
     }
 
     #[test]
