@@ -35,13 +35,17 @@ impl GenericRepeat {
     ) -> bool {
         match &self.settings.window {
             Some(ws) if ws.identity != WindowIdentity::CallAndResult => {
-                if ws.identity == WindowIdentity::UnansweredCall
-                    && self.state.window.answered != cx.results()
-                {
+                let unanswered = ws.identity == WindowIdentity::UnansweredCall;
+                if unanswered && self.state.window.answered != cx.results() {
                     // Results came since the calls counted (those of refused calls too: the
                     // host sends them): they were answered.
                     self.clear_window();
                     self.state.window.answered = cx.results();
+                }
+                if unanswered && is_a_step(tool, args) {
+                    // The next page, another wait: without its result, a step repeated says
+                    // nothing.
+                    return false;
                 }
                 let key = window_key(tool, args, &call.call_fp);
                 self.window_push(key, tool, cx)
@@ -119,6 +123,24 @@ impl GenericRepeat {
         .with_evidence(evidence);
         cx.report(f);
         level == Level::Critical
+    }
+}
+
+/// Whether a call gives no input beyond its tool: no arguments, empty ones, or only the
+/// tool's own name (SWE-agent's `scroll_down` as `{"command": "scroll_down"}`). Such a call
+/// is a step (the next page, the next wait), the same every time by its nature: only its
+/// result could tell a loop from a walk through a file, and the unanswered-call window has
+/// none.
+pub(crate) fn is_a_step(tool: &str, args: &Value) -> bool {
+    match args {
+        Value::Null => true,
+        Value::String(s) => {
+            let s = s.trim();
+            s.is_empty() || s == tool
+        }
+        Value::Object(m) => m.values().all(|v| is_a_step(tool, v)),
+        Value::Array(a) => a.iter().all(|v| is_a_step(tool, v)),
+        Value::Bool(_) | Value::Number(_) => false,
     }
 }
 

@@ -183,6 +183,41 @@ fn unanswered_calls_warn_at_five_in_eight_and_block_at_eight() {
 }
 
 #[test]
+fn steps_without_input_are_not_counted_without_results() {
+    // SWE-agent paging through a file, forwarded by a host that sends no results: the same
+    // `scroll_down` thirty times is a walk through the file, not a loop, and nothing tells
+    // them apart but the results. A call with an input is still counted among them.
+    for args in [
+        json!({"command": "scroll_down"}),
+        json!({}),
+        Value::Null,
+        json!(""),
+        json!({"command": " scroll_down "}),
+    ] {
+        let mut s = Script::new();
+        for _ in 0..30 {
+            s.tool_call("scroll_down", args.clone());
+        }
+        assert!(run(unanswered(), s.events()).is_empty(), "{args}");
+    }
+    let mut s = Script::new();
+    let mut reads = Vec::new();
+    for _ in 0..10 {
+        s.tool_call("scroll_down", json!({"command": "scroll_down"}));
+        s.tool_call("open", json!({"command": "open src/main.rs"}));
+        reads.push(s.last_index());
+    }
+    let f = run(unanswered(), s.events());
+    assert_eq!(criticals(&f).first(), reads.get(7), "{f:?}");
+    // An input that is only a number or a flag is an input.
+    let mut s = Script::new();
+    for _ in 0..8 {
+        s.tool_call("wait", json!({"seconds": 30}));
+    }
+    assert_eq!(criticals(&run(unanswered(), s.events())).len(), 1);
+}
+
+#[test]
 fn any_result_empties_the_unanswered_window() {
     // The same calls, each answered (identical, changing, empty, an error, or a result for a
     // call never seen): the host sends results, and the window never holds two calls.
