@@ -135,8 +135,8 @@ impl ReplyText {
     }
 
     /// The reply's distinct words, hashed, ascending: its words as
-    /// [`loopguard_core::shape::word_hashes`] reads them, and its words that hold a digit as
-    /// written (marked [`NUMBER_WORD`]).
+    /// [`loopguard_core::shape::word_hashes`] reads them, and its names that hold a digit
+    /// ([`names`]) as written (marked [`NUMBER_WORD`]).
     fn words(&self) -> Vec<u32> {
         let mut words =
             loopguard_core::shape::word_hashes(&self.text, MAX_REPLY_BYTES, MAX_REPLY_WORDS);
@@ -144,7 +144,7 @@ impl ReplyText {
             *w &= !NUMBER_WORD;
         }
         words.extend(
-            ascii_words(&self.text)
+            names(&self.text)
                 .filter(|w| w.bytes().any(|b| b.is_ascii_digit()))
                 .take(MAX_REPLY_WORDS)
                 .map(|w| {
@@ -157,25 +157,23 @@ impl ReplyText {
         words
     }
 
-    /// Whether the reply names one of `asked` as a whole name ([`is_name_byte`]).
+    /// Whether the reply names one of `asked` ([`names`]).
     fn names_any(&self, asked: &[String]) -> bool {
-        !asked.is_empty()
-            && self
-                .text
-                .split(|c: char| !c.is_ascii() || !is_name_byte(c as u8))
-                .any(|w| asked.iter().any(|a| a == w.trim_matches('-')))
+        !asked.is_empty() && names(&self.text).any(|w| asked.iter().any(|a| a == w))
     }
 }
 
-/// A byte of a name that holds a number: an ASCII letter, digit, `_` or `-` (`cp1251`,
-/// `iso8859-10`, `vld1_u16_x2`).
+/// A byte of a name: an ASCII letter, digit, `_` or `-` (`cp1251`, `iso8859-10`,
+/// `vld1_u16_x2`).
 fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
-/// The runs of ASCII letters, digits and `_` of `text`.
-fn ascii_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+/// The names of `text`: its runs of [`is_name_byte`] bytes, without a leading or trailing
+/// `-`.
+fn names(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_ascii() || !is_name_byte(c as u8))
+        .map(|w| w.trim_matches('-'))
         .filter(|w| !w.is_empty())
 }
 
