@@ -1265,6 +1265,81 @@ pub fn looks_like_error(content: &str) -> bool {
     diagnostic && short(content, first)
 }
 
+/// The bytes of a failed tool's output [`error_headline`] reads: its first 4 KiB, then its
+/// last 2 KiB (a test runner's summary comes last).
+const HEADLINE_HEAD: usize = 4096;
+const HEADLINE_TAIL: usize = 2048;
+
+/// The line of a failed tool's output that says what failed, to quote in a message: the first
+/// line that names an exception (`ValueError: …`, pytest's `E   AssertionError: …`), else the
+/// first that opens as an error or a program's diagnostic does (`error[E0308]: …`, `FAILED
+/// tests/…`, `bash: foo: command not found`), else the first line holding a letter or a digit
+/// (a rule of `=` says nothing), else the first non-empty line; read in the output's body
+/// ([`output_body`]), its first 4 KiB and last 2 KiB, and trimmed.
+///
+/// ```
+/// use loopguard_core::shape::error_headline;
+/// let pytest = "==== test session starts ====\ncollected 2 items\n\n\
+///               tests/test_a.py .F\n\n==== FAILURES ====\n\
+///               E       AssertionError: assert 1 == 2\n\n\
+///               FAILED tests/test_a.py::test_b - AssertionError: assert 1 == 2";
+/// assert_eq!(error_headline(pytest), "E       AssertionError: assert 1 == 2");
+/// assert_eq!(
+///     error_headline("Traceback (most recent call last):\n  File \"a.py\", line 1\nKeyError: 'x'"),
+///     "KeyError: 'x'"
+/// );
+/// assert_eq!(error_headline("====\nerror[E0308]: mismatched types\n"), "error[E0308]: mismatched types");
+/// assert_eq!(error_headline("-----\n   compiling 3 files\n"), "compiling 3 files");
+/// ```
+pub fn error_headline(content: &str) -> &str {
+    let body = output_body(content);
+    let head = body
+        .get(..floor_boundary(body, HEADLINE_HEAD))
+        .unwrap_or(body);
+    let tail_from = body.len().saturating_sub(HEADLINE_TAIL).max(head.len());
+    let tail = body.get(ceil_boundary(body, tail_from)..).unwrap_or("");
+    let lines = || {
+        head.lines()
+            .chain(tail.lines())
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+    };
+    let exception = |l: &str| {
+        starts_with_exception(l)
+            || l.strip_prefix("E ")
+                .is_some_and(|rest| starts_with_exception(rest.trim_start()))
+    };
+    let opens_as_error = |l: &str| {
+        ERROR_PREFIXES.iter().any(|p| l.starts_with(p))
+            || l.starts_with("FAILED")
+            || (DIAGNOSTIC_NEEDLES.find_in(l) && program_diagnostic(l, &DIAGNOSTIC_NEEDLES))
+    };
+    lines()
+        .find(|l| exception(l))
+        .or_else(|| lines().find(|l| opens_as_error(l) && !l.starts_with("Traceback")))
+        .or_else(|| lines().find(|l| l.chars().any(char::is_alphanumeric)))
+        .or_else(|| lines().next())
+        .unwrap_or("")
+}
+
+/// The largest char boundary of `s` at or below `i`.
+fn floor_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The smallest char boundary of `s` at or above `i`.
+fn ceil_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
 /// `haystack.contains(needle)` for the short texts the classifiers read: no searcher to
 /// build, a scan for the needle's first byte and a comparison at each hit.
 fn has(haystack: &str, needle: &str) -> bool {

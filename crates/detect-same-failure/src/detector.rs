@@ -45,23 +45,9 @@ pub fn looks_like_failure(content: &str) -> bool {
     shape::looks_like_error(content)
 }
 
-/// The first `max` characters of `s` (a prefix on a character boundary).
-fn prefix_chars(s: &str, max: usize) -> &str {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => s.get(..i).unwrap_or(s),
-        None => s,
-    }
-}
-
-/// The first non-empty line of the error (within the scanned prefix), for the message.
+/// The line of the error that says what failed ([`shape::error_headline`]), for the message.
 fn error_line(content: &str) -> String {
-    let head = prefix_chars(content, SCAN_CHARS);
-    let line = head
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or_default();
-    truncate_chars(line, SAMPLE_CHARS)
+    truncate_chars(shape::error_headline(content), SAMPLE_CHARS)
 }
 
 /// A run of identical failures of one tool.

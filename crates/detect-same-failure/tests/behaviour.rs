@@ -532,3 +532,52 @@ fn config_errors_name_the_key() {
         .build("warning-threshold = 100\ncritical-threshold = 0")
         .is_ok());
 }
+
+#[test]
+fn the_message_quotes_the_line_that_says_what_failed() {
+    // A test runner's report opens with a rule and a banner: the warning quotes the
+    // assertion, not the banner.
+    let report = "============================= test session starts ==============================\n\
+                  collected 12 items\n\n\
+                  tests/test_parse.py ...........F                                         [100%]\n\n\
+                  =================================== FAILURES ===================================\n\
+                  _____________________________ test_split_colons ______________________________\n\n    \
+                  def test_split_colons():\n\
+                  >       assert parse(\"a:b:c\") == (\"a\", \"b:c\")\n\
+                  E       AssertionError: assert ('a', 'b') == ('a', 'b:c')\n\n\
+                  tests/test_parse.py:41: AssertionError\n\
+                  ========================= 1 failed, 11 passed in 0.08s =========================";
+    let mut s = Script::new();
+    for i in 0..8 {
+        s.call(
+            "edit",
+            json!({"path": "src/parse.py", "old": format!("v{i}"), "new": format!("v{}", i + 1)}),
+            "Applied 1 edit to src/parse.py",
+        );
+        let id = s.tool_call(
+            "bash",
+            json!({"command": "python -m pytest -q tests/test_parse.py"}),
+        );
+        s.tool_result(&id, "bash", report, true);
+    }
+    // The recurring rule of the default preset: 4 of the last 7 results.
+    let det = SameFailure::new(Settings {
+        recurring_threshold: 4,
+        recurring_window: 7,
+        ..Settings::default()
+    });
+    let f = run(Box::new(det), s.events());
+    let (_, w) = f.first().expect("the same failure eight times is warned");
+    assert!(
+        w.message.contains("AssertionError: assert"),
+        "{}",
+        w.message
+    );
+    assert!(!w.message.contains("====="), "{}", w.message);
+    assert!(
+        w.sample
+            .as_deref()
+            .is_some_and(|s| s.contains("AssertionError")),
+        "{w:?}"
+    );
+}
