@@ -26,15 +26,15 @@ export type Event = { session?: string } & (
   | { type: 'assistant'; text?: string | null; thinking?: string | null }
   | {
       type: 'tool_call';
-      /** Absent or empty for a host that numbers no calls: a result without one answers the oldest call waiting. */
-      id?: string;
+      /** An integer is read as its digits; absent or empty for a host that numbers no calls: a result without one answers the oldest call waiting. */
+      id?: string | number;
       tool: string;
       args?: Json;
       batch?: number | null;
     }
   | {
       type: 'tool_result';
-      id?: string;
+      id?: string | number;
       /** Absent or empty: the call's tool (the result is paired with its call by `id`). */
       tool?: string;
       /** The text the tool returned, or MCP's content blocks (`[{ type: 'text', text }, { type: 'image', … }]`): their texts joined by newlines, image blocks counted into `images` when it is not given. */

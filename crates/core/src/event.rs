@@ -318,6 +318,20 @@ mod tests {
     }
 }
 
+/// A call id as a host writes it: a string, an integer (a host that numbers its calls: `7`
+/// reads as `"7"`), or `null` (none).
+fn call_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    use serde::de::Error;
+    match <Value as serde::Deserialize>::deserialize(d)? {
+        Value::String(s) => Ok(s),
+        Value::Null => Ok(String::new()),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
+        other => Err(D::Error::custom(format!(
+            "an id must be a string or an integer, not {other}"
+        ))),
+    }
+}
+
 /// An owned [`Event`], for hosts and tools that keep events (transcript readers, test
 /// scripts, the sidecar). [`OwnedEvent::as_event`] borrows it back.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -361,7 +375,7 @@ pub enum OwnedEvent {
         /// Call id (also read from `call_id`, Codex's name).
         /// Empty when the host numbers no calls (then a result answers the oldest call
         /// waiting).
-        #[serde(default, alias = "call_id")]
+        #[serde(default, alias = "call_id", deserialize_with = "call_id")]
         id: String,
         /// Tool (also read from `name`, as the model APIs call it).
         #[serde(alias = "name")]
@@ -383,7 +397,8 @@ pub enum OwnedEvent {
             default,
             alias = "tool_call_id",
             alias = "tool_use_id",
-            alias = "call_id"
+            alias = "call_id",
+            deserialize_with = "call_id"
         )]
         id: String,
         /// Tool (empty or absent: the paired call's; also read from `name`).

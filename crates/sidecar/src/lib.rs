@@ -796,7 +796,13 @@ mod tests {
             r#"{"session":"a","type":"tool_call","name":"read","arguments":{"path":"x.rs"}}"#,
             r#"{"session":"a","type":"tool_result","content":"fn main() {}"}"#,
         );
+        // A host that numbers its calls: integer ids.
+        let numbered = lines(
+            r#"{"session":"a","type":"tool_call","id":N,"tool":"read","args":{"path":"x.rs"}}"#,
+            r#"{"session":"a","type":"tool_result","id":N,"content":"fn main() {}"}"#,
+        );
         assert!(ours.iter().any(|a| a == "block"), "{ours:?}");
+        assert_eq!(numbered, ours);
         assert_eq!(openai, ours);
         assert_eq!(messages, ours);
         assert_eq!(codex, ours);

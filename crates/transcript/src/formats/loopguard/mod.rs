@@ -374,7 +374,7 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
         "tool_call" => {
             // Without an id (a host that numbers no calls), the bus pairs a result with the
             // oldest call waiting.
-            let id = opt_str(o, "tool_call", "id")?.unwrap_or_default();
+            let id = opt_id(o, "tool_call")?;
             let tool = req_str(o, "tool_call", "tool")?;
             let args = o.remove("args").ok_or(LineError::MissingField {
                 ty: "tool_call",
@@ -397,7 +397,7 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
                 found: JsonType::Number,
             })?;
             Record::ToolResult {
-                id: opt_str(o, "tool_result", "id")?.unwrap_or_default(),
+                id: opt_id(o, "tool_result")?,
                 // Without a tool, the result is its call's (paired by id).
                 tool: opt_str(o, "tool_result", "tool")?.unwrap_or_default(),
                 content: req_str(o, "tool_result", "content")?,
@@ -456,6 +456,17 @@ fn opt_str(
         Value::String(s) => Ok(s),
         other => Err(other),
     })
+}
+
+/// A call's or a result's `id`: a string, an integer (a host that numbers its calls: `7`
+/// reads as `"7"`), or absent or `null` (empty: a host that numbers no calls).
+fn opt_id(o: &mut Map<String, Value>, ty: &'static str) -> Result<String, LineError> {
+    opt(o, ty, "id", "a string or an integer", |v| match v {
+        Value::String(s) => Ok(s),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
+        other => Err(other),
+    })
+    .map(Option::unwrap_or_default)
 }
 
 fn opt_bool(
@@ -678,8 +689,26 @@ mod tests {
                 truncated: false
             })
         );
-        // An id of another type is still an error.
-        assert!(parse_line(r#"{"type":"tool_call","id":5,"tool":"t","args":{}}"#, false).is_err());
+        // An integer id is read as its digits (a host that numbers its calls); an id of
+        // another type is still an error.
+        assert_eq!(
+            parse_line(r#"{"type":"tool_result","id":7,"content":"x"}"#, false),
+            parse_line(r#"{"type":"tool_result","id":"7","content":"x"}"#, false)
+        );
+        assert!(matches!(
+            parse_line(r#"{"type":"tool_call","id":5,"tool":"t","args":{}}"#, false),
+            Ok(Record::ToolCall { id, .. }) if id == "5"
+        ));
+        assert!(parse_line(
+            r#"{"type":"tool_call","id":1.5,"tool":"t","args":{}}"#,
+            false
+        )
+        .is_err());
+        assert!(parse_line(
+            r#"{"type":"tool_call","id":["a"],"tool":"t","args":{}}"#,
+            false
+        )
+        .is_err());
     }
 
     #[test]
