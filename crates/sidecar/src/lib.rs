@@ -643,7 +643,8 @@ fn parse(bytes: &[u8]) -> Result<(String, Request), ParseError> {
 /// line or a language binding's event object: one event for every type but `assistant`,
 /// which is a whole message (`MessageStart`, its `thinking` and `text` deltas,
 /// `MessageEnd`); `agent_start` / `agent_end` are read as `run_start` / `run_end`, and a
-/// `tool_result`'s content blocks as their text ([`content_of_blocks`]). `what` names the
+/// `tool_result`'s content blocks as their text
+/// ([`loopguard_transcript::formats::loopguard::content_of_blocks`]). `what` names the
 /// object in errors (`line`, `event`). `control` is the caller's to handle.
 pub fn events_of_object(
     ty: &str,
@@ -677,7 +678,11 @@ pub fn events_of_object(
     };
     obj.insert("type".into(), Value::String(canonical.to_owned()));
     if canonical == "tool_result" {
-        content_of_blocks(&mut obj).map_err(|m| format!("`{ty}` {what}: {m}"))?;
+        loopguard_transcript::formats::loopguard::content_of_blocks(&mut obj).map_err(|(i, found)| {
+            format!(
+                "`{ty}` {what}: block {i} of `content` must be a string or an object (found {found})"
+            )
+        })?;
     }
     let event: OwnedEvent = serde_json::from_value(Value::Object(obj)).map_err(|e| {
         let full = e.to_string();
@@ -687,67 +692,6 @@ pub fn events_of_object(
         )
     })?;
     Ok(vec![event])
-}
-
-/// A `tool_result`'s `content` given as a list of content blocks, as MCP and the Messages
-/// APIs write a tool's result (`[{"type":"text","text":"…"},{"type":"image",…}]`), made the
-/// text the guard reads: the text of each block (a plain string, a `text` block, an embedded
-/// resource's `resource.text`, any other block with a `text` string; another block, as its
-/// JSON), joined by newlines; image blocks (`image`, `image_url`, `input_image`) are counted
-/// into `images` when the line does not give it. A string or absent `content` is left as is.
-/// The error says which block is neither a string nor an object.
-fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), String> {
-    let blocks = match obj.remove("content") {
-        Some(Value::Array(blocks)) => blocks,
-        Some(other) => {
-            obj.insert("content".into(), other);
-            return Ok(());
-        }
-        None => return Ok(()),
-    };
-    // The first block's text becomes the text; the others' are appended to it.
-    let mut text = String::new();
-    let mut images = 0u64;
-    let mut first = true;
-    for (i, block) in blocks.into_iter().enumerate() {
-        let part = match block {
-            Value::String(s) => s,
-            Value::Object(mut b) => {
-                let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
-                if matches!(kind, "image" | "image_url" | "input_image") {
-                    images += 1;
-                    continue;
-                }
-                if let Some(Value::String(t)) = b.get_mut("text") {
-                    std::mem::take(t)
-                } else if let Some(Value::String(t)) =
-                    b.get_mut("resource").and_then(|r| r.get_mut("text"))
-                {
-                    std::mem::take(t)
-                } else {
-                    Value::Object(b).to_string()
-                }
-            }
-            other => {
-                return Err(format!(
-                    "block {i} of `content` must be a string or an object (found {})",
-                    loopguard_transcript::JsonType::of(&other)
-                ))
-            }
-        };
-        if first {
-            text = part;
-            first = false;
-        } else {
-            text.push('\n');
-            text.push_str(&part);
-        }
-    }
-    obj.insert("content".into(), Value::String(text));
-    if !obj.contains_key("images") {
-        obj.insert("images".into(), Value::from(images));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -851,13 +795,14 @@ mod tests {
         .as_object()
         .cloned()
         .unwrap();
+        let content_of_blocks = loopguard_transcript::formats::loopguard::content_of_blocks;
         content_of_blocks(&mut obj).unwrap();
         assert_eq!(obj["images"], 1);
         assert_eq!(obj["content"], "A\n{\"type\":\"json\",\"value\":1}\ntail");
         let mut bad = json!({"content": ["a", 7]}).as_object().cloned().unwrap();
         assert_eq!(
             content_of_blocks(&mut bad).unwrap_err(),
-            "block 1 of `content` must be a string or an object (found a number)"
+            (1, loopguard_transcript::JsonType::Number)
         );
         let mut given = json!({"content": [{"type": "image_url"}], "images": 3})
             .as_object()

@@ -389,6 +389,14 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
             }
         }
         "tool_result" => {
+            // Content blocks, as MCP and the model APIs write a tool's result, become their
+            // text (and their images a count).
+            content_of_blocks(o).map_err(|(_, found)| LineError::WrongType {
+                ty: "tool_result",
+                field: "content",
+                expected: "a string, or a list of content blocks (strings or objects)",
+                found,
+            })?;
             let images = opt_u64(o, "tool_result", "images")?.unwrap_or(0);
             let images = u32::try_from(images).map_err(|_| LineError::WrongType {
                 ty: "tool_result",
@@ -409,6 +417,69 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
         "compaction" => Record::Compaction,
         _ => return Err(LineError::UnknownType(ty)),
     })
+}
+
+/// A `tool_result`'s `content` given as a list of content blocks, as MCP and the Messages
+/// APIs write a tool's result (`[{"type":"text","text":"…"},{"type":"image",…}]`), made the
+/// text the guard reads: the text of each block (a plain string, a `text` block, an embedded
+/// resource's `resource.text`, any other block with a `text` string; another block, as its
+/// JSON), joined by newlines; image blocks (`image`, `image_url`, `input_image`) are counted
+/// into `images` when the line does not give it. A string or absent `content` is left as is.
+/// The error is the index and the type of a block that is neither a string nor an object.
+///
+/// ```
+/// use loopguard_transcript::formats::loopguard::content_of_blocks;
+/// let mut o = serde_json::json!({"content": [{"type": "text", "text": "ok"}, {"type": "image"}]});
+/// content_of_blocks(o.as_object_mut().unwrap()).unwrap();
+/// assert_eq!((o["content"].as_str(), o["images"].as_u64()), (Some("ok"), Some(1)));
+/// ```
+pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), (usize, JsonType)> {
+    let blocks = match obj.remove("content") {
+        Some(Value::Array(blocks)) => blocks,
+        Some(other) => {
+            obj.insert("content".into(), other);
+            return Ok(());
+        }
+        None => return Ok(()),
+    };
+    // The first block's text becomes the text; the others' are appended to it.
+    let mut text = String::new();
+    let mut images = 0u64;
+    let mut first = true;
+    for (i, block) in blocks.into_iter().enumerate() {
+        let part = match block {
+            Value::String(s) => s,
+            Value::Object(mut b) => {
+                let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
+                if matches!(kind, "image" | "image_url" | "input_image") {
+                    images += 1;
+                    continue;
+                }
+                if let Some(Value::String(t)) = b.get_mut("text") {
+                    std::mem::take(t)
+                } else if let Some(Value::String(t)) =
+                    b.get_mut("resource").and_then(|r| r.get_mut("text"))
+                {
+                    std::mem::take(t)
+                } else {
+                    Value::Object(b).to_string()
+                }
+            }
+            other => return Err((i, JsonType::of(&other))),
+        };
+        if first {
+            text = part;
+            first = false;
+        } else {
+            text.push('\n');
+            text.push_str(&part);
+        }
+    }
+    obj.insert("content".into(), Value::String(text));
+    if !obj.contains_key("images") {
+        obj.insert("images".into(), Value::from(images));
+    }
+    Ok(())
 }
 
 /// serde_json's message without its "at line 1 column N" suffix replaced by the column only
@@ -687,6 +758,30 @@ mod tests {
                 is_error: false,
                 images: 0,
                 truncated: false
+            })
+        );
+        // Content blocks (MCP, the model APIs) are read as their text, images counted.
+        assert_eq!(
+            parse_line(
+                r#"{"type":"tool_result","id":"c1","content":[{"type":"text","text":"a"},{"type":"image","data":"AAAA"},"b"]}"#,
+                false
+            ),
+            Ok(Record::ToolResult {
+                id: "c1".into(),
+                tool: String::new(),
+                content: "a\nb".into(),
+                is_error: false,
+                images: 1,
+                truncated: false
+            })
+        );
+        assert_eq!(
+            parse_line(r#"{"type":"tool_result","id":"c1","content":["a",7]}"#, false),
+            Err(LineError::WrongType {
+                ty: "tool_result",
+                field: "content",
+                expected: "a string, or a list of content blocks (strings or objects)",
+                found: JsonType::Number
             })
         );
         // An integer id is read as its digits (a host that numbers its calls); an id of
