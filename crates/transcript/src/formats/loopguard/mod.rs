@@ -312,16 +312,17 @@ fn record_of(f: Fields<'_>, first: bool) -> Option<Record> {
             text: own(f.text),
             thinking: own(f.thinking),
         },
-        // Without an id, the bus pairs a result with the oldest call waiting.
+        // Without an id (or with a model API's name for it), the field-by-field read
+        // decides.
         "tool_call" => Record::ToolCall {
-            id: own(f.id).unwrap_or_default(),
+            id: own(f.id)?,
             tool: own(f.tool)?,
             args: f.args?,
             batch: f.batch,
             truncated: f.truncated.unwrap_or(false),
         },
         "tool_result" => Record::ToolResult {
-            id: own(f.id).unwrap_or_default(),
+            id: own(f.id)?,
             tool: own(f.tool)?,
             content: own(f.content)?,
             is_error: f.is_error.unwrap_or(false),
@@ -372,6 +373,10 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
             thinking: opt_str(o, "assistant", "thinking")?,
         },
         "tool_call" => {
+            // The model APIs' names, as the sidecar reads them.
+            alias(o, "tool", &["name"]);
+            alias(o, "args", &["arguments", "input"]);
+            alias(o, "id", &["call_id"]);
             // Without an id (a host that numbers no calls), the bus pairs a result with the
             // oldest call waiting.
             let id = opt_id(o, "tool_call")?;
@@ -389,6 +394,8 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
             }
         }
         "tool_result" => {
+            alias(o, "id", &["tool_call_id", "tool_use_id", "call_id"]);
+            alias(o, "tool", &["name"]);
             // Content blocks, as MCP and the model APIs write a tool's result, become their
             // text (and their images a count).
             content_of_blocks(o).map_err(|(_, found)| LineError::WrongType {
@@ -527,6 +534,18 @@ fn opt_str(
         Value::String(s) => Ok(s),
         other => Err(other),
     })
+}
+
+/// Moves the first of `aliases` present into `field` when `field` is absent: the model APIs'
+/// names of a field (OpenAI's `name` and `arguments`, the Messages API's `input` and
+/// `tool_use_id`, Codex's `call_id`).
+fn alias(o: &mut Map<String, Value>, field: &'static str, aliases: &[&str]) {
+    if o.contains_key(field) {
+        return;
+    }
+    if let Some(v) = aliases.iter().find_map(|a| o.remove(*a)) {
+        o.insert(field.to_owned(), v);
+    }
 }
 
 /// A call's or a result's `id`: a string, an integer (a host that numbers its calls: `7`
@@ -760,6 +779,43 @@ mod tests {
                 truncated: false
             })
         );
+        // The model APIs' names are read as the sidecar reads them.
+        assert_eq!(
+            parse_line(
+                r#"{"type":"tool_call","call_id":"k1","name":"read","arguments":"{\"path\":\"a\"}"}"#,
+                false
+            ),
+            Ok(Record::ToolCall {
+                id: "k1".into(),
+                tool: "read".into(),
+                args: serde_json::json!("{\"path\":\"a\"}"),
+                batch: None,
+                truncated: false
+            })
+        );
+        assert_eq!(
+            parse_line(
+                r#"{"type":"tool_call","id":"t1","name":"read","input":{"p":1}}"#,
+                false
+            ),
+            parse_line(
+                r#"{"type":"tool_call","id":"t1","tool":"read","args":{"p":1}}"#,
+                false
+            )
+        );
+        for id in ["tool_call_id", "tool_use_id", "call_id"] {
+            assert_eq!(
+                parse_line(
+                    &format!(r#"{{"type":"tool_result","{id}":"c1","name":"read","content":"x"}}"#),
+                    false
+                ),
+                parse_line(
+                    r#"{"type":"tool_result","id":"c1","tool":"read","content":"x"}"#,
+                    false
+                ),
+                "{id}"
+            );
+        }
         // Content blocks (MCP, the model APIs) are read as their text, images counted.
         assert_eq!(
             parse_line(
@@ -776,7 +832,10 @@ mod tests {
             })
         );
         assert_eq!(
-            parse_line(r#"{"type":"tool_result","id":"c1","content":["a",7]}"#, false),
+            parse_line(
+                r#"{"type":"tool_result","id":"c1","content":["a",7]}"#,
+                false
+            ),
             Err(LineError::WrongType {
                 ty: "tool_result",
                 field: "content",

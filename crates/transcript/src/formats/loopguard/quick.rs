@@ -210,19 +210,19 @@ fn build(f: &mut Found<'_>, first: bool) -> Option<Record> {
             text: opt(f.text)?,
             thinking: opt(f.thinking)?,
         },
-        // A call or result without an id (a host that numbers no calls): the bus pairs a
-        // result with the oldest call waiting.
+        // A call or result without an id (a host that numbers no calls, or one that names
+        // it as a model API does), or a result without a tool: the field-by-field read
+        // decides.
         "tool_call" => Record::ToolCall {
-            id: opt(f.id)?.unwrap_or_default(),
+            id: req(f.id)?,
             tool: req(f.tool)?,
             args: f.args.take()?,
             batch: f.batch.flatten(),
             truncated: f.truncated.flatten().unwrap_or(false),
         },
         "tool_result" => Record::ToolResult {
-            id: opt(f.id)?.unwrap_or_default(),
-            // Without a tool, the result is its call's (paired by id).
-            tool: opt(f.tool)?.unwrap_or_default(),
+            id: req(f.id)?,
+            tool: req(f.tool)?,
             content: req(f.content)?,
             is_error: f.is_error.flatten().unwrap_or(false),
             images: u32::try_from(f.images.flatten().unwrap_or(0)).ok()?,
