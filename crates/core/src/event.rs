@@ -372,9 +372,9 @@ pub enum OwnedEvent {
     MessageEnd,
     /// See [`Event::ToolCall`].
     ToolCall {
-        /// Call id (also read from `call_id`, Codex's name).
-        /// Empty when the host numbers no calls (then a result answers the oldest call
-        /// waiting).
+        /// Call id (also read from `call_id`, Codex's name; an integer is read as its
+        /// digits). Empty when the host numbers no calls (then a result answers the oldest
+        /// call waiting).
         #[serde(default, alias = "call_id", deserialize_with = "call_id")]
         id: String,
         /// Tool (also read from `name`, as the model APIs call it).
@@ -391,8 +391,8 @@ pub enum OwnedEvent {
     /// See [`Event::ToolResult`].
     ToolResult {
         /// Call id (also read from `tool_call_id`, OpenAI's name, `tool_use_id`, the
-        /// Messages API's, and `call_id`, Codex's).
-        /// Empty when the host numbers no calls.
+        /// Messages API's, and `call_id`, Codex's; an integer is read as its digits). Empty
+        /// when the host numbers no calls.
         #[serde(
             default,
             alias = "tool_call_id",
