@@ -1293,11 +1293,8 @@ const HEADLINE_TAIL: usize = 2048;
 /// ```
 pub fn error_headline(content: &str) -> &str {
     let body = output_body(content);
-    let head = body
-        .get(..floor_boundary(body, HEADLINE_HEAD))
-        .unwrap_or(body);
-    let tail_from = body.len().saturating_sub(HEADLINE_TAIL).max(head.len());
-    let tail = body.get(ceil_boundary(body, tail_from)..).unwrap_or("");
+    let head = prefix_bytes(body, HEADLINE_HEAD);
+    let tail = suffix_bytes(body, HEADLINE_TAIL.min(body.len() - head.len()));
     let lines = || {
         head.lines()
             .chain(tail.lines())
@@ -1320,24 +1317,6 @@ pub fn error_headline(content: &str) -> &str {
         .or_else(|| lines().find(|l| l.chars().any(char::is_alphanumeric)))
         .or_else(|| lines().next())
         .unwrap_or("")
-}
-
-/// The largest char boundary of `s` at or below `i`.
-fn floor_boundary(s: &str, i: usize) -> usize {
-    let mut i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-/// The smallest char boundary of `s` at or above `i`.
-fn ceil_boundary(s: &str, i: usize) -> usize {
-    let mut i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 /// `haystack.contains(needle)` for the short texts the classifiers read: no searcher to
@@ -1933,6 +1912,38 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    /// A long log's summary comes last: the headline is read there too, and the cut between
+    /// the head and the tail falls on character boundaries.
+    #[test]
+    fn the_headline_of_a_long_log_is_found_in_its_tail() {
+        let log = format!(
+            "===== test session starts =====\n{}\n== short test summary ==\nFAILED tests/t.py::test_é - assert 1 == 2",
+            "tests/t.py::test_ok PASSED ünïcode\n".repeat(400)
+        );
+        assert!(log.len() > HEADLINE_HEAD + HEADLINE_TAIL);
+        assert_eq!(
+            error_headline(&log),
+            "FAILED tests/t.py::test_é - assert 1 == 2"
+        );
+        // Between the head and the tail: not read, the banner's words stand in.
+        let middle = format!(
+            "=====\nstarting\n{}KeyError: 'x'\n{}",
+            "é\n".repeat(3000),
+            "done\n".repeat(600)
+        );
+        assert_eq!(error_headline(&middle), "starting");
+        for cut in 0..8 {
+            let t = format!(
+                "{}{}",
+                "é".repeat(HEADLINE_HEAD / 2 + cut),
+                "\nValueError: bad"
+            );
+            assert_eq!(error_headline(&t), "ValueError: bad");
+        }
+        assert_eq!(error_headline(""), "");
+        assert_eq!(error_headline("\n  \n"), "");
+    }
 
     #[test]
     fn every_exception_names_a_transient_phrase() {
