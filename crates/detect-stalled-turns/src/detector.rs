@@ -117,6 +117,12 @@ struct ReplyText {
 }
 
 impl ReplyText {
+    /// Empties the text, keeping its buffer.
+    fn clear(&mut self) {
+        self.text.clear();
+        self.thinking = false;
+    }
+
     /// Keeps what fits of one delta.
     fn feed(&mut self, thinking: bool, delta: &str) {
         let room = MAX_REPLY_BYTES.saturating_sub(self.text.len());
@@ -177,11 +183,11 @@ fn names(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
-/// What `cur` asks anew of a message `prev` that it repeats with its numbers aside: the
-/// names ([`is_name_byte`], without a leading or trailing `-`) around each digit run that
-/// differs, that hold a letter (`cp1251` of "Show me cp1251.enc" after "Show me
-/// cp1250.enc"). A bare number ("found 5 actions", "Step 12") asks nothing: a harness's
-/// counter is not a request. Empty when the two differ in more than their numbers.
+/// What `cur` asks anew of a message `prev` that it repeats with its numbers aside (the
+/// caller knows: their [`digit_runs_masked`] fingerprints are equal): the names
+/// ([`is_name_byte`], without a leading or trailing `-`) around each digit run that differs,
+/// that hold a letter (`cp1251` of "Show me cp1251.enc" after "Show me cp1250.enc"). A bare
+/// number ("found 5 actions", "Step 12") asks nothing: a harness's counter is not a request.
 fn asked_anew(prev: &str, cur: &str) -> Vec<String> {
     let mut asked: Vec<String> = Vec::new();
     if prev.len() > MAX_ASKED_MESSAGE || cur.len() > MAX_ASKED_MESSAGE {
@@ -204,10 +210,10 @@ fn asked_anew(prev: &str, cur: &str) -> Vec<String> {
         }
         out
     };
-    if digit_runs_masked(prev) != digit_runs_masked(cur) {
+    let (a, b) = (runs(prev), runs(cur));
+    if a.len() != b.len() {
         return asked;
     }
-    let (a, b) = (runs(prev), runs(cur));
     let bytes = cur.as_bytes();
     for (&(ps, pe), &(cs, ce)) in a.iter().zip(&b) {
         if prev.get(ps..pe) == cur.get(cs..ce) {
@@ -327,9 +333,10 @@ struct State {
     /// The start of the message being streamed.
     #[serde(default)]
     current_text: ReplyText,
-    /// The words of the pending message.
+    /// The start of the pending message, read for its words once it is known to have called
+    /// no tool (its buffer and `current_text`'s are swapped, not copied).
     #[serde(default)]
-    pending_words: Vec<u32>,
+    pending_text: ReplyText,
     /// The words of the last [`RECENT_REPLIES`] tool-less replies of the stall.
     #[serde(default)]
     recent_words: VecDeque<Vec<u32>>,
@@ -343,9 +350,6 @@ struct State {
     last_nudge_text: String,
     #[serde(default)]
     asked: Vec<String>,
-    /// The pending message named one of `asked`.
-    #[serde(default)]
-    pending_named: bool,
     /// The reply the reply run repeats (`None` when the run is made of empty replies only).
     last_reply: Option<Reply>,
     replies: Run,
@@ -393,8 +397,7 @@ impl StalledTurns {
     fn tool_activity(&mut self) {
         let s = &mut self.state;
         s.pending = None;
-        s.pending_words.clear();
-        s.pending_named = false;
+        s.pending_text.clear();
         if s.current.is_some() {
             s.current_has_call = true;
         }
@@ -406,9 +409,10 @@ impl StalledTurns {
         let Some((reply, seq)) = self.state.pending.take() else {
             return;
         };
-        let words = std::mem::take(&mut self.state.pending_words);
-        let named = std::mem::take(&mut self.state.pending_named);
         let s = &mut self.state;
+        let words = s.pending_text.words();
+        let named = s.pending_text.names_any(&s.asked);
+        s.pending_text.clear();
         let (mut fresh, mut fresh_numbers) = (0, 0);
         for w in words
             .iter()
@@ -456,7 +460,8 @@ impl StalledTurns {
         // A repeat is a new request when the model answered the message before it with a
         // reply of new words.
         let answered = std::mem::take(&mut self.state.answered);
-        let repeat = self.state.last_nudge == Some(nudge_fp) && !answered;
+        let same = self.state.last_nudge == Some(nudge_fp);
+        let repeat = same && !answered;
         let same_as_last_user = self.state.last_user.replace(fp) == Some(fp);
         // The bus starts no turn for an own steer it recognised by its text: skip it too.
         if !cx.is_new_turn() && !same_as_last_user && origin != Origin::Human {
@@ -474,7 +479,13 @@ impl StalledTurns {
         s.last_nudge_exact = Some(fp);
         if self.settings.fresh_reply_words > 0 {
             let text = text.trim();
-            s.asked = asked_anew(&s.last_nudge_text, text);
+            // Only a message that repeats the one before it with its numbers aside can ask
+            // anew: the masked fingerprints are `last_nudge`'s and this one's.
+            s.asked = if same && self.settings.mask_numbers {
+                asked_anew(&s.last_nudge_text, text)
+            } else {
+                Vec::new()
+            };
             s.last_nudge_text.clear();
             if text.len() <= MAX_ASKED_MESSAGE {
                 s.last_nudge_text.push_str(text);
@@ -570,7 +581,7 @@ impl Detector for StalledTurns {
                 let before = self.state.replies.count;
                 self.settle_reply();
                 self.state.current = Some(Reply::default());
-                self.state.current_text = ReplyText::default();
+                self.state.current_text.clear();
                 self.state.current_has_call = false;
                 if self.state.replies.count != before {
                     self.judge(cx);
@@ -593,14 +604,14 @@ impl Detector for StalledTurns {
                 }
             }
             Event::MessageEnd => {
-                let text = std::mem::take(&mut self.state.current_text);
                 if let Some(r) = self.state.current.take() {
                     if !self.state.current_has_call {
                         self.state.pending = Some((r, cx.seq()));
-                        self.state.pending_words = text.words();
-                        self.state.pending_named = text.names_any(&self.state.asked);
+                        let s = &mut self.state;
+                        std::mem::swap(&mut s.pending_text, &mut s.current_text);
                     }
                 }
+                self.state.current_text.clear();
                 self.state.current_has_call = false;
             }
             Event::RunEnd => {
@@ -664,9 +675,11 @@ mod tests {
         assert!(a("Step 4: call a tool.", "Step 5: call a tool.").is_empty());
         assert!(a("Show me v2 of job_7.", "Show me v2 of job_7.").is_empty());
         assert_eq!(a("Show me v2 of job_7.", "Show me v2 of job_8."), ["job_8"]);
-        // Messages that differ in more than their numbers ask nothing anew.
-        assert!(a("Show me cp1250.enc.", "Open cp1251.enc.").is_empty());
+        // Messages whose numbers do not pair ask nothing anew (messages that differ in
+        // more than their numbers are never compared: the caller's test,
+        // `a_message_that_differs_in_its_words_asks_nothing_anew`).
         assert!(a("", "Show me cp1251.enc.").is_empty());
+        assert!(a("Show me cp1250.enc.", "Show me cp1250.enc and cp1251.").is_empty());
         // A long message is not compared.
         let long = "x".repeat(MAX_ASKED_MESSAGE);
         assert!(a(&format!("{long}a1"), &format!("{long}a2")).is_empty());

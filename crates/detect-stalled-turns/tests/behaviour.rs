@@ -531,3 +531,26 @@ fn a_reply_that_names_a_file_it_was_not_asked_for_answers_nothing() {
     let f = run(with("mask-numbers = true\n"), s.events());
     assert!(f.iter().any(|(_, f)| f.level == Level::Fatal), "{f:?}");
 }
+
+#[test]
+fn a_message_that_differs_in_its_words_asks_nothing_anew() {
+    // "Open cp1251.enc." after "Show me cp1250.enc." is another message, not the same one
+    // with its number changed: a reply that names `cp1251` does not answer it anew, so its
+    // word-for-word repeats that follow are counted from it, and the tenth aborts.
+    let mut s = Script::new();
+    task(&mut s);
+    s.user("Show me cp1250.enc.");
+    s.message("Here it is.");
+    let mut at = Vec::new();
+    for _ in 0..10 {
+        s.user("Open cp1251.enc.");
+        at.push(s.events().len() - 1);
+        s.message("The cp1251 table is above.");
+    }
+    let f = run(with("mask-numbers = true\n"), s.events());
+    let fatal = f
+        .iter()
+        .find(|(_, f)| f.level == Level::Fatal)
+        .map(|(i, _)| *i);
+    assert_eq!(fatal, at.last().copied(), "{f:?}");
+}
