@@ -175,6 +175,16 @@ pub struct Lines {
     in_comment: bool,
 }
 
+/// Whether a line whose last visible character is `c` ends as a line of code does: a
+/// statement, a block, a call or a list going on (`;` `{` `}` `(` `)` `[` `]` `,` `=` `\`).
+#[inline]
+pub(crate) fn ends_code_line(c: char) -> bool {
+    matches!(
+        c,
+        ';' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | '=' | '\\'
+    )
+}
+
 /// Whether the ASCII byte `b` is whitespace as `char::is_whitespace` says (tab, line feed,
 /// vertical tab, form feed, carriage return, space): the whitespace of [`ascii_masks`].
 #[inline(always)]
@@ -445,10 +455,7 @@ impl Lines {
         };
         self.opens_code()
             || (first == '#' && self.hash_is_code())
-            || matches!(
-                self.last,
-                ';' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | '=' | '\\'
-            )
+            || ends_code_line(self.last)
             || (!self.spaced && self.solid >= DATA_LINE_CHARS && first.is_alphanumeric())
             || (self.spaced
                 && self.solid >= 3

@@ -191,12 +191,13 @@ pub const ROOT_LINES_WINDOW: u64 = 2048;
 
 /// Whether the lines of a periodic run's root read as code: among the line breaks of the
 /// root's last `min(p, ROOT_LINES_WINDOW / 2)` symbols before `n`, the lines that hold a
-/// visible character are at least one, and at least half of them end with what a line of
-/// code ends with (`;` `{` `}` `(` `)` `[` `]` `,` `=` `\`, spaces, tabs and carriage returns
-/// aside). The line's end is looked for in the `min(2p, ROOT_LINES_WINDOW)` symbols before
-/// `n`, all of them inside the run when it holds two copies of its root, so where the root was
-/// cut makes no difference. `sym(i)` is the `i`th symbol, `None` if no longer held (then the
-/// answer is false). At most [`ROOT_LINES_WINDOW`] reads.
+/// visible character are at least one, and at least half of them end as a line of code does
+/// (`;` `{` `}` `(` `)` `[` `]` `,` `=` `\`, spaces, tabs and carriage returns aside: the test
+/// the message's own lines take). The line's end is looked for in the `min(2p,
+/// ROOT_LINES_WINDOW)` symbols before `n`, all of them inside the run when it holds two
+/// copies of its root, so where the root was cut makes no difference. `sym(i)` is the `i`th
+/// symbol, `None` if no longer held (then the answer is false). At most
+/// [`ROOT_LINES_WINDOW`] reads.
 pub fn root_reads_as_code(n: u64, p: u64, sym: impl Fn(u64) -> Option<u32>) -> bool {
     let window = p.saturating_mul(2).min(ROOT_LINES_WINDOW).min(n);
     let counted_from = n - p.min(ROOT_LINES_WINDOW / 2).min(n);
@@ -211,10 +212,7 @@ pub fn root_reads_as_code(n: u64, p: u64, sym: impl Fn(u64) -> Option<u32>) -> b
             if i >= counted_from {
                 if let Some(c) = last {
                     lines += 1;
-                    if matches!(
-                        c,
-                        ';' | '{' | '}' | '(' | ')' | '[' | ']' | ',' | '=' | '\\'
-                    ) {
+                    if crate::detector::ends_code_line(c) {
                         code += 1;
                     }
                 }
