@@ -377,9 +377,13 @@ impl SameFailure {
                 (s.fp, s.numbers.clone())
             }
         };
-        // The shape with nothing cut, read only for a run that the echoed shape would end.
+        // The shape with nothing cut, read only for a run that the echoed shape would end,
+        // and at most once.
         let shaped = self.settings.failure_identity == FailureIdentity::Shape && echo_cut;
-        let plain = |cx: &Cx<'_>| shaped.then(|| cx.result_shape_or_plain(false, content).fp);
+        let plain_fp = std::cell::OnceCell::new();
+        let plain = |cx: &Cx<'_>| {
+            *plain_fp.get_or_init(|| shaped.then(|| cx.result_shape_or_plain(false, content).fp))
+        };
         if recurring_on {
             let key = Fingerprint::combine(&[tfp.as_bytes(), error_fp.as_bytes()]).short();
             let count = self
