@@ -301,6 +301,27 @@ impl Interest {
 
 #[cfg(test)]
 mod tests {
+    /// Every name of [`super::FIELD_ALIASES`] is read by [`super::OwnedEvent`] as its field.
+    #[test]
+    fn owned_events_read_every_alias_of_the_table() {
+        let value = |field: &str| match field {
+            "args" => serde_json::json!({"path": "a"}),
+            _ => serde_json::json!("v"),
+        };
+        for (ty, field, names) in super::FIELD_ALIASES {
+            let base = |key: &str| {
+                let mut o = serde_json::json!({"type": ty, "id": "v", "tool": "v"});
+                let m = o.as_object_mut().unwrap();
+                m.remove(*field);
+                m.insert(key.to_owned(), value(field));
+                serde_json::from_value::<super::OwnedEvent>(o).unwrap()
+            };
+            for name in *names {
+                assert_eq!(base(name), base(field), "{ty}.{name}");
+            }
+        }
+    }
+
     use super::*;
 
     #[test]
@@ -318,18 +339,48 @@ mod tests {
     }
 }
 
+/// The other names hosts give the fields of the tool events, as the model APIs write them:
+/// (line type, field, its other names, the first present read when the field is absent).
+/// OpenAI's `name`, `arguments` and `tool_call_id`, the Messages API's `input` and
+/// `tool_use_id`, Codex's `call_id`. [`OwnedEvent`] (the sidecar, the bindings) and the
+/// transcript reader both read them.
+pub const FIELD_ALIASES: &[(&str, &str, &[&str])] = &[
+    ("tool_call", "id", &["call_id"]),
+    ("tool_call", "tool", &["name"]),
+    ("tool_call", "args", &["arguments", "input"]),
+    (
+        "tool_result",
+        "id",
+        &["tool_call_id", "tool_use_id", "call_id"],
+    ),
+    ("tool_result", "tool", &["name"]),
+];
+
 /// A call id as a host writes it: a string, an integer (a host that numbers its calls: `7`
-/// reads as `"7"`), or `null` (none).
-fn call_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    use serde::de::Error;
-    match <Value as serde::Deserialize>::deserialize(d)? {
+/// reads as `"7"`), or `null` (none: empty). Another value is given back.
+///
+/// ```
+/// use loopguard_core::call_id_of;
+/// use serde_json::json;
+/// assert_eq!(call_id_of(json!(7)), Ok("7".to_owned()));
+/// assert_eq!(call_id_of(json!(null)), Ok(String::new()));
+/// assert_eq!(call_id_of(json!(1.5)), Err(json!(1.5)));
+/// ```
+pub fn call_id_of(v: Value) -> Result<String, Value> {
+    match v {
         Value::String(s) => Ok(s),
         Value::Null => Ok(String::new()),
         Value::Number(n) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
-        other => Err(D::Error::custom(format!(
-            "an id must be a string or an integer, not {other}"
-        ))),
+        other => Err(other),
     }
+}
+
+/// [`call_id_of`] for serde.
+fn call_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    use serde::de::Error;
+    call_id_of(<Value as serde::Deserialize>::deserialize(d)?).map_err(|other| {
+        D::Error::custom(format!("an id must be a string or an integer, not {other}"))
+    })
 }
 
 /// An owned [`Event`], for hosts and tools that keep events (transcript readers, test

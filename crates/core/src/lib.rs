@@ -40,7 +40,9 @@ pub use config::{
 };
 pub use detector::{CallInfo, Cx, Detector, Facts, ResultInfo, RunScope, StateError};
 pub use error::{ConfigError, Location};
-pub use event::{decode_args, Event, EventKind, Interest, Origin, OwnedEvent, Stream};
+pub use event::{
+    call_id_of, decode_args, Event, EventKind, Interest, Origin, OwnedEvent, Stream, FIELD_ALIASES,
+};
 pub use finding::{truncate_chars, Finding, Level, MAX_EVIDENCE};
 pub use fingerprint::{
     args_fingerprint, args_fingerprint_str, canonical_json, fnv1a, result_fingerprint, ArgsError,

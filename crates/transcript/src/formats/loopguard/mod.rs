@@ -373,10 +373,7 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
             thinking: opt_str(o, "assistant", "thinking")?,
         },
         "tool_call" => {
-            // The model APIs' names, as the sidecar reads them.
-            alias(o, "tool", &["name"]);
-            alias(o, "args", &["arguments", "input"]);
-            alias(o, "id", &["call_id"]);
+            aliases(o, "tool_call");
             // Without an id (a host that numbers no calls), the bus pairs a result with the
             // oldest call waiting.
             let id = opt_id(o, "tool_call")?;
@@ -394,8 +391,7 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
             }
         }
         "tool_result" => {
-            alias(o, "id", &["tool_call_id", "tool_use_id", "call_id"]);
-            alias(o, "tool", &["name"]);
+            aliases(o, "tool_result");
             // Content blocks, as MCP and the model APIs write a tool's result, become their
             // text (and their images a count).
             content_of_blocks(o).map_err(|(_, found)| LineError::WrongType {
@@ -536,26 +532,31 @@ fn opt_str(
     })
 }
 
-/// Moves the first of `aliases` present into `field` when `field` is absent: the model APIs'
-/// names of a field (OpenAI's `name` and `arguments`, the Messages API's `input` and
-/// `tool_use_id`, Codex's `call_id`).
-fn alias(o: &mut Map<String, Value>, field: &'static str, aliases: &[&str]) {
-    if o.contains_key(field) {
-        return;
-    }
-    if let Some(v) = aliases.iter().find_map(|a| o.remove(*a)) {
-        o.insert(field.to_owned(), v);
+/// The model APIs' names of the fields of a `ty` line ([`loopguard_core::FIELD_ALIASES`], as
+/// the sidecar reads them): the first present moves to its field when the field is absent.
+fn aliases(o: &mut Map<String, Value>, ty: &str) {
+    for (_, field, names) in loopguard_core::FIELD_ALIASES
+        .iter()
+        .filter(|(t, ..)| *t == ty)
+    {
+        if !o.contains_key(*field) {
+            if let Some(v) = names.iter().find_map(|a| o.remove(*a)) {
+                o.insert((*field).to_owned(), v);
+            }
+        }
     }
 }
 
-/// A call's or a result's `id`: a string, an integer (a host that numbers its calls: `7`
-/// reads as `"7"`), or absent or `null` (empty: a host that numbers no calls).
+/// A call's or a result's `id` ([`loopguard_core::call_id_of`]): a string, an integer read as
+/// its digits, or absent or `null` (empty: a host that numbers no calls).
 fn opt_id(o: &mut Map<String, Value>, ty: &'static str) -> Result<String, LineError> {
-    opt(o, ty, "id", "a string or an integer", |v| match v {
-        Value::String(s) => Ok(s),
-        Value::Number(n) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
-        other => Err(other),
-    })
+    opt(
+        o,
+        ty,
+        "id",
+        "a string or an integer",
+        loopguard_core::call_id_of,
+    )
     .map(Option::unwrap_or_default)
 }
 

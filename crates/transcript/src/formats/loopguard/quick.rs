@@ -58,6 +58,7 @@ pub(super) fn read(line: &str, first: bool) -> Option<Record> {
             Key::Images => set(&mut f.images, p.opt_u64()?)?,
             Key::Truncated => set(&mut f.truncated, p.opt_bool()?)?,
             Key::IsError => set(&mut f.is_error, p.opt_bool()?)?,
+            Key::Alias => return None,
             Key::Other => p.skip(0)?,
         }
         p.ws();
@@ -90,6 +91,9 @@ enum Key {
     Images,
     Truncated,
     IsError,
+    /// A model API's name of a field ([`loopguard_core::FIELD_ALIASES`]): the serde read
+    /// decides, as the sidecar's names are read there.
+    Alias,
     Other,
 }
 
@@ -110,6 +114,12 @@ impl Key {
             b"images" => Key::Images,
             b"truncated" => Key::Truncated,
             b"is_error" => Key::IsError,
+            k if loopguard_core::FIELD_ALIASES
+                .iter()
+                .any(|(_, _, names)| names.iter().any(|n| n.as_bytes() == k)) =>
+            {
+                Key::Alias
+            }
             _ => Key::Other,
         }
     }
@@ -210,19 +220,19 @@ fn build(f: &mut Found<'_>, first: bool) -> Option<Record> {
             text: opt(f.text)?,
             thinking: opt(f.thinking)?,
         },
-        // A call or result without an id (a host that numbers no calls, or one that names
-        // it as a model API does), or a result without a tool: the field-by-field read
-        // decides.
+        // A call or result without an id: a host that numbers no calls (a model API's name
+        // for it was declined above); the bus pairs a result with the oldest call waiting.
         "tool_call" => Record::ToolCall {
-            id: req(f.id)?,
+            id: opt(f.id)?.unwrap_or_default(),
             tool: req(f.tool)?,
             args: f.args.take()?,
             batch: f.batch.flatten(),
             truncated: f.truncated.flatten().unwrap_or(false),
         },
         "tool_result" => Record::ToolResult {
-            id: req(f.id)?,
-            tool: req(f.tool)?,
+            id: opt(f.id)?.unwrap_or_default(),
+            // Without a tool, the result is its call's (paired by id).
+            tool: opt(f.tool)?.unwrap_or_default(),
             content: req(f.content)?,
             is_error: f.is_error.flatten().unwrap_or(false),
             images: u32::try_from(f.images.flatten().unwrap_or(0)).ok()?,
@@ -1053,8 +1063,21 @@ mod tests {
             r#" { "type" : "tool_call" , "id" : "c" , "tool" : "t" , "args" : [ 1 , -2 , 3.5 , null , true , { } ] , "batch" : 0 } "#,
             r#"{"type":"assistant","text":null,"thinking":"h\u00e9 \ud83d\ude00","x":{"y":[1e5,"z"]}}"#,
             r#"{"type":"compaction"}"#,
+            // A host that numbers no calls, or names no tool on its results.
+            r#"{"type":"tool_call","tool":"read","args":{"path":"a"}}"#,
+            r#"{"type":"tool_result","content":"x"}"#,
+            r#"{"type":"tool_result","id":"c1","content":"x"}"#,
         ] {
             assert!(read(l, true).is_some(), "{l}");
+            agrees(l).unwrap();
+        }
+        // A model API's name of a field is the serde read's to judge.
+        for l in [
+            r#"{"type":"tool_call","call_id":"k1","name":"read","arguments":"{}"}"#,
+            r#"{"type":"tool_result","tool_call_id":"c1","content":"x"}"#,
+            r#"{"type":"tool_result","id":"c1","name":"read","content":"x"}"#,
+        ] {
+            assert!(read(l, false).is_none(), "{l}");
             agrees(l).unwrap();
         }
     }
