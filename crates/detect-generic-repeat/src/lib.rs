@@ -142,6 +142,10 @@ pub struct SimilarCallsOptions {
     /// The threshold when the results are empty (nothing found, again and again).
     #[serde(alias = "empty-warn-threshold")]
     pub empty_warning_threshold: Option<u32>,
+    /// Block the call that would be the N-th alike call of a warned streak whose results are
+    /// not empty (greater than `warning-threshold`; 0, the default, never blocks): the agent
+    /// was told at the warning and went on with the same call in other words.
+    pub critical_threshold: Option<u32>,
 }
 
 /// Resolved similar-calls rule.
@@ -153,6 +157,8 @@ pub struct SimilarCallsSettings {
     pub warn_threshold: u32,
     /// Consecutive alike calls with empty results that warn.
     pub empty_warn_threshold: u32,
+    /// The alike call of a warned, non-empty streak that blocks (`None`: never).
+    pub block_threshold: Option<u32>,
 }
 
 /// The `[detectors.generic-repeat]` table as written. Every key is optional; see
@@ -366,6 +372,9 @@ impl Settings {
     pub const DEFAULT_SIMILAR_CALLS_WARN_THRESHOLD: u32 = 6;
     /// Warn on the 4th similar call in a row that found nothing.
     pub const DEFAULT_SIMILAR_CALLS_EMPTY_WARN_THRESHOLD: u32 = 4;
+    /// No block unless asked (the `default` preset blocks the 12th alike call: six more after
+    /// its warning).
+    pub const DEFAULT_SIMILAR_CALLS_BLOCK_THRESHOLD: u32 = 0;
     /// The largest `near-duplicate.recurrence-window` accepted.
     pub const MAX_RECURRENCE_WINDOW: u32 = 64;
     /// The largest window or history accepted (bounds memory and the per-call scan).
@@ -629,11 +638,26 @@ fn similar_calls_settings(
         Settings::DEFAULT_SIMILAR_CALLS_EMPTY_WARN_THRESHOLD,
         3,
     )?;
+    // 0 never blocks; any other threshold is above the warning.
+    let block = match n
+        .critical_threshold
+        .unwrap_or(Settings::DEFAULT_SIMILAR_CALLS_BLOCK_THRESHOLD)
+    {
+        0 => None,
+        b => {
+            scope.below(
+                ("similar-calls.warning-threshold", warn),
+                ("similar-calls.critical-threshold", b),
+            )?;
+            Some(b)
+        }
+    };
     let permille = ((similarity * 1000.0).round() as u32).clamp(1, 1000);
     Ok(on.then_some(SimilarCallsSettings {
         similarity_permille: permille,
         warn_threshold: warn,
         empty_warn_threshold: empty_warn,
+        block_threshold: block,
     }))
 }
 
@@ -835,6 +859,12 @@ pub const REGISTRATION: Registration = Registration {
             ty: "integer >= 3",
             default: "4",
             doc: "The same, when every result of the streak was empty.",
+        },
+        OptionDoc {
+            name: "similar-calls.critical-threshold",
+            ty: "0 or integer > `similar-calls.warning-threshold`",
+            default: "0",
+            doc: "Block the N-th alike call of a warned streak whose results were not empty (the agent went on after the warning); `0` never blocks. An empty streak only warns.",
         },
         OptionDoc {
             name: "polls.warning-threshold",

@@ -1219,3 +1219,73 @@ fn one_traceback_from_a_command_written_many_ways_is_one_run() {
         "{found:?}"
     );
 }
+
+// ---- the same search said in other words after its warning ------------------------------------------
+
+const GREP_OUT: &str = "<returncode>0</returncode>\n<output>\n\
+    143:def _read_u32(file):\n\
+    167:    nchannels = _read_u32(file)\n\
+    171:        self._framerate = _read_u32(file)\n\
+    174:        self._nframes = _read_u32(file)\n\
+    </output>";
+
+/// The agent spells one search four ways, `copies` times, and gets the same lines each time.
+fn respelled_search(copies: usize) -> (Vec<OwnedEvent>, Vec<usize>) {
+    let spellings = [
+        "grep -n '_read_u32' sunau.py",
+        "grep -n \"_read_u32\" sunau.py",
+        "grep -n _read_u32 sunau.py",
+        "grep -n -e '_read_u32' sunau.py",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for k in 0..copies {
+        s.message("THOUGHT: I need to look at where the frame count is read to find the overflow.");
+        s.call(
+            "bash",
+            json!({ "command": spellings[k % spellings.len()] }),
+            GREP_OUT,
+        );
+        at.push(last(&s));
+    }
+    (s.into_events(), at)
+}
+
+#[test]
+fn the_same_search_in_other_words_is_blocked_six_calls_after_its_warning() {
+    let (events, at) = respelled_search(14);
+    let found = findings("default", &events);
+    caught_by(&found, "generic-repeat", at[5]);
+    let blocks: Vec<usize> = found
+        .iter()
+        .filter(|(_, f)| f.detector == "generic-repeat" && f.level == Level::Critical)
+        .map(|(i, _)| *i)
+        .collect();
+    // Each copy is a call and its result: the 12th call is the one before its result.
+    let twelfth_call = at[11] - 1;
+    assert_eq!(blocks.first(), Some(&twelfth_call), "{found:#?}");
+    let f = &found.iter().find(|(i, _)| *i == twelfth_call).unwrap().1;
+    assert!(f.key.starts_with("similar:"), "{}", f.key);
+    assert!(f.message.contains("after a warning"), "{}", f.message);
+}
+
+#[test]
+fn a_search_that_finds_nothing_over_one_directory_after_another_is_never_blocked() {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for k in 0..30 {
+        let cmd = format!("grep -rn 'configureWidgetCache' {}", DIRS[k % DIRS.len()]);
+        s.call("bash", json!({ "command": cmd }), "");
+        at.push(last(&s));
+    }
+    let found = findings("default", &s.into_events());
+    let f = caught_by(&found, "generic-repeat", at[5]);
+    assert!(f.message.contains("returned nothing"), "{}", f.message);
+    let similar_blocks: Vec<_> = found
+        .iter()
+        .filter(|(_, f)| f.key.starts_with("similar:") && f.level >= Level::Critical)
+        .collect();
+    assert!(similar_blocks.is_empty(), "{similar_blocks:#?}");
+}

@@ -239,6 +239,9 @@ impl GenericRepeat {
         if self.settings.window.is_some() {
             critical |= self.window_call(tool, args, call, cx);
         }
+        if !critical && self.settings.similar_calls.is_some() {
+            critical |= self.check_similar_block(tool, cx);
+        }
         if self.settings.openclaw.is_some() {
             // Not recorded in OpenClaw's history when an earlier rule blocks the call.
             self.openclaw_call(tool, call, cx, critical);

@@ -181,6 +181,59 @@ pub(super) struct SimilarStreak {
 }
 
 impl GenericRepeat {
+    /// Blocks the newest issued call (the back of the pending calls) when it would extend a
+    /// warned similar-calls streak whose results are not empty to `critical-threshold` alike
+    /// calls: the agent was told at the warning and goes on saying the same thing in other
+    /// words. (An empty streak only warns: a sweep of probes that all find nothing looks
+    /// the same.) Whether the call goes on alike is read from its arguments alone, as the
+    /// near-duplicate rule reads its own; its result would say whether it progressed, but a
+    /// blocked call has none, and the streak is judged again from the next call's.
+    pub(super) fn check_similar_block(&mut self, tool: &str, cx: &mut Cx<'_>) -> bool {
+        let Some(block) = self
+            .settings
+            .similar_calls
+            .as_ref()
+            .and_then(|sc| sc.block_threshold.map(|b| (b, sc.similarity_permille)))
+        else {
+            return false;
+        };
+        let (threshold, permille) = block;
+        let st = &self.state.similar;
+        let Some(p) = self.state.pending.back() else {
+            return false;
+        };
+        let next = st.count.saturating_add(1);
+        let alike = || {
+            st.calls
+                .iter()
+                .any(|c| c.tokens.similarity_permille(&p.tokens) >= permille)
+        };
+        if !st.warned || st.empty || st.tool != tool || next < threshold || !alike() {
+            return false;
+        }
+        let span = self.state.calls.saturating_sub(st.start_call);
+        let msg = format!(
+            "Blocked: you called `{}` {} with nearly the same arguments and each returned the same \
+             result up to its numbers, after a warning; this call is one more of them and is refused. \
+             Step back and change the approach, or give your final answer.",
+            st.tool,
+            times(st.count, span)
+        );
+        let key = format!(
+            "similar:{}:{}",
+            st.tool,
+            st.shape.map(|f| short_hex(&f)).unwrap_or_default()
+        );
+        let mut evidence: Vec<u64> = st.seqs.iter().copied().collect();
+        evidence.push(cx.seq());
+        cx.report(
+            Finding::new(NAME, Level::Critical, next, key, msg)
+                .with_tool(st.tool.clone())
+                .with_evidence(evidence),
+        );
+        true
+    }
+
     /// Extends the similar-calls streak when this call is of the streak's tool, like one of
     /// its newest calls (token similarity, or the same command skeleton when both results are
     /// empty), and its result has the streak's shape without progress; otherwise starts a new

@@ -132,3 +132,121 @@ fn paths_are_left_out_and_words_kept() {
         Some(Skeleton::Text("ls".to_owned()))
     );
 }
+
+mod block {
+    use crate::testutil::{criticals, det, rejected, run, warnings, Level, Script};
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// Only the similar-calls rule, warning on the 3rd alike call, blocking the 5th.
+    const RULE: &str = "streak = false\nbatch-streak = false\n\
+        similar-calls = { warning-threshold = 3, empty-warning-threshold = 3, critical-threshold = 5 }";
+
+    /// `n` calls of `grep -n X notes.txt` spelled in turn with and without quotes, each
+    /// answered `result`.
+    fn respelled(n: usize, result: &str) -> Script {
+        let mut s = Script::new();
+        for k in 0..n {
+            let cmd = if k % 2 == 0 {
+                "grep -n 'frame' notes.txt"
+            } else {
+                "grep -n \"frame\" notes.txt"
+            };
+            s.call("bash", json!({ "command": cmd }), result);
+        }
+        s
+    }
+
+    #[test]
+    fn the_critical_threshold_is_checked() {
+        rejected(
+            "similar-calls = { warning-threshold = 6, critical-threshold = 6 }",
+            "similar-calls.critical-threshold",
+        );
+        rejected(
+            "similar-calls = { warning-threshold = 6, critical-threshold = 4 }",
+            "similar-calls.critical-threshold",
+        );
+        // 0 never blocks, and is the default.
+        for rule in [
+            "streak = false\nsimilar-calls = { warning-threshold = 3, critical-threshold = 0 }",
+            "streak = false\nsimilar-calls = { warning-threshold = 3 }",
+        ] {
+            let f = run(det(rule), respelled(20, "3:frame 12").events());
+            assert!(!warnings(&f).is_empty(), "{rule}");
+            assert!(criticals(&f).is_empty(), "{rule}: {f:#?}");
+        }
+    }
+
+    #[test]
+    fn a_warned_streak_blocks_its_alike_call_at_the_threshold_and_after() {
+        let s = respelled(7, "3:frame 12\n9:frame rate");
+        let f = run(det(RULE), s.events());
+        // Each call is a message start, the call, the message end and the result: the
+        // warning comes with the 3rd result, the blocks at the 5th, 6th and 7th calls.
+        let calls: Vec<usize> = s
+            .events()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e, loopguard_core::OwnedEvent::ToolCall { .. }))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(warnings(&f).len(), 1, "{f:#?}");
+        assert!(warnings(&f)[0] < calls[3]);
+        // The script feeds every result to the detector (no guard refuses the blocked
+        // calls), so the streak grows on and each later alike call is refused too.
+        assert_eq!(criticals(&f), calls[4..].to_vec(), "{f:#?}");
+        assert!(f.iter().all(|(_, f)| f.level != Level::Fatal));
+    }
+
+    #[test]
+    fn an_unlike_call_or_an_empty_streak_is_not_blocked() {
+        // The streak reached the threshold; then another command.
+        let mut s = respelled(5, "3:frame 12");
+        s.call(
+            "bash",
+            json!({ "command": "python3 -m pytest tests/test_frames.py -q" }),
+            "1 passed",
+        );
+        let f = run(det(RULE), s.events());
+        let last_call = s.events().len() - 2;
+        assert!(!criticals(&f).contains(&last_call), "{f:#?}");
+        // Nothing found, again and again: warned, never blocked.
+        let f = run(det(RULE), respelled(12, "").events());
+        assert!(!warnings(&f).is_empty());
+        assert!(criticals(&f).is_empty(), "{f:#?}");
+    }
+
+    proptest! {
+        /// A block of the similar-calls rule always follows its warning, and comes no
+        /// earlier than the critical threshold's alike call.
+        #[test]
+        fn a_block_follows_the_warning(
+            picks in prop::collection::vec((0usize..4, 0usize..3), 1..40),
+        ) {
+            let cmds = [
+                "grep -n 'frame' notes.txt",
+                "grep -n \"frame\" notes.txt",
+                "grep -n frame notes.txt",
+                "ls -la build",
+            ];
+            let results = ["3:frame 12", "", "total 0"];
+            let mut s = Script::new();
+            for (c, r) in picks {
+                s.call("bash", json!({ "command": cmds[c] }), results[r]);
+            }
+            let f = run(det(RULE), s.events());
+            let first_warning = f
+                .iter()
+                .filter(|(_, f)| f.key.starts_with("similar:") && f.level == Level::Warning)
+                .map(|(i, _)| *i)
+                .next();
+            for (i, x) in f.iter().filter(|(_, f)| f.key.starts_with("similar:")) {
+                if x.level == Level::Critical {
+                    prop_assert!(first_warning.is_some_and(|w| w < *i), "{f:#?}");
+                    prop_assert!(x.count >= 5);
+                }
+            }
+        }
+    }
+}
