@@ -120,6 +120,79 @@ fn reads_without_ids_are_read_and_judged_as_with_them() {
     assert!(summary(&run.json()).is_empty(), "{}", run.stdout);
 }
 
+/// Hosts that write a result as a structured object (`{"stdout": …, "exit_code": …}`), under
+/// the Responses API's name `output`, or leave a call's arguments out: the lines were rejected
+/// (`missing field`, `must be a string`) and the session judged without them. They are read,
+/// and the same loop is found at the same lines as with the plain text.
+#[test]
+fn structured_results_and_calls_without_arguments_are_read_and_judged_as_the_others() {
+    let dir = TempDir::new("structured");
+    let plain = reads(8, |_| r#"{"path":"src/config.rs","limit":200}"#.to_owned());
+    let rewrite = |f: &dyn Fn(&mut serde_json::Map<String, serde_json::Value>)| -> String {
+        plain
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                f(v.as_object_mut().unwrap());
+                format!("{v}\n")
+            })
+            .collect()
+    };
+    let structured = rewrite(&|o| {
+        if o["type"] == "tool_result" {
+            let text = o.remove("content").unwrap();
+            o.insert(
+                "content".into(),
+                serde_json::json!({"stdout": text, "stderr": "", "exit_code": 0}),
+            );
+        }
+    });
+    let output = rewrite(&|o| {
+        if o["type"] == "tool_result" {
+            let text = o.remove("content").unwrap();
+            o.insert("output".into(), text);
+        }
+    });
+    let no_args = rewrite(&|o| {
+        if o["type"] == "tool_call" {
+            o.remove("args");
+        }
+    });
+    for (name, text) in [
+        ("structured", structured),
+        ("output", output),
+        ("no-args", no_args),
+    ] {
+        let path = dir.file(&format!("{name}.jsonl"), &text);
+        let run = loopguard(&["scan", "--format", "json", path.to_str().unwrap()]);
+        assert!(run.stderr.is_empty(), "{name}: {}", run.stderr);
+        let got = summary(&run.json());
+        let first_warning = got.iter().find(|f| f.2 == "warning").expect("a warning");
+        let first_block = got.iter().find(|f| f.3 == "block").expect("a block");
+        assert_eq!(
+            (first_warning.0, first_block.0),
+            EIGHT_READS_WARN_BLOCK,
+            "{name}: {got:?}"
+        );
+    }
+    // A result without content printed nothing: eight silent answers are no evidence.
+    let silent = rewrite(&|o| {
+        if o["type"] == "tool_result" {
+            o.remove("content");
+        }
+    });
+    let path = dir.file("silent.jsonl", &silent);
+    let run = loopguard(&["scan", "--format", "json", path.to_str().unwrap()]);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    assert!(
+        summary(&run.json())
+            .iter()
+            .all(|f| f.3 != "block" && f.3 != "abort"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// A host that reports each result twice (a retry, a log written by two hooks): the second
 /// report answers nothing and is judged by no detector, so pages of a file read one after
 /// another stay silent (a result reported twice looked like a second call of unknown

@@ -342,7 +342,7 @@ mod tests {
 /// The other names hosts give the fields of the tool events, as the model APIs write them:
 /// (line type, field, its other names, the first present read when the field is absent).
 /// OpenAI's `name`, `arguments` and `tool_call_id`, the Messages API's `input` and
-/// `tool_use_id`, Codex's `call_id`. [`OwnedEvent`] (the sidecar, the bindings) and the
+/// `tool_use_id`, Codex's `call_id`, the Responses API's `output` for a result's content. [`OwnedEvent`] (the sidecar, the bindings) and the
 /// transcript reader both read them.
 pub const FIELD_ALIASES: &[(&str, &str, &[&str])] = &[
     ("tool_call", "id", &["call_id"]),
@@ -354,6 +354,7 @@ pub const FIELD_ALIASES: &[(&str, &str, &[&str])] = &[
         &["tool_call_id", "tool_use_id", "call_id"],
     ),
     ("tool_result", "tool", &["name"]),
+    ("tool_result", "content", &["output"]),
 ];
 
 /// A call id as a host writes it: a string, an integer (a host that numbers its calls: `7`
@@ -455,8 +456,8 @@ pub enum OwnedEvent {
         /// Tool (empty or absent: the paired call's; also read from `name`).
         #[serde(default, alias = "name")]
         tool: String,
-        /// Text.
-        #[serde(default)]
+        /// Text (also read from `output`, the Responses API's name; absent: no output).
+        #[serde(default, alias = "output")]
         content: String,
         /// Error flag.
         #[serde(default)]

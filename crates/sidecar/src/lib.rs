@@ -678,11 +678,16 @@ pub fn events_of_object(
     };
     obj.insert("type".into(), Value::String(canonical.to_owned()));
     if canonical == "tool_result" {
-        loopguard_transcript::formats::loopguard::content_of_blocks(&mut obj).map_err(|(i, found)| {
-            format!(
-                "`{ty}` {what}: block {i} of `content` must be a string or an object (found {found})"
-            )
-        })?;
+        loopguard_transcript::formats::loopguard::content_of_blocks(&mut obj).map_err(
+            |(block, found)| match block {
+                Some(i) => format!(
+                    "`{ty}` {what}: block {i} of `content` must be a string or an object (found {found})"
+                ),
+                None => format!(
+                    "`{ty}` {what}: `content` must be a string, an object or a list of content blocks (found {found})"
+                ),
+            },
+        )?;
     }
     let event: OwnedEvent = serde_json::from_value(Value::Object(obj)).map_err(|e| {
         let full = e.to_string();
@@ -781,6 +786,12 @@ mod tests {
         });
         assert_eq!(plain, blocks);
         assert_eq!(plain.last().map(|a| a.as_str()), Some(Some("block")));
+        // One object (a structured result) is one block; `output` (the Responses API's name)
+        // is the content.
+        let structured = run(&|_| r#"{"stdout":"fn main() {}","exit_code":0}"#.to_owned());
+        assert_eq!(plain, structured);
+        let text_block = run(&|_| r#"{"type":"text","text":"fn main() {}"}"#.to_owned());
+        assert_eq!(plain, text_block);
         // Another text each time is progress, whatever the shape.
         let moving = run(&|i| format!(r#"[{{"type":"text","text":"line {i}"}}]"#));
         assert!(moving.iter().all(|a| a == "continue"), "{moving:?}");
@@ -802,7 +813,12 @@ mod tests {
         let mut bad = json!({"content": ["a", 7]}).as_object().cloned().unwrap();
         assert_eq!(
             content_of_blocks(&mut bad).unwrap_err(),
-            (1, loopguard_transcript::JsonType::Number)
+            (Some(1), loopguard_transcript::JsonType::Number)
+        );
+        let mut bad = json!({"content": 7}).as_object().cloned().unwrap();
+        assert_eq!(
+            content_of_blocks(&mut bad).unwrap_err(),
+            (None, loopguard_transcript::JsonType::Number)
         );
         let mut given = json!({"content": [{"type": "image_url"}], "images": 3})
             .as_object()

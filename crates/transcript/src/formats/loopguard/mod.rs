@@ -378,10 +378,9 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
             // oldest call waiting.
             let id = opt_id(o, "tool_call")?;
             let tool = req_str(o, "tool_call", "tool")?;
-            let args = o.remove("args").ok_or(LineError::MissingField {
-                ty: "tool_call",
-                field: "args",
-            })?;
+            // Without arguments (a host that leaves them out of a call that takes none),
+            // as with `null`.
+            let args = o.remove("args").unwrap_or(Value::Null);
             Record::ToolCall {
                 id,
                 tool,
@@ -397,7 +396,7 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
             content_of_blocks(o).map_err(|(_, found)| LineError::WrongType {
                 ty: "tool_result",
                 field: "content",
-                expected: "a string, or a list of content blocks (strings or objects)",
+                expected: "a string, an object, or a list of content blocks (strings or objects)",
                 found,
             })?;
             let images = opt_u64(o, "tool_result", "images")?.unwrap_or(0);
@@ -411,7 +410,8 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
                 id: opt_id(o, "tool_result")?,
                 // Without a tool, the result is its call's (paired by id).
                 tool: opt_str(o, "tool_result", "tool")?.unwrap_or_default(),
-                content: req_str(o, "tool_result", "content")?,
+                // Without content (or `null`): the tool printed nothing.
+                content: opt_str(o, "tool_result", "content")?.unwrap_or_default(),
                 is_error: opt_bool(o, "tool_result", "is_error")?.unwrap_or(false),
                 images,
                 truncated: opt_bool(o, "tool_result", "truncated")?.unwrap_or(false),
@@ -427,8 +427,12 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
 /// text the guard reads: the text of each block (a plain string, a `text` block, an embedded
 /// resource's `resource.text`, any other block with a `text` string; another block, as its
 /// JSON), joined by newlines; image blocks (`image`, `image_url`, `input_image`) are counted
-/// into `images` when the line does not give it. A string or absent `content` is left as is.
-/// The error is the index and the type of a block that is neither a string nor an object.
+/// into `images` when the line does not give it. One object given for `content` is read as
+/// one such block (a structured result, `{"stdout": …, "exit_code": 0}`, as its JSON); the
+/// Responses API's `output` is read as `content` when that is absent; `null` is no content.
+/// A string or absent `content` is left as is. The error is the index and the type of a block
+/// that is neither a string nor an object, or no index and the type of a `content` that is
+/// none of these.
 ///
 /// ```
 /// use loopguard_transcript::formats::loopguard::content_of_blocks;
@@ -436,14 +440,24 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
 /// content_of_blocks(o.as_object_mut().unwrap()).unwrap();
 /// assert_eq!((o["content"].as_str(), o["images"].as_u64()), (Some("ok"), Some(1)));
 /// ```
-pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), (usize, JsonType)> {
-    let blocks = match obj.remove("content") {
+pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), (Option<usize>, JsonType)> {
+    let given = match obj.remove("content") {
+        Some(v) => Some(v),
+        None => loopguard_core::FIELD_ALIASES
+            .iter()
+            .filter(|(ty, field, _)| *ty == "tool_result" && *field == "content")
+            .flat_map(|(_, _, names)| names.iter())
+            .find_map(|name| obj.remove(*name)),
+    };
+    let blocks = match given {
         Some(Value::Array(blocks)) => blocks,
-        Some(other) => {
-            obj.insert("content".into(), other);
+        Some(Value::Object(block)) => vec![Value::Object(block)],
+        Some(Value::Null) | None => return Ok(()),
+        Some(Value::String(text)) => {
+            obj.insert("content".into(), Value::String(text));
             return Ok(());
         }
-        None => return Ok(()),
+        Some(other) => return Err((None, JsonType::of(&other))),
     };
     // The first block's text becomes the text; the others' are appended to it.
     let mut text = String::new();
@@ -468,7 +482,7 @@ pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), (usize, Jso
                     Value::Object(b).to_string()
                 }
             }
-            other => return Err((i, JsonType::of(&other))),
+            other => return Err((Some(i), JsonType::of(&other))),
         };
         if first {
             text = part;
@@ -840,9 +854,64 @@ mod tests {
             Err(LineError::WrongType {
                 ty: "tool_result",
                 field: "content",
-                expected: "a string, or a list of content blocks (strings or objects)",
+                expected: "a string, an object, or a list of content blocks (strings or objects)",
                 found: JsonType::Number
             })
+        );
+        assert_eq!(
+            parse_line(r#"{"type":"tool_result","id":"c1","content":7}"#, false),
+            Err(LineError::WrongType {
+                ty: "tool_result",
+                field: "content",
+                expected: "a string, an object, or a list of content blocks (strings or objects)",
+                found: JsonType::Number
+            })
+        );
+        // A structured result (one object) is read as one block: its JSON, or its text.
+        let result = |content: &str| Record::ToolResult {
+            id: "c1".into(),
+            tool: "bash".into(),
+            content: content.into(),
+            is_error: false,
+            images: 0,
+            truncated: false,
+        };
+        assert_eq!(
+            parse_line(
+                r#"{"type":"tool_result","id":"c1","tool":"bash","content":{"stdout":"a.py\n","exit_code":0}}"#,
+                false
+            ),
+            Ok(result(r#"{"stdout":"a.py\n","exit_code":0}"#))
+        );
+        assert_eq!(
+            parse_line(
+                r#"{"type":"tool_result","id":"c1","tool":"bash","content":{"type":"text","text":"ok"}}"#,
+                false
+            ),
+            Ok(result("ok"))
+        );
+        // A result without content, or with `null`, printed nothing; the Responses API's
+        // `output` is its content.
+        for line in [
+            r#"{"type":"tool_result","id":"c1","tool":"bash"}"#,
+            r#"{"type":"tool_result","id":"c1","tool":"bash","content":null}"#,
+        ] {
+            assert_eq!(parse_line(line, false), Ok(result("")), "{line}");
+        }
+        assert_eq!(
+            parse_line(
+                r#"{"type":"tool_result","id":"c1","tool":"bash","output":"a.py"}"#,
+                false
+            ),
+            Ok(result("a.py"))
+        );
+        // A call without arguments is read as one with `null`.
+        assert_eq!(
+            parse_line(r#"{"type":"tool_call","id":"c1","tool":"now"}"#, false),
+            parse_line(
+                r#"{"type":"tool_call","id":"c1","tool":"now","args":null}"#,
+                false
+            )
         );
         // An integer id is read as its digits (a host that numbers its calls); an id of
         // another type is still an error.
@@ -914,10 +983,10 @@ mod tests {
             Err(LineError::UnknownType("bogus".into()))
         );
         assert_eq!(
-            parse_line(r#"{"type":"tool_call","id":"c","tool":"t"}"#, false),
+            parse_line(r#"{"type":"tool_call","id":"c","args":{}}"#, false),
             Err(LineError::MissingField {
                 ty: "tool_call",
-                field: "args"
+                field: "tool"
             })
         );
         assert_eq!(
