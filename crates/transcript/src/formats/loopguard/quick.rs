@@ -609,7 +609,13 @@ impl<'a> Parser<'a> {
             b'f' => self.lit(b"false")?,
             b'n' => self.lit(b"null")?,
             _ => {
-                self.number()?;
+                // serde reads any number but a short integer as a float, and refuses one
+                // out of a float's range (`1e400`) even in a field it ignores: so is the line.
+                if let Number::Other(text) = self.number()? {
+                    if !text.parse::<f64>().is_ok_and(f64::is_finite) {
+                        return None;
+                    }
+                }
             }
         }
         Some(())
