@@ -37,7 +37,7 @@ export type Event = { session?: string } & (
       id?: string | number;
       /** Absent or empty: the call's tool (the result is paired with its call by `id`). */
       tool?: string;
-      /** The text the tool returned (absent: nothing), one object (a structured result: its `text`, or else its JSON), or MCP's content blocks (`[{ type: 'text', text }, { type: 'image', … }]`): their texts joined by newlines, image blocks counted into `images` when it is not given. */
+      /** The text the tool returned (absent: nothing), one object (a content block with a `type` or a `text`; otherwise a structured result such as `{ stdout, stderr, exit_code }`: what it printed, then its other non-empty, non-zero fields as `key: value` lines), or MCP's content blocks (`[{ type: 'text', text }, { type: 'image', … }]`): their texts joined by newlines, image blocks counted into `images` when it is not given. */
       content?: string | { [key: string]: Json } | Array<string | { [key: string]: Json }>;
       /** The Responses API's name for `content`, read when `content` is absent. */
       output?: string | { [key: string]: Json } | Array<string | { [key: string]: Json }>;

@@ -427,8 +427,9 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
 /// text the guard reads: the text of each block (a plain string, a `text` block, an embedded
 /// resource's `resource.text`, any other block with a `text` string; another block, as its
 /// JSON), joined by newlines; image blocks (`image`, `image_url`, `input_image`) are counted
-/// into `images` when the line does not give it. One object given for `content` is read as
-/// one such block (a structured result, `{"stdout": …, "exit_code": 0}`, as its JSON); the
+/// into `images` when the line does not give it. One object given for `content` is one such
+/// block when it has a `type` or a `text`, and otherwise a structured result: what it printed
+/// (`stdout`, `stderr`, …), then its other fields as `key: value` lines (`exit_code: 1`); the
 /// Responses API's `output` is read as `content` when that is absent; `null` is no content.
 /// A string or absent `content` is left as is. The error is the index and the type of a block
 /// that is neither a string nor an object, or no index and the type of a `content` that is
@@ -451,7 +452,15 @@ pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), (Option<usi
     };
     let blocks = match given {
         Some(Value::Array(blocks)) => blocks,
-        Some(Value::Object(block)) => vec![Value::Object(block)],
+        // A content block given alone.
+        Some(Value::Object(block)) if block.contains_key("type") || block.contains_key("text") => {
+            vec![Value::Object(block)]
+        }
+        // A structured result: its fields, one per line.
+        Some(Value::Object(fields)) => {
+            obj.insert("content".into(), Value::String(fields_text(fields)));
+            return Ok(());
+        }
         Some(Value::Null) | None => return Ok(()),
         Some(Value::String(text)) => {
             obj.insert("content".into(), Value::String(text));
@@ -497,6 +506,66 @@ pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), (Option<usi
         obj.insert("images".into(), Value::from(images));
     }
     Ok(())
+}
+
+/// Whether a field of a structured result says nothing: `null`, `false`, zero, or empty.
+fn says_nothing(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::Bool(false) => true,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Bool(true) => false,
+    }
+}
+
+/// The fields of a structured result that hold what the tool printed.
+const OUTPUT_FIELDS: &[&str] = &[
+    "stdout", "stderr", "output", "result", "content", "error", "message",
+];
+
+/// A structured result (`{"stdout": "…", "stderr": "", "exit_code": 1}`) as the text the guard
+/// reads: what the tool printed first, as a shell shows it (the non-empty strings of its
+/// output fields — `stdout`, `stderr`, `output`, `result`, `content`, `error`, `message` — in
+/// the order written, one after the other, each ending its last line), then each other field
+/// that says something as a `key: value` line (a string as it is, another value as its JSON;
+/// `null`, `false`, zero and empty values, such as a zero exit code, say nothing).
+fn fields_text(fields: Map<String, Value>) -> String {
+    let mut output = String::new();
+    let mut rest = String::new();
+    for (key, value) in fields {
+        match value {
+            Value::String(s) if OUTPUT_FIELDS.contains(&key.as_str()) => {
+                let s = s.strip_suffix('\n').unwrap_or(&s);
+                if !s.is_empty() {
+                    if !output.is_empty() {
+                        output.push('\n');
+                    }
+                    output.push_str(s);
+                }
+            }
+            // A field that says nothing happened (exit code 0, not interrupted, no
+            // signal) is left out: a silent command stays silent.
+            other if says_nothing(&other) => {}
+            other => {
+                if !rest.is_empty() {
+                    rest.push('\n');
+                }
+                rest.push_str(&key);
+                rest.push_str(": ");
+                match other {
+                    Value::String(s) => rest.push_str(&s),
+                    v => rest.push_str(&v.to_string()),
+                }
+            }
+        }
+    }
+    if !output.is_empty() && !rest.is_empty() {
+        output.push('\n');
+    }
+    output.push_str(&rest);
+    output
 }
 
 /// serde_json's message without its "at line 1 column N" suffix replaced by the column only
@@ -881,7 +950,7 @@ mod tests {
                 r#"{"type":"tool_result","id":"c1","tool":"bash","content":{"stdout":"a.py\n","exit_code":0}}"#,
                 false
             ),
-            Ok(result(r#"{"stdout":"a.py\n","exit_code":0}"#))
+            Ok(result("a.py"))
         );
         assert_eq!(
             parse_line(
@@ -889,6 +958,20 @@ mod tests {
                 false
             ),
             Ok(result("ok"))
+        );
+        assert_eq!(
+            parse_line(
+                r#"{"type":"tool_result","id":"c1","tool":"bash","content":{"stdout":"","stderr":"make: *** [all] Error 2\n","interrupted":false,"exit_code":2}}"#,
+                false
+            ),
+            Ok(result("make: *** [all] Error 2\nexit_code: 2"))
+        );
+        assert_eq!(
+            parse_line(
+                r#"{"type":"tool_result","id":"c1","tool":"bash","content":{"stdout":"","stderr":"","interrupted":false,"isImage":false}}"#,
+                false
+            ),
+            Ok(result(""))
         );
         // A result without content, or with `null`, printed nothing; the Responses API's
         // `output` is its content.
