@@ -28,8 +28,11 @@ export type Event = { session?: string } & (
       type: 'tool_call';
       /** An integer is read as its digits; absent or empty for a host that numbers no calls: a result without one answers the oldest call waiting. */
       id?: string | number;
-      tool: string;
+      /** Required unless `function` names it. */
+      tool?: string;
       args?: Json;
+      /** OpenAI's tool call object as it is: its `name` and `arguments` are read as `tool` and `args`. */
+      function?: { name?: string; arguments?: Json };
       batch?: number | null;
     }
   | {

@@ -677,6 +677,9 @@ pub fn events_of_object(
         other => other,
     };
     obj.insert("type".into(), Value::String(canonical.to_owned()));
+    if canonical == "tool_call" {
+        loopguard_transcript::formats::loopguard::call_of_function(&mut obj);
+    }
     if canonical == "tool_result" {
         loopguard_transcript::formats::loopguard::content_of_blocks(&mut obj).map_err(
             |(block, found)| match block {
@@ -745,6 +748,12 @@ mod tests {
             r#"{"session":"a","type":"tool_call","name":"read","arguments":{"path":"x.rs"}}"#,
             r#"{"session":"a","type":"tool_result","content":"fn main() {}"}"#,
         );
+        // OpenAI's tool call object as it is, its name and arguments in `function`; the
+        // Responses API's `output` for the result.
+        let function = lines(
+            r#"{"session":"a","type":"tool_call","id":"cN","function":{"name":"read","arguments":"{\"path\":\"x.rs\"}"}}"#,
+            r#"{"session":"a","type":"tool_result","call_id":"cN","output":"fn main() {}"}"#,
+        );
         // A host that numbers its calls: integer ids.
         let numbered = lines(
             r#"{"session":"a","type":"tool_call","id":N,"tool":"read","args":{"path":"x.rs"}}"#,
@@ -755,6 +764,7 @@ mod tests {
         assert_eq!(openai, ours);
         assert_eq!(messages, ours);
         assert_eq!(codex, ours);
+        assert_eq!(function, ours);
         assert_eq!(no_ids, ours);
     }
 

@@ -373,6 +373,7 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
             thinking: opt_str(o, "assistant", "thinking")?,
         },
         "tool_call" => {
+            call_of_function(o);
             aliases(o, "tool_call");
             // Without an id (a host that numbers no calls), the bus pairs a result with the
             // oldest call waiting.
@@ -506,6 +507,38 @@ pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), (Option<usi
         obj.insert("images".into(), Value::from(images));
     }
     Ok(())
+}
+
+/// A `tool_call` written as OpenAI's tool call object, its name and arguments in a `function`
+/// object (`{"id": …, "function": {"name": "bash", "arguments": "{…}"}}`): they are read as
+/// the call's `tool` and `args` where the line does not give those.
+///
+/// ```
+/// use loopguard_transcript::formats::loopguard::call_of_function;
+/// let mut o = serde_json::json!({"id": "c1", "function": {"name": "ls", "arguments": "{}"}});
+/// call_of_function(o.as_object_mut().unwrap());
+/// assert_eq!((o["tool"].as_str(), o["args"].as_str()), (Some("ls"), Some("{}")));
+/// ```
+pub fn call_of_function(obj: &mut Map<String, Value>) {
+    if !matches!(obj.get("function"), Some(Value::Object(_))) {
+        return;
+    }
+    let Some(Value::Object(mut f)) = obj.remove("function") else {
+        return;
+    };
+    if !obj.contains_key("tool") && !obj.contains_key("name") {
+        if let Some(name) = f.remove("name") {
+            obj.insert("tool".into(), name);
+        }
+    }
+    if !["args", "arguments", "input"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
+        if let Some(args) = f.remove("arguments") {
+            obj.insert("args".into(), args);
+        }
+    }
 }
 
 /// Whether a field of a structured result says nothing: `null`, `false`, zero, or empty.
@@ -987,6 +1020,17 @@ mod tests {
                 false
             ),
             Ok(result("a.py"))
+        );
+        // OpenAI's tool call object: its `function`'s name and arguments are the call's.
+        assert_eq!(
+            parse_line(
+                r#"{"type":"tool_call","id":"c1","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}"#,
+                false
+            ),
+            parse_line(
+                r#"{"type":"tool_call","id":"c1","tool":"bash","arguments":"{\"command\":\"ls\"}"}"#,
+                false
+            )
         );
         // A call without arguments is read as one with `null`.
         assert_eq!(
