@@ -1055,7 +1055,15 @@ struct State {
     #[serde(default)]
     lines: Lines,
     engine: Option<Engine>,
+    /// The message ended cut inside a line ([`TailPeriodicity::cut_off`]): the next message,
+    /// unless a tool call comes first, goes on with its text.
+    #[serde(default)]
+    carry: bool,
 }
+
+/// A message of at least this many symbols that ends inside a line was cut (an output limit
+/// reached), and the next one goes on where it stopped ("continue").
+const CUT_MESSAGE_MIN: u64 = 1000;
 
 /// The largest ring (in symbols, 4 bytes each) that a detector keeps between messages for the
 /// next message's rule: the ring of a message of up to 32 K characters, so that a session's
@@ -1124,7 +1132,21 @@ impl TailPeriodicity {
             prep: Prep::new(&self.settings),
             lines: Lines::default(),
             engine: None,
+            carry: false,
         };
+    }
+
+    /// Whether the message just ended was cut: the evidence rule read at least
+    /// [`CUT_MESSAGE_MIN`] symbols of it without firing, and it stopped inside a line. Its
+    /// next message is then read as the rest of it, as when an answer cut by an output limit
+    /// is continued on the user's "continue": a file's table of zeros that the cut left at the
+    /// head of the next message is not a chant (a message that is only one root from its first
+    /// character), nor the rest of a long line a short one. A message that ends its last line,
+    /// or is short, is whole.
+    fn cut_off(&self) -> bool {
+        !self.state.fired
+            && self.state.lines.first.is_some()
+            && matches!(&self.state.engine, Some(Engine::Evidence(e)) if e.tracker.len() >= CUT_MESSAGE_MIN)
     }
 
     fn fire(&mut self, q: u64, span: Option<u64>, offset: u64, cx: &mut Cx<'_>) {
@@ -1695,18 +1717,32 @@ fn evidence_chars(
 impl Detector for TailPeriodicity {
     loopguard_core::detector_basics!(
         name: NAME,
-        interest: [MessageStart, TextDelta, MessageEnd],
+        interest: [MessageStart, TextDelta, MessageEnd, ToolCall],
         facts: NONE,
     );
 
     fn observe(&mut self, event: &Event<'_>, cx: &mut Cx<'_>) {
         match event {
+            // The rest of a cut message goes on in its rule; any other message starts anew.
+            Event::MessageStart if self.state.carry => {
+                self.state.carry = false;
+                self.state.started = true;
+            }
             Event::MessageStart => self.reset(),
             Event::TextDelta { stream, delta } => self.delta(*stream, delta, cx),
             Event::MessageEnd => {
-                // Nothing more can arrive for this message.
-                self.retire();
+                // A cut message may go on in the next; otherwise nothing more can arrive for
+                // it.
+                self.state.carry = self.cut_off();
+                if !self.state.carry {
+                    self.retire();
+                }
                 self.state.started = false;
+            }
+            // A tool call between two messages: the next one is not the rest of this one.
+            Event::ToolCall { .. } if self.state.carry => {
+                self.state.carry = false;
+                self.retire();
             }
             _ => {}
         }
