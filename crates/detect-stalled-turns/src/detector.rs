@@ -36,6 +36,9 @@ const RECENT_REPLIES: usize = 4;
 /// A word hash with this bit set is a word that holds a digit, hashed as written (its digits
 /// kept); without it, a word as [`loopguard_core::shape::word_hashes`] reads it.
 const NUMBER_WORD: u32 = 1 << 31;
+/// A reply of this many bytes of text or more that stops inside a line was cut by an output
+/// limit: the same message after it ("continue") asks for the rest.
+const CUT_REPLY_BYTES: u64 = 1000;
 /// New words that hold a digit count for one new word in this many.
 const NUMBER_WORDS_PER_WORD: usize = 4;
 /// The longest message whose text is kept to tell what the next one asks anew.
@@ -114,6 +117,12 @@ struct ReplyText {
     text: String,
     /// The last delta was thinking.
     thinking: bool,
+    /// Bytes of the reply's text stream, all of it.
+    #[serde(default)]
+    text_bytes: u64,
+    /// The text stream's last character is a line feed (or there is none).
+    #[serde(default)]
+    text_ends_line: bool,
 }
 
 impl ReplyText {
@@ -121,10 +130,22 @@ impl ReplyText {
     fn clear(&mut self) {
         self.text.clear();
         self.thinking = false;
+        self.text_bytes = 0;
+        self.text_ends_line = false;
+    }
+
+    /// Whether the reply was cut by an output limit: [`CUT_REPLY_BYTES`] or more of text that
+    /// stops inside a line.
+    fn was_cut(&self) -> bool {
+        self.text_bytes >= CUT_REPLY_BYTES && !self.text_ends_line
     }
 
     /// Keeps what fits of one delta.
     fn feed(&mut self, thinking: bool, delta: &str) {
+        if !thinking && !delta.is_empty() {
+            self.text_bytes = self.text_bytes.saturating_add(delta.len() as u64);
+            self.text_ends_line = delta.ends_with('\n');
+        }
         let room = MAX_REPLY_BYTES.saturating_sub(self.text.len());
         if room == 0 {
             return;
@@ -352,6 +373,10 @@ struct State {
     asked: Vec<String>,
     /// The reply the reply run repeats (`None` when the run is made of empty replies only).
     last_reply: Option<Reply>,
+    /// The reply before this one, whatever came between (a cut reply is the rest of a text
+    /// only when it is not that reply again).
+    #[serde(default)]
+    previous_reply: Option<Reply>,
     replies: Run,
     /// A warning was reported for the current stall.
     warned: bool,
@@ -412,6 +437,10 @@ impl StalledTurns {
         let s = &mut self.state;
         let words = s.pending_text.words();
         let named = s.pending_text.names_any(&s.asked);
+        // A reply cut by an output limit that is not the reply before it again: the text goes
+        // on, and the next "continue" asks for the rest of it.
+        let again = s.previous_reply.replace(reply) == Some(reply);
+        let cut = s.pending_text.was_cut() && !again;
         s.pending_text.clear();
         let (mut fresh, mut fresh_numbers) = (0, 0);
         for w in words
@@ -425,7 +454,9 @@ impl StalledTurns {
             }
         }
         let want = self.settings.fresh_reply_words as usize;
-        if want > 0 && (named || fresh >= want || fresh_numbers >= want * NUMBER_WORDS_PER_WORD) {
+        if want > 0
+            && (named || cut || fresh >= want || fresh_numbers >= want * NUMBER_WORDS_PER_WORD)
+        {
             s.answered = true;
         }
         if s.recent_words.len() >= RECENT_REPLIES {
@@ -685,12 +716,35 @@ mod tests {
         assert!(a(&format!("{long}a1"), &format!("{long}a2")).is_empty());
     }
 
+    /// A reply is cut when it is long and stops inside a line, however its deltas fall.
+    #[test]
+    fn a_long_reply_that_stops_inside_a_line_was_cut() {
+        let fed = |pieces: &[&str]| {
+            let mut r = ReplyText::default();
+            for p in pieces {
+                r.feed(false, p);
+            }
+            r
+        };
+        let long = "x = 1;\n".repeat(200);
+        assert!(fed(&[&long, "y = "]).was_cut());
+        assert!(!fed(&[&long]).was_cut());
+        assert!(!fed(&[&long, "y = 2;", "\n"]).was_cut());
+        assert!(!fed(&["short and cut"]).was_cut());
+        // Thinking neither counts nor ends the text.
+        let mut r = fed(&[&long, "y = "]);
+        r.feed(true, "done.\n");
+        assert!(r.was_cut());
+        r.clear();
+        assert!(!r.was_cut());
+    }
+
     /// A reply names what was asked only as a whole name.
     #[test]
     fn a_reply_names_a_name_only_whole() {
         let reply = |t: &str| ReplyText {
             text: t.to_owned(),
-            thinking: false,
+            ..ReplyText::default()
         };
         let asked = vec!["iso8859-10".to_owned()];
         assert!(reply("# Encoding file: iso8859-10, single-byte").names_any(&asked));
