@@ -32,7 +32,9 @@ loopguard_core::detector_options! {
     "mask-numbers" mask_numbers: bool = false, "bool";
     /// A tool-less reply that brings at least this many words none of the stall's last four
     /// replies used (or four times as many new words that hold a digit, or that names what a
-    /// request changed only in its numbers asked for) answered the message before it: the next
+    /// request changed only in its numbers asked for, or that was cut by an output limit: 1,000
+    /// bytes or more stopping inside a line, not the reply before it again) answered the
+    /// message before it: the next
     /// repeat of that message is a new request, not a nudge ("continue" while a story is
     /// written). 0: every repeat counts.
     "fresh-reply-words" fresh_reply_words: i64 => u32 = 16, const DEFAULT_FRESH_REPLY_WORDS, "integer >= 0", "16";
