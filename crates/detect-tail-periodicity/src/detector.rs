@@ -1055,13 +1055,27 @@ struct State {
     #[serde(default)]
     lines: Lines,
     engine: Option<Engine>,
-    /// The message ended cut inside a line ([`TailPeriodicity::cut_off`]): the next message,
-    /// unless a tool call comes first, goes on with its text.
+    /// The message was cut ([`TailPeriodicity::cut_off`]): the next message, unless a tool
+    /// call comes first, goes on with its text.
     #[serde(default)]
     carry: bool,
+    /// The last character of the message so far is a line feed.
+    #[serde(default)]
+    ends_line: bool,
 }
 
-/// A message of at least this many symbols that ends inside a line was cut (an output limit
+/// The longest user message read as a request for the rest of a cut answer ("continue",
+/// "go on", "please continue where you stopped"), in characters.
+const CONTINUE_MAX_CHARS: usize = 40;
+
+/// Whether a user message between two messages can be a request for the rest of a cut answer:
+/// a short one, or none (a host that sends no user line). A longer message asks something
+/// else, and the next answer is an answer of its own.
+fn asks_to_continue(text: &str) -> bool {
+    text.trim().chars().nth(CONTINUE_MAX_CHARS).is_none()
+}
+
+/// A message of at least this many symbols that stops inside a line was cut (an output limit
 /// reached), and the next one goes on where it stopped ("continue").
 const CUT_MESSAGE_MIN: u64 = 1000;
 
@@ -1133,19 +1147,27 @@ impl TailPeriodicity {
             lines: Lines::default(),
             engine: None,
             carry: false,
+            ends_line: false,
         };
     }
 
-    /// Whether the message just ended was cut: the evidence rule read at least
-    /// [`CUT_MESSAGE_MIN`] symbols of it without firing, and it stopped inside a line. Its
-    /// next message is then read as the rest of it, as when an answer cut by an output limit
-    /// is continued on the user's "continue": a file's table of zeros that the cut left at the
-    /// head of the next message is not a chant (a message that is only one root from its first
-    /// character), nor the rest of a long line a short one. A message that ends its last line,
-    /// or is short, is whole.
+    /// Whether the message just ended was cut, and the next one goes on with its text: the
+    /// evidence rule read at least [`CUT_MESSAGE_MIN`] symbols of it without firing, and it
+    /// stops inside a line (its last character is not a line feed: it may be the indentation
+    /// of the next line) that is not a fence and does not end a sentence (`.`, `!`, `?`): an
+    /// answer that closes its code block or its last sentence ended, even without a line feed.
+    /// An answer cut by an output limit and continued on the user's "continue" is one text: a
+    /// table of zeros the cut left at the head of the next message is not a chant (a message
+    /// that is only one root from its first character), the rest of a long line is not a short
+    /// line, and a run the cut split is one run. A message that ends otherwise, a short one,
+    /// one that fired, or one followed by a tool call or by a user message of more than
+    /// [`CONTINUE_MAX_CHARS`] characters is whole, and the next one starts anew.
     fn cut_off(&self) -> bool {
+        let l = &self.state.lines;
+        let ended = l.fence >= 3 || (l.first.is_some() && matches!(l.last, '.' | '!' | '?'));
         !self.state.fired
-            && self.state.lines.first.is_some()
+            && !self.state.ends_line
+            && !ended
             && matches!(&self.state.engine, Some(Engine::Evidence(e)) if e.tracker.len() >= CUT_MESSAGE_MIN)
     }
 
@@ -1195,6 +1217,9 @@ impl TailPeriodicity {
     fn delta(&mut self, stream: Stream, delta: &str, cx: &mut Cx<'_>) {
         if self.state.fired {
             return;
+        }
+        if !delta.is_empty() {
+            self.state.ends_line = delta.ends_with('\n');
         }
         // The common case first: a delta of the same stream to a running evidence rule (no
         // separator, no engine to build); what it continues is `evidence_next`'s to judge.
@@ -1717,7 +1742,7 @@ fn evidence_chars(
 impl Detector for TailPeriodicity {
     loopguard_core::detector_basics!(
         name: NAME,
-        interest: [MessageStart, TextDelta, MessageEnd, ToolCall],
+        interest: [MessageStart, TextDelta, MessageEnd, ToolCall, User],
         facts: NONE,
     );
 
@@ -1739,8 +1764,13 @@ impl Detector for TailPeriodicity {
                 }
                 self.state.started = false;
             }
-            // A tool call between two messages: the next one is not the rest of this one.
+            // A tool call between two messages, or a user message that asks for more than
+            // the rest ("Show me the next file."): the next one is not the rest of this one.
             Event::ToolCall { .. } if self.state.carry => {
+                self.state.carry = false;
+                self.retire();
+            }
+            Event::User { text, .. } if self.state.carry && !asks_to_continue(text) => {
                 self.state.carry = false;
                 self.retire();
             }

@@ -707,3 +707,43 @@ fn a_chant_after_a_tool_call_or_a_whole_message_is_judged_as_a_message_of_its_ow
     });
     assert_eq!(after_short.len(), 1, "{after_short:#?}");
 }
+
+#[test]
+fn a_runaway_after_a_whole_answer_is_judged_on_its_own() {
+    // A code answer that closes its block without a line feed, then a short question: the
+    // explanation that loops is prose, judged as prose, not as the rest of the code.
+    let code = format!(
+        "Here is the file:\n\n```rust\n{}```",
+        (0..60)
+            .map(|i| format!("fn f{i}(x: u32) -> u32 {{\n    x * {i} + {}\n}}\n\n", i * 7))
+            .collect::<String>()
+    );
+    assert!(code.len() > 2000);
+    let para = "The function returns early when the cache is empty, so the caller must check \
+                the flag before it reads the entry again. ";
+    let runaway = format!("The cache works as follows. {}", para.repeat(30));
+    let alone = over_messages(&[&runaway], |_, _| {});
+    assert_eq!(alone.len(), 1);
+    let ask = |_: usize, s: &mut Script| {
+        s.user("explain it");
+    };
+    let after_code = over_messages(&[&code, &runaway], ask);
+    assert_eq!(after_code.len(), 1, "{after_code:#?}");
+    // A long message cut inside a line, then a user message that asks something else: the
+    // answer is an answer of its own (here a chant from its first character, fired early).
+    let cut_code = format!("{}    let cut_he", &code[..code.len() - 3]);
+    let chant = "ny".repeat(400);
+    let asked = over_messages(&[&cut_code, &chant], |_, s: &mut Script| {
+        s.user("Never mind the file. What does the word 'nyny' mean in your last reply?");
+    });
+    assert_eq!(asked.len(), 1, "{asked:#?}");
+    let continued = over_messages(&[&cut_code, &chant], |_, s: &mut Script| {
+        s.user("continue");
+    });
+    // Read as the rest of the code, the chant is still a run, found later than a chant.
+    assert_eq!(continued.len(), 1, "{continued:#?}");
+    assert!(
+        continued[0].1.count > asked[0].1.count,
+        "{continued:#?} {asked:#?}"
+    );
+}

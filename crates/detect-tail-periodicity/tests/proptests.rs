@@ -320,18 +320,32 @@ proptest! {
 
     #[test]
     fn a_message_after_others_fires_as_on_a_new_detector(
-        earlier in prop::collection::vec(arb_long_text(), 1..4),
+        earlier in prop::collection::vec((arb_long_text(), 0u8..3), 1..4),
         text in arb_text(),
         min in 4usize..40,
         scale in 10u32..60,
         chunk in 1usize..20,
     ) {
         // A detector reuses the buffers of its earlier messages (those that fired or not,
-        // short or long): what it says of a message is what a new detector says.
+        // short or long): what it says of a message is what a new detector says, once the
+        // message before it is whole (it ends its last line, a tool call follows it, or a
+        // user message that asks for more than its rest).
         let settings = Settings { min_unit: min, evidence_scale: scale, ..Settings::default() };
         let mut s = Script::new();
-        for e in &earlier {
-            s.message_streams(&[(Stream::Text, e.as_str())], chunk);
+        for (e, end) in &earlier {
+            match end {
+                0 => {
+                    s.message_streams(&[(Stream::Text, &format!("{e}\n"))], chunk);
+                }
+                1 => {
+                    s.message_streams(&[(Stream::Text, e.as_str())], chunk);
+                    s.call("read", serde_json::json!({"path": "a"}), "x");
+                }
+                _ => {
+                    s.message_streams(&[(Stream::Text, e.as_str())], chunk);
+                    s.user("Now show me the other file, the one that defines the parser.");
+                }
+            }
         }
         let from = s.events().len();
         s.message_streams(&[(Stream::Text, text.as_str())], chunk);
@@ -344,6 +358,45 @@ proptest! {
         let alone = detector_fire(&settings, &[(Stream::Text, text.as_str())], chunk);
         prop_assert_eq!(last.first().cloned(), alone);
         prop_assert!(last.len() <= 1);
+    }
+
+    #[test]
+    fn a_cut_message_continued_reads_as_one_message(
+        words in prop::collection::vec(0usize..16, 250..400),
+        text in arb_text(),
+        min in 4usize..40,
+        scale in 10u32..60,
+        chunk in 1usize..20,
+    ) {
+        // A message cut inside a line (long, not ending a sentence or a line) and the next
+        // one after a short "continue" are one text: the second fires where the two written
+        // as one message fire, with the same unit.
+        // Words drawn at random, a line break now and then: a long text with no run.
+        const WORDS: [&str; 16] = [
+            "parser", "cache", "index", "token", "buffer", "stream", "guard", "detector",
+            "widget", "schema", "render", "layout", "vector", "matrix", "event", "replay",
+        ];
+        let mut first = String::new();
+        for (i, w) in words.iter().enumerate() {
+            first.push_str(WORDS[*w]);
+            first.push(if i % 12 == 11 { '\n' } else { ' ' });
+        }
+        first.push_str("and the line is cut");
+        let settings = Settings { min_unit: min, evidence_scale: scale, ..Settings::default() };
+        prop_assume!(detector_fire(&settings, &[(Stream::Text, first.as_str())], chunk).is_none());
+        let mut s = Script::new();
+        s.message_streams(&[(Stream::Text, first.as_str())], chunk);
+        s.user("continue");
+        s.message_streams(&[(Stream::Text, text.as_str())], chunk);
+        let split: Vec<String> = run(Box::new(TailPeriodicity::new(settings.clone())), s.events())
+            .into_iter()
+            .map(|(_, f)| f.key)
+            .collect();
+        let joined = format!("{first}{text}");
+        let one = detector_fire(&settings, &[(Stream::Text, joined.as_str())], chunk)
+            .map(|(_, key)| key);
+        prop_assert_eq!(split.first().cloned(), one);
+        prop_assert!(split.len() <= 1);
     }
 
     #[test]
