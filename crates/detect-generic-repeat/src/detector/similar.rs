@@ -180,6 +180,18 @@ pub(super) struct SimilarStreak {
     pub(super) objects: VecDeque<u64>,
 }
 
+impl SimilarStreak {
+    /// The key of the streak's findings, its warning and its blocks alike: its tool and the
+    /// shape of its results.
+    fn key(&self) -> String {
+        format!(
+            "similar:{}:{}",
+            self.tool,
+            self.shape.map(|f| short_hex(&f)).unwrap_or_default()
+        )
+    }
+}
+
 impl GenericRepeat {
     /// Blocks the newest issued call (the back of the pending calls) when it would extend a
     /// warned similar-calls streak whose results are not empty to `critical-threshold` alike
@@ -219,11 +231,7 @@ impl GenericRepeat {
             st.tool,
             times(st.count, span)
         );
-        let key = format!(
-            "similar:{}:{}",
-            st.tool,
-            st.shape.map(|f| short_hex(&f)).unwrap_or_default()
-        );
+        let key = st.key();
         let mut evidence: Vec<u64> = st.seqs.iter().copied().collect();
         evidence.push(cx.seq());
         cx.report(
@@ -380,11 +388,7 @@ impl GenericRepeat {
             st.tool,
             times(st.count, span)
         );
-        let key = format!(
-            "similar:{}:{}",
-            st.tool,
-            st.shape.map(|f| short_hex(&f)).unwrap_or_default()
-        );
+        let key = st.key();
         let f = Finding::new(NAME, Level::Warning, st.count, key, msg)
             .with_tool(st.tool.clone())
             .with_evidence(st.seqs.iter().copied().collect());
