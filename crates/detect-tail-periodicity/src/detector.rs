@@ -173,6 +173,10 @@ pub struct Lines {
     /// (` * <p>…`), a line of the file being written rather than a bullet of prose.
     #[serde(default)]
     in_comment: bool,
+    /// The last line ended was a line of data (a long run with no space, as a hex or base64
+    /// table writes it).
+    #[serde(default)]
+    last_line_data: bool,
 }
 
 /// Whether a line whose last visible character is `c` ends as a line of code does: a
@@ -477,6 +481,8 @@ impl Lines {
     #[inline]
     fn end_line(&mut self) {
         if let Some(first) = self.first {
+            self.last_line_data =
+                !self.spaced && self.solid >= DATA_LINE_CHARS && first.is_alphanumeric();
             self.lines = self.lines.saturating_add(1);
             if self.line_is_code() {
                 self.code_lines = self.code_lines.saturating_add(1);
@@ -1154,8 +1160,9 @@ impl TailPeriodicity {
     /// Whether the message just ended was cut, and the next one goes on with its text: the
     /// evidence rule read at least [`CUT_MESSAGE_MIN`] symbols of it without firing, and it
     /// stops inside a line (its last character is not a line feed: it may be the indentation
-    /// of the next line) that is not a fence and does not end a sentence (`.`, `!`, `?`): an
-    /// answer that closes its code block or its last sentence ended, even without a line feed.
+    /// of the next line, or the line ended is a line of data, a row of a hex table) that is not
+    /// a fence and does not end a sentence (`.`, `!`, `?`): an answer that closes its code
+    /// block or its last sentence ended, even without a line feed.
     /// An answer cut by an output limit and continued on the user's "continue" is one text: a
     /// table of zeros the cut left at the head of the next message is not a chant (a message
     /// that is only one root from its first character), the rest of a long line is not a short
@@ -1165,8 +1172,10 @@ impl TailPeriodicity {
     fn cut_off(&self) -> bool {
         let l = &self.state.lines;
         let ended = l.fence >= 3 || (l.first.is_some() && matches!(l.last, '.' | '!' | '?'));
+        // A cut that falls at the end of a line of data (a hex table's row) is a cut too.
+        let inside = !self.state.ends_line || l.last_line_data;
         !self.state.fired
-            && !self.state.ends_line
+            && inside
             && !ended
             && matches!(&self.state.engine, Some(Engine::Evidence(e)) if e.tracker.len() >= CUT_MESSAGE_MIN)
     }

@@ -747,3 +747,38 @@ fn a_runaway_after_a_whole_answer_is_judged_on_its_own() {
         "{continued:#?} {asked:#?}"
     );
 }
+
+#[test]
+fn a_hex_table_cut_at_the_end_of_a_row_and_continued_is_one_answer() {
+    // A Tcl encoding table: rows of 64 hex digits, runs of zeros among them. The output
+    // limit falls exactly at the end of a row, and the next part starts with rows of zeros.
+    let row = |i: usize| -> String {
+        (0..16)
+            .map(|k| format!("{:04X}", 0x4E00 + i * 16 + k))
+            .collect::<String>()
+    };
+    let mut first = String::from("# Encoding file: euc-cn, multi-byte\nM\n003F 0 82\n21\n");
+    for i in 0..40 {
+        first.push_str(&row(i));
+        first.push('\n');
+    }
+    let zeros = format!("{}\n", "0".repeat(64));
+    let mut second = zeros.repeat(4);
+    for i in 40..80 {
+        second.push_str(&row(i));
+        second.push('\n');
+    }
+    assert!(first.len() > 2000 && first.ends_with('\n'));
+    // The second part alone starts as a chant of zeros.
+    assert!(fire(&second).is_some());
+    let found = over_messages(&[&first, &second], |_, s: &mut Script| {
+        s.user("continue");
+    });
+    assert!(found.is_empty(), "{found:#?}");
+    // After a part that ends a line of prose, the next part is a message of its own.
+    let prose_end = format!("{first}That is the first half of the table.\n");
+    let found = over_messages(&[&prose_end, &second], |_, s: &mut Script| {
+        s.user("continue");
+    });
+    assert_eq!(found.len(), 1, "{found:#?}");
+}
