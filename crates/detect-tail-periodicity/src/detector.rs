@@ -460,11 +460,18 @@ impl Lines {
         self.opens_code()
             || (first == '#' && self.hash_is_code())
             || ends_code_line(self.last)
-            || (!self.spaced && self.solid >= DATA_LINE_CHARS && first.is_alphanumeric())
+            || self.is_data_line(first)
             || (self.spaced
                 && self.solid >= 3
                 && self.solid_last == Some(':')
                 && first.is_alphabetic())
+    }
+
+    /// Whether the current line, opening with `first`, is a line of data: a long run with
+    /// no space (hex, base64, a digest).
+    #[inline]
+    fn is_data_line(&self, first: char) -> bool {
+        !self.spaced && self.solid >= DATA_LINE_CHARS && first.is_alphanumeric()
     }
 
     /// For a line opening with `#`: whether its first word says a script's comment or a
@@ -481,8 +488,7 @@ impl Lines {
     #[inline]
     fn end_line(&mut self) {
         if let Some(first) = self.first {
-            self.last_line_data =
-                !self.spaced && self.solid >= DATA_LINE_CHARS && first.is_alphanumeric();
+            self.last_line_data = self.is_data_line(first);
             self.lines = self.lines.saturating_add(1);
             if self.line_is_code() {
                 self.code_lines = self.code_lines.saturating_add(1);
