@@ -342,8 +342,8 @@ mod tests {
 /// The other names hosts give the fields of the tool events, as the model APIs write them:
 /// (line type, field, its other names, the first present read when the field is absent).
 /// OpenAI's `name`, `arguments` and `tool_call_id`, the Messages API's `input` and
-/// `tool_use_id`, Codex's `call_id`, the Responses API's `output` for a result's content. [`OwnedEvent`] (the sidecar, the bindings) and the
-/// transcript reader both read them.
+/// `tool_use_id`, Codex's `call_id`, the Responses API's `output` for a result's content.
+/// [`OwnedEvent`] (the sidecar, the bindings) and the transcript reader both read them.
 pub const FIELD_ALIASES: &[(&str, &str, &[&str])] = &[
     ("tool_call", "id", &["call_id"]),
     ("tool_call", "tool", &["name"]),

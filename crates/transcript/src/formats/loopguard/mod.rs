@@ -443,15 +443,7 @@ fn slow(text: &str, first: bool) -> Result<Record, LineError> {
 /// assert_eq!((o["content"].as_str(), o["images"].as_u64()), (Some("ok"), Some(1)));
 /// ```
 pub fn content_of_blocks(obj: &mut Map<String, Value>) -> Result<(), (Option<usize>, JsonType)> {
-    let given = match obj.remove("content") {
-        Some(v) => Some(v),
-        None => loopguard_core::FIELD_ALIASES
-            .iter()
-            .filter(|(ty, field, _)| *ty == "tool_result" && *field == "content")
-            .flat_map(|(_, _, names)| names.iter())
-            .find_map(|name| obj.remove(*name)),
-    };
-    let blocks = match given {
+    let blocks = match take_field(obj, "tool_result", "content") {
         Some(Value::Array(blocks)) => blocks,
         // A content block given alone.
         Some(Value::Object(block)) if block.contains_key("type") || block.contains_key("text") => {
@@ -526,19 +518,33 @@ pub fn call_of_function(obj: &mut Map<String, Value>) {
     let Some(Value::Object(mut f)) = obj.remove("function") else {
         return;
     };
-    if !obj.contains_key("tool") && !obj.contains_key("name") {
-        if let Some(name) = f.remove("name") {
-            obj.insert("tool".into(), name);
+    for (field, inner) in [("tool", "name"), ("args", "arguments")] {
+        if !has_field(obj, "tool_call", field) {
+            if let Some(v) = f.remove(inner) {
+                obj.insert(field.into(), v);
+            }
         }
     }
-    if !["args", "arguments", "input"]
+}
+
+/// The other names of `field` in a `ty` line ([`loopguard_core::FIELD_ALIASES`]).
+fn other_names<'a>(ty: &'a str, field: &'a str) -> impl Iterator<Item = &'static str> + 'a {
+    loopguard_core::FIELD_ALIASES
         .iter()
-        .any(|k| obj.contains_key(*k))
-    {
-        if let Some(args) = f.remove("arguments") {
-            obj.insert("args".into(), args);
-        }
-    }
+        .filter(move |(t, f, _)| *t == ty && *f == field)
+        .flat_map(|(_, _, names)| names.iter().copied())
+}
+
+/// Whether a `ty` line gives `field`, under its name or one of the model APIs'.
+fn has_field(obj: &Map<String, Value>, ty: &str, field: &str) -> bool {
+    obj.contains_key(field) || other_names(ty, field).any(|n| obj.contains_key(n))
+}
+
+/// `field` of a `ty` line, taken out: under its name, else the first of the model APIs' names
+/// present.
+fn take_field(obj: &mut Map<String, Value>, ty: &str, field: &str) -> Option<Value> {
+    obj.remove(field)
+        .or_else(|| other_names(ty, field).find_map(|n| obj.remove(n)))
 }
 
 /// Whether a field of a structured result says nothing: `null`, `false`, zero, or empty.
@@ -651,14 +657,12 @@ fn opt_str(
 /// The model APIs' names of the fields of a `ty` line ([`loopguard_core::FIELD_ALIASES`], as
 /// the sidecar reads them): the first present moves to its field when the field is absent.
 fn aliases(o: &mut Map<String, Value>, ty: &str) {
-    for (_, field, names) in loopguard_core::FIELD_ALIASES
+    for (_, field, _) in loopguard_core::FIELD_ALIASES
         .iter()
         .filter(|(t, ..)| *t == ty)
     {
-        if !o.contains_key(*field) {
-            if let Some(v) = names.iter().find_map(|a| o.remove(*a)) {
-                o.insert((*field).to_owned(), v);
-            }
+        if let Some(v) = take_field(o, ty, field) {
+            o.insert((*field).to_owned(), v);
         }
     }
 }
@@ -969,7 +973,8 @@ mod tests {
                 found: JsonType::Number
             })
         );
-        // A structured result (one object) is read as one block: its JSON, or its text.
+        // One object: a content block (its text), or a structured result (what it printed,
+        // then its other fields that say something).
         let result = |content: &str| Record::ToolResult {
             id: "c1".into(),
             tool: "bash".into(),
