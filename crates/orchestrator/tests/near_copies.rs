@@ -1289,3 +1289,192 @@ fn a_search_that_finds_nothing_over_one_directory_after_another_is_never_blocked
         .collect();
     assert!(similar_blocks.is_empty(), "{similar_blocks:#?}");
 }
+
+// ---- a window drifting over one place ------------------------------------------------------
+
+/// A module of small functions with their docstrings, as lines.
+fn settings_module() -> Vec<String> {
+    const NAMES: [&str; 6] = ["load", "parse", "merge", "check", "render", "flush"];
+    const WHAT: [&str; 7] = [
+        "settings", "header", "section", "entry", "table", "cache", "queue",
+    ];
+    let mut lines = vec![
+        "\"\"\"Reading and checking the service's settings.\"\"\"".to_owned(),
+        "import json".to_owned(),
+        "import os".to_owned(),
+        String::new(),
+    ];
+    for what in WHAT {
+        for name in NAMES {
+            lines.push(format!("def {name}_{what}(source, strict=False):"));
+            lines.push(format!(
+                "    \"\"\"Return the {what} read by {name}, or None.\"\"\""
+            ));
+            lines.push(format!("    value = source.get({what:?})"));
+            lines.push("    if value is None and strict:".to_owned());
+            lines.push(format!("        raise KeyError({what:?})"));
+            lines.push(format!("    return {name}_value(value)"));
+            lines.push(String::new());
+        }
+    }
+    lines
+}
+
+/// The agent reads lines S..S+40 of one file again and again, S moving by a line or two
+/// around 100: `copies` reads, as mini-swe-agent prints them.
+fn drifting_window(copies: usize) -> (Vec<OwnedEvent>, Vec<usize>) {
+    let lines = settings_module();
+    let starts = [
+        99, 101, 98, 102, 100, 99, 101, 98, 100, 102, 101, 99, 98, 100,
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for k in 0..copies {
+        let from = starts[k % starts.len()];
+        let shown: String = lines[from - 1..from + 40]
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect();
+        s.message("THOUGHT: The cache section is read around line 100; let me look at it again.");
+        s.call(
+            "bash",
+            json!({ "command": format!("sed -n '{},{}p' src/settings.py", from, from + 40) }),
+            &format!("<returncode>0</returncode>\n<output>\n{shown}</output>"),
+        );
+        at.push(last(&s));
+    }
+    (s.into_events(), at)
+}
+
+#[test]
+fn a_window_drifting_over_one_place_is_warned_and_then_blocked() {
+    let (events, at) = drifting_window(14);
+    let found = findings("default", &events);
+    let f = caught_by(&found, "generic-repeat", at[5]);
+    assert!(f.message.contains("mostly the lines"), "{}", f.message);
+    let blocks: Vec<usize> = found
+        .iter()
+        .filter(|(_, f)| f.detector == "generic-repeat" && f.level == Level::Critical)
+        .map(|(i, _)| *i)
+        .collect();
+    assert_eq!(blocks.first(), Some(&(at[11] - 1)), "{found:#?}");
+}
+
+/// Claude Code's `Read` at offsets moving by a line or two, each answer numbered as `cat -n`
+/// numbers it.
+#[test]
+fn a_read_at_drifting_offsets_is_caught() {
+    let lines = settings_module();
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for (k, offset) in [120, 118, 121, 119, 120, 122, 118, 121]
+        .into_iter()
+        .enumerate()
+    {
+        let shown: String = (offset..offset + 30)
+            .map(|n| format!("{n:>6}\t{}\n", lines[n - 1]))
+            .collect();
+        let id = s.tool_call(
+            "Read",
+            json!({"file_path": "/srv/app/src/settings.py", "offset": offset, "limit": 30}),
+        );
+        s.tool_result(&id, "Read", &shown, false);
+        at.push(last(&s));
+        if k == 0 {
+            s.message("The queue helpers are further down.");
+        }
+    }
+    let found = findings("default", &s.into_events());
+    caught_by(&found, "generic-repeat", at[6]);
+}
+
+/// Doc blocks of a byte buffer's getters, one per width, order and sign: a file whose pages
+/// share most of their lines one by one.
+fn getter_docs() -> Vec<String> {
+    let mut lines = Vec::new();
+    for bits in [8, 16, 32, 64, 128] {
+        for (order, suffix) in [
+            ("big-endian", ""),
+            ("little-endian", "_le"),
+            ("native-endian", "_ne"),
+        ] {
+            for (sign, t) in [("unsigned", "u"), ("signed", "i")] {
+                lines.push(format!(
+                    "    /// Gets an {sign} {bits} bit integer from `self` in {order} byte order."
+                ));
+                lines.push("    ///".to_owned());
+                lines.push(format!(
+                    "    /// The current position is advanced by {}.",
+                    bits / 8
+                ));
+                lines.push("    ///".to_owned());
+                lines.push("    /// # Panics".to_owned());
+                lines.push("    ///".to_owned());
+                lines.push(
+                    "    /// This function panics if there is not enough remaining data in `self`."
+                        .to_owned(),
+                );
+                lines.push(format!(
+                    "    fn get_{t}{bits}{suffix}(&mut self) -> {t}{bits} {{"
+                ));
+                lines.push(format!(
+                    "        buf_get_impl!(self, {t}{bits}::from_{}_bytes)",
+                    &order[..2]
+                ));
+                lines.push("    }".to_owned());
+                lines.push(String::new());
+            }
+        }
+    }
+    lines
+}
+
+/// Reading a repetitive file page by page, in order: each page shows other lines.
+#[test]
+fn pages_of_a_repetitive_file_read_in_order_are_no_loop() {
+    let lines = getter_docs();
+    let mut s = Script::new();
+    task(&mut s);
+    let mut from = 1;
+    while from + 79 <= lines.len() {
+        let shown: String = lines[from - 1..from + 79]
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect();
+        s.call(
+            "bash",
+            json!({ "command": format!("sed -n '{},{}p' src/buf/buf_impl.rs", from, from + 79) }),
+            &format!("<returncode>0</returncode>\n<output>\n{shown}</output>"),
+        );
+        from += 80;
+    }
+    assert!(from > 320);
+    silent(&findings("default", &s.into_events()), "generic-repeat");
+}
+
+/// The logs of numbered runs, alike but for a line or two: each is another object.
+#[test]
+fn alike_logs_of_numbered_runs_are_a_sweep() {
+    let mut s = Script::new();
+    task(&mut s);
+    for run in 1..=14 {
+        let warn = if run % 3 == 0 {
+            "WARNING: learning rate scheduler stepped before optimizer"
+        } else {
+            "INFO: gradient clipping enabled"
+        };
+        let log = format!(
+            "INFO: loading dataset from data/train.jsonl\nINFO: 12000 examples, 400 batches\n{warn}\n\
+             INFO: epoch 1 done\nINFO: epoch 2 done\nINFO: epoch 3 done\nINFO: writing checkpoint\n\
+             INFO: evaluation started\nINFO: finished run {run}\n"
+        );
+        s.call(
+            "bash",
+            json!({ "command": format!("cat runs/{run}/train.log") }),
+            &format!("<returncode>0</returncode>\n<output>\n{log}</output>"),
+        );
+    }
+    silent(&findings("default", &s.into_events()), "generic-repeat");
+}

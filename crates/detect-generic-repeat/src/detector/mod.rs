@@ -15,7 +15,7 @@ use batch::BatchStreak;
 use near::NearStreak;
 use openclaw::Record;
 use polls::{is_polling_command, is_wait_command, probes};
-use similar::{call_words, PendingCall, SimilarStreak, MAX_PENDING};
+use similar::{call_words, frame, PendingCall, SimilarStreak, MAX_PENDING};
 use streak::Streak;
 use window::Window;
 
@@ -200,6 +200,7 @@ impl GenericRepeat {
                 skeleton,
                 object,
                 probe: probes(args),
+                frame: frame(args),
             };
             push_capped(&mut self.state.pending, pending, MAX_PENDING);
         }

@@ -29,6 +29,9 @@ pub(super) struct PendingCall {
     /// The call looks for something: nothing in its answer means nothing found ([`probes`]).
     #[serde(default)]
     pub(super) probe: bool,
+    /// The call's arguments without their numbers ([`frame`]).
+    #[serde(default)]
+    pub(super) frame: u64,
 }
 
 /// One call of the similar-calls streak.
@@ -39,6 +42,9 @@ pub(super) struct SimilarCall {
     /// The call's identity (tool and exact arguments), short.
     #[serde(default)]
     pub(super) call: Option<u64>,
+    /// The call's arguments without their numbers ([`frame`]).
+    #[serde(default)]
+    pub(super) frame: u64,
 }
 
 /// A shell command's skeleton ([`skeleton`]). It is identified by a fingerprint, the SHA-256
@@ -105,6 +111,14 @@ pub(super) enum RawResult {
 }
 
 impl RawResult {
+    /// The result's text, while it is kept.
+    fn text(&self) -> Option<&str> {
+        match self {
+            RawResult::Text { text, .. } => Some(text),
+            RawResult::Hashed(_) => None,
+        }
+    }
+
     /// `result_fingerprint(text, images)`.
     fn fingerprint(&self) -> Fingerprint {
         match self {
@@ -178,9 +192,22 @@ pub(super) struct SimilarStreak {
     /// ([`call_words`]), across the streaks they started.
     #[serde(default)]
     pub(super) objects: VecDeque<u64>,
+    /// The streak went on with a near copy ([`GenericRepeat::similar_result`]): a window
+    /// drifting over one place, whose other numbers are not another object.
+    #[serde(default)]
+    pub(super) drifting: bool,
 }
 
 impl SimilarStreak {
+    /// What each call of a streak whose results are not empty got back, for its messages.
+    fn what_came_back(&self) -> &'static str {
+        if self.drifting {
+            "mostly the lines the one before it showed"
+        } else {
+            "the same result up to its numbers"
+        }
+    }
+
     /// The key of the streak's findings, its warning and its blocks alike: its tool and the
     /// shape of its results.
     fn key(&self) -> String {
@@ -225,11 +252,12 @@ impl GenericRepeat {
         }
         let span = self.state.calls.saturating_sub(st.start_call);
         let msg = format!(
-            "Blocked: you called `{}` {} with nearly the same arguments and each returned the same \
-             result up to its numbers, after a warning; this call is one more of them and is refused. \
-             Step back and change the approach, or give your final answer.",
+            "Blocked: you called `{}` {} with nearly the same arguments and each returned {}, after a \
+             warning; this call is one more of them and is refused. Step back and change the approach, \
+             or give your final answer.",
             st.tool,
-            times(st.count, span)
+            times(st.count, span),
+            st.what_came_back()
         );
         let key = st.key();
         let mut evidence: Vec<u64> = st.seqs.iter().copied().collect();
@@ -266,6 +294,7 @@ impl GenericRepeat {
             tokens: p.tokens,
             skeleton: p.skeleton,
             call: Some(call_fp),
+            frame: p.frame,
         };
         let st = &mut self.state.similar;
         // A new id in each result is a new object each time (an agent launched): progress.
@@ -308,22 +337,47 @@ impl GenericRepeat {
         });
         let swept =
             || new_object && (!rs.empty || !p.probe) && !is_error && !cx.looks_like_error(content);
-        let like = st.tool == tool
-            && st.shape == Some(rs.fp)
+        // A call that differs from the streak's newest only in its numbers (`sed -n
+        // '98,138p' f`, then `'101,141p' f`; a `Read` at another offset) answered with most
+        // of the lines its answer showed, in the same order ([`rereads`]), read the same
+        // place again: a window drifting over it. Its other numbers and its other answer are
+        // not another object (a sweep over numbered objects names them with words,
+        // `seed_1.txt`, `run7`, which keep their digits in the frame; the next page of a
+        // file shows other lines, however alike its text).
+        let near_copy = st.tool == tool
+            && !rs.empty
+            && !st.empty
+            && st.shape != Some(rs.fp)
             && !new_ids
-            && st.calls.iter().any(|c| {
-                c.tokens.similarity_permille(&call.tokens) >= sc.similarity_permille
-                    || (rs.empty
-                        && st.empty
-                        && call.skeleton.is_some()
-                        && c.skeleton == call.skeleton)
-            });
-        let progress =
-            like && (st.trend.step(&rs.numbers) || renumbered(st) || other_object || swept());
+            && st.calls.back().is_some_and(|c| c.frame == call.frame)
+            && st
+                .last_raw
+                .as_ref()
+                .and_then(RawResult::text)
+                .is_some_and(|last| rereads(last, content));
+        let like = near_copy
+            || (st.tool == tool
+                && st.shape == Some(rs.fp)
+                && !new_ids
+                && st.calls.iter().any(|c| {
+                    c.tokens.similarity_permille(&call.tokens) >= sc.similarity_permille
+                        || (rs.empty
+                            && st.empty
+                            && call.skeleton.is_some()
+                            && c.skeleton == call.skeleton)
+                }));
+        // The numbers of a near copy come from other lines of one text: their moves are not
+        // a count going down. Once a streak drifts, a call with other numbers answered as
+        // one of its earlier calls was (the same shape) has come back to a place it read.
+        let drifting = near_copy || (like && st.drifting);
+        let stepped = like && st.trend.step(&rs.numbers);
+        let progress = like
+            && ((!drifting && (stepped || renumbered(st) || other_object)) || swept());
         let raw = Some(RawResult::of(content, images, st.last_raw.take()));
         if like && !progress {
             st.count = st.count.saturating_add(1);
             st.last_raw = raw;
+            st.drifting = drifting;
         } else {
             // A new streak at this call, in the old one's buffers (most results start one).
             // A like call that progressed keeps the trend; another starts a new one.
@@ -379,7 +433,7 @@ impl GenericRepeat {
         let what = if st.empty {
             "each returned nothing".to_owned()
         } else {
-            "each returned the same result up to its numbers, without progress".to_owned()
+            format!("each returned {}, without progress", st.what_came_back())
         };
         let msg = format!(
             "Loop warning: you called `{}` {} with nearly the same arguments and {what}. Small variations \
@@ -442,6 +496,152 @@ pub(super) fn call_words(args: &Value) -> (Option<Skeleton>, Option<u64>) {
         }
     };
     (skeleton, any.then_some(h))
+}
+
+/// Fewest lines (not blank) each of two answers has for [`rereads`] to compare them.
+const REREAD_MIN_LINES: usize = 4;
+
+/// Whether `now` shows again most of what `before` showed, in the same order: the Jaccard
+/// similarity of their sets of runs of three consecutive lines (trimmed, blank lines left
+/// out) is at least one half, both have [`REREAD_MIN_LINES`] lines, and `now` is no longer
+/// than [`MAX_RAW_TEXT`]. A window moved by a few lines over one text shares most of its
+/// runs; the next page of a repetitive text shares lines, not runs of them (pages of the
+/// Cargo registry's and the Python standard library's sources read in order share at most
+/// about a third).
+fn rereads(before: &str, now: &str) -> bool {
+    fn runs(text: &str) -> Vec<u64> {
+        let mut lines = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(|l| loopguard_core::fnv1a(loopguard_core::FNV1A_START, l.as_bytes()));
+        let mut out = Vec::new();
+        let (Some(mut a), Some(mut b)) = (lines.next(), lines.next()) else {
+            return out;
+        };
+        let mut n = 2;
+        for c in lines {
+            n += 1;
+            let run = [a, b, c].iter().fold(loopguard_core::FNV1A_START, |h, l| {
+                loopguard_core::fnv1a(h, &l.to_le_bytes())
+            });
+            out.push(run);
+            (a, b) = (b, c);
+        }
+        if n < REREAD_MIN_LINES {
+            out.clear();
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+    if now.len() > MAX_RAW_TEXT {
+        return false;
+    }
+    let (x, y) = (runs(before), runs(now));
+    if x.is_empty() || y.is_empty() {
+        return false;
+    }
+    let (mut i, mut j, mut shared) = (0, 0, 0usize);
+    while i < x.len() && j < y.len() {
+        match x[i].cmp(&y[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = x.len() + y.len() - shared;
+    shared * 2 >= union
+}
+
+/// Most bytes of a call's string arguments [`frame`] reads.
+const FRAME_BYTES: usize = 4096;
+
+/// A call's arguments without their numbers: a hash of its object keys and of the words of
+/// its string arguments, where a number (a JSON number; in a string, a run of digits, or of
+/// digits and one letter after them: `138p`, `40k`) counts as one mark whatever its value. A
+/// number is read in the runs of letters, digits and `_` of a word that is not a path: a
+/// word holding a `/` is kept as written, and so is a run that holds digits among letters.
+/// Two calls of one frame say the same thing of the same objects with other numbers
+/// (`sed -n '98,138p' f` and `sed -n '101,141p' f`; a `Read` at another offset); numbered
+/// objects are named by paths and words (`runs/3/log.txt`, `seed_1.txt`, `run7`), which
+/// keep their digits.
+pub(super) fn frame(args: &Value) -> u64 {
+    /// Mixes `bytes` and a separator into `h`, eight bytes at a time (the frame is read for
+    /// every call: a byte-at-a-time hash costs more than the rest of the reading).
+    fn mix(h: &mut u64, bytes: &[u8]) {
+        const K: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            *h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        let mut w = [0u8; 8];
+        let rest = chunks.remainder();
+        w[..rest.len()].copy_from_slice(rest);
+        // The separator: the length of the last piece, so that no two splits of one text
+        // into pieces hash alike.
+        w[7] = 0x80 | rest.len() as u8;
+        *h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    fn text(s: &str, h: &mut u64, budget: &mut usize) {
+        let b = s.as_bytes();
+        let b = b.get(..b.len().min(*budget)).unwrap_or(b);
+        *budget = budget.saturating_sub(b.len());
+        for word in b.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()) {
+            if word.contains(&b'/') {
+                mix(h, word);
+                continue;
+            }
+            // Runs of letters, digits, `_` and any byte of a character beyond ASCII.
+            for run in word
+                .split(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c >= 0x80))
+                .filter(|r| !r.is_empty())
+            {
+                let digits = run.iter().take_while(|c| c.is_ascii_digit()).count();
+                let number = digits > 0
+                    && (digits == run.len()
+                        || (digits + 1 == run.len() && run[digits].is_ascii_alphabetic()));
+                mix(h, if number { b"#" } else { run });
+            }
+        }
+    }
+    fn walk(v: &Value, h: &mut u64, budget: &mut usize) {
+        match v {
+            Value::Null => mix(h, b"\0null"),
+            Value::Bool(b) => mix(h, if *b { b"\0true" } else { b"\0false" }),
+            Value::Number(_) => mix(h, b"#"),
+            Value::String(s) => {
+                mix(h, b"\0\"");
+                text(s, h, budget);
+            }
+            Value::Array(a) => {
+                mix(h, b"\0[");
+                for x in a {
+                    walk(x, h, budget);
+                }
+                mix(h, b"\0]");
+            }
+            Value::Object(m) => {
+                mix(h, b"\0{");
+                for (k, x) in m {
+                    mix(h, k.as_bytes());
+                    mix(h, b"\0:");
+                    walk(x, h, budget);
+                }
+                mix(h, b"\0}");
+            }
+        }
+    }
+    let mut h = loopguard_core::FNV1A_START;
+    let mut budget = FRAME_BYTES;
+    walk(args, &mut h, &mut budget);
+    h
 }
 
 /// Whether an argument's key names a path or a file (`path`, `file_path`, `filePath`,

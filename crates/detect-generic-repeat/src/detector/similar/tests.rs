@@ -1,7 +1,7 @@
 //! The skeleton kept as text identifies a command exactly as its fingerprint does, and so
 //! does a result's text kept for its exact identity.
 
-use super::{call_words, RawResult, Skeleton, MAX_RAW_TEXT};
+use super::{call_words, frame, rereads, RawResult, Skeleton, MAX_RAW_TEXT};
 
 /// A call's skeleton ([`call_words`]).
 fn skeleton(args: &serde_json::Value) -> Option<Skeleton> {
@@ -131,6 +131,172 @@ fn paths_are_left_out_and_words_kept() {
         skeleton(&json!({"command": "ls ./src ../x ~/y"})),
         Some(Skeleton::Text("ls".to_owned()))
     );
+}
+
+/// A module of `n` small functions, each with its docstring, as a text of lines.
+fn module_lines(n: usize) -> Vec<String> {
+    const NAMES: [&str; 8] = [
+        "load", "parse", "merge", "check", "render", "flush", "close", "open",
+    ];
+    const WHAT: [&str; 8] = [
+        "settings", "header", "section", "entry", "table", "cache", "queue", "stream",
+    ];
+    let mut lines = Vec::new();
+    for k in 0..n {
+        let (name, what) = (NAMES[k % 8], WHAT[(k / 8) % 8]);
+        lines.push(format!("def {name}_{what}(source, strict=False):"));
+        lines.push(format!(
+            "    \"\"\"Return the {what} read by {name}, or None.\"\"\""
+        ));
+        lines.push(format!("    value = source.get({what:?})"));
+        lines.push("    if value is None and strict:".to_owned());
+        lines.push(format!("        raise KeyError({what:?})"));
+        lines.push(format!("    return {name}_value(value)"));
+        lines.push(String::new());
+    }
+    lines
+}
+
+/// Lines `from..to` (1-based, inclusive) of `lines`, as `sed -n 'FROM,TOp'` prints them.
+fn window(lines: &[String], from: usize, to: usize) -> String {
+    lines[from - 1..to]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Doc blocks of a byte buffer's getters, one per width and byte order: pages of it share
+/// most of their lines one by one (the same sentences), not runs of them.
+fn getter_docs() -> Vec<String> {
+    let mut lines = Vec::new();
+    for bits in [8, 16, 32, 64, 128] {
+        for (order, suffix) in [
+            ("big-endian", ""),
+            ("little-endian", "_le"),
+            ("native-endian", "_ne"),
+        ] {
+            for sign in ["unsigned", "signed"] {
+                let t = if sign == "signed" { "i" } else { "u" };
+                lines.push(format!(
+                    "    /// Gets an {sign} {bits} bit integer from `self` in {order} byte order."
+                ));
+                lines.push("    ///".to_owned());
+                lines.push(format!(
+                    "    /// The current position is advanced by {}.",
+                    bits / 8
+                ));
+                lines.push("    ///".to_owned());
+                lines.push("    /// # Panics".to_owned());
+                lines.push("    ///".to_owned());
+                lines.push(
+                    "    /// This function panics if there is not enough remaining data in `self`."
+                        .to_owned(),
+                );
+                lines.push(format!(
+                    "    fn get_{t}{bits}{suffix}(&mut self) -> {t}{bits} {{"
+                ));
+                lines.push(format!(
+                    "        buf_get_impl!(self, {t}{bits}::from_{}_bytes)",
+                    &order[..2]
+                ));
+                lines.push("    }".to_owned());
+                lines.push(String::new());
+            }
+        }
+    }
+    lines
+}
+
+#[test]
+fn a_window_moved_by_a_few_lines_rereads_its_text() {
+    let lines = module_lines(40);
+    let at = |from: usize| window(&lines, from, from + 40);
+    for (a, b) in [(98, 101), (101, 98), (98, 98), (100, 110)] {
+        assert!(rereads(&at(a), &at(b)), "{a} then {b}");
+    }
+    // A page that starts where the last one ended, or half way through it, is another.
+    for (a, b) in [(98, 139), (98, 120)] {
+        assert!(!rereads(&at(a), &at(b)), "{a} then {b}");
+    }
+}
+
+#[test]
+fn the_next_page_of_a_repetitive_text_reads_other_runs_of_lines() {
+    let lines = getter_docs();
+    assert!(lines.len() > 300);
+    for from in (1..lines.len() - 160).step_by(80) {
+        let (a, b) = (
+            window(&lines, from, from + 79),
+            window(&lines, from + 80, from + 159),
+        );
+        assert!(!rereads(&a, &b), "pages at {from}");
+        assert!(
+            rereads(&a, &window(&lines, from + 3, from + 82)),
+            "window at {from}"
+        );
+    }
+}
+
+#[test]
+fn short_or_long_answers_are_not_compared() {
+    let three = "a = 1\nb = 2\nc = 3\n";
+    assert!(!rereads(three, three));
+    let four = "a = 1\nb = 2\nc = 3\nd = 4\n";
+    assert!(rereads(four, four));
+    // Blank lines and indentation do not count.
+    assert!(rereads(four, "  a = 1\n\nb = 2\n\tc = 3\n\n d = 4"));
+    let long = four.repeat(MAX_RAW_TEXT / four.len() + 1);
+    assert!(!rereads(&long, &long));
+}
+
+#[test]
+fn a_frame_leaves_out_numbers_and_keeps_names() {
+    let cmd = |c: &str| frame(&json!({ "command": c }));
+    assert_eq!(
+        cmd("sed -n '98,138p' src/config.py"),
+        cmd("sed -n '101,141p' src/config.py")
+    );
+    assert_eq!(cmd("tail -n 50 build.log"), cmd("tail  -n 80\tbuild.log"));
+    let read = |offset: u64| {
+        frame(&json!({"file_path": "/repo/src/config.py", "offset": offset, "limit": 40}))
+    };
+    assert_eq!(read(98), read(120));
+    // Numbered objects: a path, a word holding digits among letters.
+    assert_ne!(cmd("cat runs/3/log.txt"), cmd("cat runs/4/log.txt"));
+    assert_ne!(cmd("cat seed_1.txt"), cmd("cat seed_2.txt"));
+    assert_ne!(cmd("ls run7"), cmd("ls run8"));
+    assert_ne!(
+        cmd("git show HEAD~2:src/config.py"),
+        cmd("git show HEAD~3:src/config.py")
+    );
+    // Other words, another file, another key.
+    assert_ne!(
+        cmd("sed -n '98,138p' src/config.py"),
+        cmd("sed -n '98,138p' src/cache.py")
+    );
+    assert_ne!(cmd("head -n 40 notes.txt"), cmd("tail -n 40 notes.txt"));
+    assert_ne!(frame(&json!({"offset": 1})), frame(&json!({"limit": 1})));
+}
+
+proptest! {
+    /// Changing the numbers of a call changes nothing of its frame; changing a digit of a
+    /// path it names, or a word, does.
+    #[test]
+    fn numbers_are_one_mark_whatever_their_value(
+        (a, b, c, d) in (0u32..100_000, 0u32..100_000, 0u32..100_000, 0u32..100_000),
+        suffix in "[pk]?",
+        name in "[a-z]{1,8}",
+    ) {
+        let sed = |x: u32, y: u32| frame(&json!({
+            "command": format!("sed -n '{x},{y}{suffix}' src/{name}.py | head -n {x}"),
+            "timeout": y,
+        }));
+        prop_assert_eq!(sed(a, b), sed(c, d));
+        let path = |x: u32| frame(&json!({ "command": format!("cat out/{x}/{name}.txt") }));
+        prop_assert_eq!(path(a) == path(c), a == c);
+        let word = |w: &str| frame(&json!({ "command": format!("grep -n {w} src/{name}.py") }));
+        prop_assert_eq!(word(&format!("{name}{a}")) == word(&format!("{name}{c}")), a == c);
+    }
 }
 
 mod block {
