@@ -1478,3 +1478,62 @@ fn alike_logs_of_numbered_runs_are_a_sweep() {
     }
     silent(&findings("default", &s.into_events()), "generic-repeat");
 }
+
+/// Scrolling through one file a few lines at a time: each window shows most of the last one,
+/// and a few lines more.
+#[test]
+fn scrolling_a_few_lines_at_a_time_is_no_loop() {
+    let lines = settings_module();
+    let mut s = Script::new();
+    task(&mut s);
+    for k in 0..24 {
+        let from = 20 + 6 * k;
+        let shown: String = lines[from - 1..from + 40]
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect();
+        s.call(
+            "bash",
+            json!({ "command": format!("sed -n '{},{}p' src/settings.py", from, from + 40) }),
+            &format!("<returncode>0</returncode>\n<output>\n{shown}</output>"),
+        );
+    }
+    silent(&findings("default", &s.into_events()), "generic-repeat");
+}
+
+/// SWE-agent's editor adds one decorator above each method of a class in turn, the lines
+/// close together: each answer shows the same window with one more line.
+#[test]
+fn one_line_added_above_each_next_method_is_no_loop() {
+    let mut lines: Vec<String> = Vec::new();
+    lines.push("class SettingsStore:".to_owned());
+    for name in [
+        "load", "save", "merge", "check", "render", "flush", "close", "reset", "reload", "export",
+        "import_", "validate", "compact", "snapshot",
+    ] {
+        lines.push(format!("    def {name}(self):"));
+        lines.push(format!("        return self._backend.{name}()"));
+        lines.push(String::new());
+    }
+    let mut s = Script::new();
+    task(&mut s);
+    for k in 0..14 {
+        // The k-th method's `def` line, after the k decorators added above the earlier ones.
+        let at = 2 + 4 * k;
+        lines.insert(at - 1, "    @audited".to_owned());
+        let window: String = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| format!("{}:{l}\n", i + 1))
+            .collect();
+        s.call(
+            "edit",
+            json!({ "command": format!("edit {at}:{at}\n    @audited\nend_of_edit") }),
+            &format!(
+                "[File: /repo/settings/store.py ({} lines total)]\n{window}File updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.",
+                lines.len()
+            ),
+        );
+    }
+    silent(&findings("default", &s.into_events()), "generic-repeat");
+}

@@ -194,13 +194,15 @@ impl GenericRepeat {
         self.state.calls = self.state.calls.saturating_add(1);
         if self.settings.similar_calls.is_some() {
             let (skeleton, object) = call_words(args);
+            let (frame, numbers) = frame(args);
             let pending = PendingCall {
                 seq: call.seq,
                 tokens: TokenSet::of_args(args),
                 skeleton,
                 object,
                 probe: probes(args),
-                frame: frame(args),
+                frame,
+                numbers,
             };
             push_capped(&mut self.state.pending, pending, MAX_PENDING);
         }

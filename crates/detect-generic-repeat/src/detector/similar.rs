@@ -32,6 +32,35 @@ pub(super) struct PendingCall {
     /// The call's arguments without their numbers ([`frame`]).
     #[serde(default)]
     pub(super) frame: u64,
+    /// The call's first numbers ([`frame`]).
+    #[serde(default)]
+    pub(super) numbers: CallNumbers,
+}
+
+/// Most numbers of a call [`CallNumbers`] keeps.
+const CALL_NUMBERS: usize = 6;
+
+/// The first [`CALL_NUMBERS`] numbers of a call's arguments, in order ([`frame`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct CallNumbers {
+    numbers: [u64; CALL_NUMBERS],
+    len: u8,
+}
+
+impl CallNumbers {
+    fn push(&mut self, n: u64) {
+        if let Some(slot) = self.numbers.get_mut(usize::from(self.len)) {
+            *slot = n;
+            self.len += 1;
+        }
+    }
+
+    /// The numbers kept.
+    pub(super) fn as_slice(&self) -> &[u64] {
+        self.numbers
+            .get(..usize::from(self.len))
+            .unwrap_or(&self.numbers)
+    }
 }
 
 /// One call of the similar-calls streak.
@@ -196,6 +225,47 @@ pub(super) struct SimilarStreak {
     /// drifting over one place, whose other numbers are not another object.
     #[serde(default)]
     pub(super) drifting: bool,
+    /// How the numbers of the streak's calls moved ([`CallTrend`]).
+    #[serde(default)]
+    pub(super) call_trend: CallTrend,
+}
+
+/// How the numbers of a streak's calls ([`CallNumbers`]) moved, position by position.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(super) struct CallTrend {
+    last: Option<CallNumbers>,
+    /// Per position: 0 not moved yet, 1 up, -1 down, 2 went both ways.
+    dirs: [i8; CALL_NUMBERS],
+}
+
+impl CallTrend {
+    /// Adds the next call's numbers; returns whether they moved on: some moved, and each that
+    /// moved moved the way it moved before (a first move is not yet moving on; a number that
+    /// came back never is again).
+    fn step(&mut self, numbers: &CallNumbers) -> bool {
+        let Some(last) = self.last.replace(*numbers).filter(|l| l.len == numbers.len) else {
+            self.dirs = [0; CALL_NUMBERS];
+            return false;
+        };
+        let mut moved = false;
+        let mut onward = true;
+        for ((old, new), dir) in last
+            .as_slice()
+            .iter()
+            .zip(numbers.as_slice())
+            .zip(self.dirs.iter_mut())
+        {
+            let d: i8 = match new.cmp(old) {
+                std::cmp::Ordering::Greater => 1,
+                std::cmp::Ordering::Less => -1,
+                std::cmp::Ordering::Equal => continue,
+            };
+            moved = true;
+            onward &= *dir == d;
+            *dir = if *dir == 0 || *dir == d { d } else { 2 };
+        }
+        moved && onward
+    }
 }
 
 impl SimilarStreak {
@@ -371,20 +441,29 @@ impl GenericRepeat {
         // one of its earlier calls was (the same shape) has come back to a place it read.
         let drifting = near_copy || (like && st.drifting);
         let stepped = like && st.trend.step(&rs.numbers);
-        let progress = like
-            && ((!drifting && (stepped || renumbered(st) || other_object)) || swept());
+        // A drifting window whose numbers keep moving one way (scrolling by a few lines at a
+        // time, an edit at each next line) shows something new each time: from its second
+        // move on the call is not counted, and the streak goes on.
+        let moved_on = like && st.call_trend.step(&p.numbers);
+        let progress =
+            like && ((!drifting && (stepped || renumbered(st) || other_object)) || swept());
         let raw = Some(RawResult::of(content, images, st.last_raw.take()));
         if like && !progress {
-            st.count = st.count.saturating_add(1);
+            if !(drifting && moved_on) {
+                st.count = st.count.saturating_add(1);
+            }
             st.last_raw = raw;
             st.drifting = drifting;
         } else {
             // A new streak at this call, in the old one's buffers (most results start one).
             // A like call that progressed keeps the trend; another starts a new one.
             let mut trend = std::mem::take(&mut st.trend);
+            let mut call_trend = std::mem::take(&mut st.call_trend);
             if !like {
                 trend.restart();
                 trend.step(&rs.numbers);
+                call_trend = CallTrend::default();
+                call_trend.step(&p.numbers);
             }
             let mut name = std::mem::take(&mut st.tool);
             name.clear();
@@ -408,6 +487,7 @@ impl GenericRepeat {
                 seqs,
                 answers,
                 objects,
+                call_trend,
                 ..SimilarStreak::default()
             };
         }
@@ -566,11 +646,12 @@ const FRAME_BYTES: usize = 4096;
 /// digits and one letter after them: `138p`, `40k`) counts as one mark whatever its value. A
 /// number is read in the runs of letters, digits and `_` of a word that is not a path: a
 /// word holding a `/` is kept as written, and so is a run that holds digits among letters.
-/// Two calls of one frame say the same thing of the same objects with other numbers
+/// The first [`CALL_NUMBERS`] numbers met are kept too (a number of digits and a letter
+/// by its digits), in order. Two calls of one frame say the same thing of the same objects with other numbers
 /// (`sed -n '98,138p' f` and `sed -n '101,141p' f`; a `Read` at another offset); numbered
 /// objects are named by paths and words (`runs/3/log.txt`, `seed_1.txt`, `run7`), which
 /// keep their digits.
-pub(super) fn frame(args: &Value) -> u64 {
+pub(super) fn frame(args: &Value) -> (u64, CallNumbers) {
     /// Mixes `bytes` and a separator into `h`, eight bytes at a time (the frame is read for
     /// every call: a byte-at-a-time hash costs more than the rest of the reading).
     fn mix(h: &mut u64, bytes: &[u8]) {
@@ -589,7 +670,7 @@ pub(super) fn frame(args: &Value) -> u64 {
         w[7] = 0x80 | rest.len() as u8;
         *h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
     }
-    fn text(s: &str, h: &mut u64, budget: &mut usize) {
+    fn text(s: &str, h: &mut u64, numbers: &mut CallNumbers, budget: &mut usize) {
         let b = s.as_bytes();
         let b = b.get(..b.len().min(*budget)).unwrap_or(b);
         *budget = budget.saturating_sub(b.len());
@@ -607,23 +688,36 @@ pub(super) fn frame(args: &Value) -> u64 {
                 let number = digits > 0
                     && (digits == run.len()
                         || (digits + 1 == run.len() && run[digits].is_ascii_alphabetic()));
+                if number {
+                    let value = run[..digits].iter().fold(0u64, |v, d| {
+                        v.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+                    });
+                    numbers.push(value);
+                }
                 mix(h, if number { b"#" } else { run });
             }
         }
     }
-    fn walk(v: &Value, h: &mut u64, budget: &mut usize) {
+    fn walk(v: &Value, h: &mut u64, numbers: &mut CallNumbers, budget: &mut usize) {
         match v {
             Value::Null => mix(h, b"\0null"),
             Value::Bool(b) => mix(h, if *b { b"\0true" } else { b"\0false" }),
-            Value::Number(_) => mix(h, b"#"),
+            Value::Number(n) => {
+                let value = n
+                    .as_u64()
+                    .or_else(|| n.as_i64().map(i64::unsigned_abs))
+                    .unwrap_or_else(|| n.as_f64().map_or(0, |f| f.abs() as u64));
+                numbers.push(value);
+                mix(h, b"#");
+            }
             Value::String(s) => {
                 mix(h, b"\0\"");
-                text(s, h, budget);
+                text(s, h, numbers, budget);
             }
             Value::Array(a) => {
                 mix(h, b"\0[");
                 for x in a {
-                    walk(x, h, budget);
+                    walk(x, h, numbers, budget);
                 }
                 mix(h, b"\0]");
             }
@@ -632,16 +726,17 @@ pub(super) fn frame(args: &Value) -> u64 {
                 for (k, x) in m {
                     mix(h, k.as_bytes());
                     mix(h, b"\0:");
-                    walk(x, h, budget);
+                    walk(x, h, numbers, budget);
                 }
                 mix(h, b"\0}");
             }
         }
     }
     let mut h = loopguard_core::FNV1A_START;
+    let mut numbers = CallNumbers::default();
     let mut budget = FRAME_BYTES;
-    walk(args, &mut h, &mut budget);
-    h
+    walk(args, &mut h, &mut numbers, &mut budget);
+    (h, numbers)
 }
 
 /// Whether an argument's key names a path or a file (`path`, `file_path`, `filePath`,

@@ -1,7 +1,7 @@
 //! The skeleton kept as text identifies a command exactly as its fingerprint does, and so
 //! does a result's text kept for its exact identity.
 
-use super::{call_words, frame, rereads, RawResult, Skeleton, MAX_RAW_TEXT};
+use super::{call_words, rereads, RawResult, Skeleton, MAX_RAW_TEXT};
 
 /// A call's skeleton ([`call_words`]).
 fn skeleton(args: &serde_json::Value) -> Option<Skeleton> {
@@ -131,6 +131,11 @@ fn paths_are_left_out_and_words_kept() {
         skeleton(&json!({"command": "ls ./src ../x ~/y"})),
         Some(Skeleton::Text("ls".to_owned()))
     );
+}
+
+/// The frame's hash of `args`.
+fn frame(args: &Value) -> u64 {
+    super::frame(args).0
 }
 
 /// A module of `n` small functions, each with its docstring, as a text of lines.
@@ -276,6 +281,48 @@ fn a_frame_leaves_out_numbers_and_keeps_names() {
     );
     assert_ne!(cmd("head -n 40 notes.txt"), cmd("tail -n 40 notes.txt"));
     assert_ne!(frame(&json!({"offset": 1})), frame(&json!({"limit": 1})));
+}
+
+#[test]
+fn a_frame_keeps_the_first_numbers_in_order() {
+    let numbers = |args: Value| super::frame(&args).1.as_slice().to_vec();
+    assert_eq!(
+        numbers(json!({"command": "sed -n '98,138p' src/a.py"})),
+        [98, 138]
+    );
+    assert_eq!(
+        numbers(json!({"file_path": "/srv/a.py", "offset": 120, "limit": -30})),
+        [120, 30]
+    );
+    // Names keep their digits and give none; a path gives none.
+    assert!(numbers(json!({"command": "cat runs/3/seed_1.txt"})).is_empty());
+    assert_eq!(
+        numbers(json!({"command": "x 1 2 3 4 5 6 7 8"})),
+        [1, 2, 3, 4, 5, 6]
+    );
+    assert_eq!(
+        numbers(json!({"command": "head -c 99999999999999999999999"})),
+        [u64::MAX]
+    );
+}
+
+#[test]
+fn numbers_move_on_from_their_second_move_one_way_and_never_after_coming_back() {
+    let mut t = super::CallTrend::default();
+    let at = |from: u64| {
+        super::frame(&json!({"command": format!("sed -n '{from},{}p' a.py", from + 40)})).1
+    };
+    assert!(!t.step(&at(100)), "the first call");
+    assert!(!t.step(&at(100)), "no move");
+    assert!(!t.step(&at(106)), "a first move");
+    assert!(t.step(&at(112)));
+    assert!(t.step(&at(112 + 6)));
+    assert!(!t.step(&at(112)), "back");
+    assert!(!t.step(&at(118)), "after coming back");
+    // Another count of numbers starts over.
+    assert!(!t.step(&super::frame(&json!({"command": "sed -n 5p a.py"})).1));
+    assert!(!t.step(&super::frame(&json!({"command": "sed -n 6p a.py"})).1));
+    assert!(t.step(&super::frame(&json!({"command": "sed -n 7p a.py"})).1));
 }
 
 proptest! {
