@@ -1,5 +1,5 @@
 //! Fuzzes the `generic-repeat` detector: any event stream, several configurations (the
-//! thresholds come from the input too). Invariants: no panic; findings are the detector's,
+//! thresholds come from the input too; the custom one has the similar-calls streak). Invariants: no panic; findings are the detector's,
 //! bounded, and critical only on tool calls; a snapshot/restore at an event the input picks changes nothing.
 //! The configuration is a TOML table generated from the input's first 12 bytes; every distinct
 //! table is parsed (and must give valid settings) the first time it is seen, and the settings
@@ -31,6 +31,7 @@ fn settings(data: &[u8]) -> Vec<Settings> {
         "warn-threshold = {warn}\nblock-threshold = {block}\nignore-errors = {}\nresult-identity = \"{}\"\n\
          window = {{ size = {size}, threshold = {threshold}, level = \"{}\", identity = \"{}\" }}\n\
          openclaw = {{ history-size = {}, warning-threshold = {oc_warn}, critical-threshold = {oc_crit}, skip-known-polls = {} }}\n\
+         similar-calls = {{ warning-threshold = {}, empty-warning-threshold = 3, critical-threshold = {} }}\n\
          ignore-tools = [\"grep\"]",
         b(6) % 2 == 0,
         if b(7) % 2 == 0 { "raw" } else { "normalized" },
@@ -38,6 +39,8 @@ fn settings(data: &[u8]) -> Vec<Settings> {
         if b(9) % 2 == 0 { "call" } else { "call-and-result" },
         1 + b(10) % 40,
         b(11) % 2 == 0,
+        3 + b(0) % 3,
+        if b(1) % 2 == 0 { 0 } else { 6 + b(2) % 4 },
     );
     let mut out = vec![Settings::default()];
     let parsed = PARSED.with_borrow_mut(|cache| {

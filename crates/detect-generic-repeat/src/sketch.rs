@@ -50,6 +50,30 @@ impl Sketch {
         }
     }
 
+    /// The sketch of the runs of three consecutive lines of `text` (each line trimmed, blank
+    /// lines left out), when it has at least `min_lines` such lines (and three): the order
+    /// of its lines, where a shingle sketch reads its characters.
+    pub fn of_line_runs(text: &str, min_lines: usize) -> Option<Sketch> {
+        let mut lines = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(|l| u64::from(hash_chars_of(l)));
+        let (mut a, mut b) = (lines.next()?, lines.next()?);
+        let mut hashes: Vec<u32> = Vec::new();
+        let mut n = 2;
+        for c in lines {
+            n += 1;
+            hashes.push(mix64(
+                (a << 32 | b).rotate_left(7) ^ c.wrapping_mul(0x9E37_79B9),
+            ));
+            (a, b) = (b, c);
+        }
+        (n >= min_lines.max(3)).then(|| Sketch {
+            mins: bottom_k(hashes),
+        })
+    }
+
     /// Whether the result had no shingle (no text but whitespace).
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
@@ -230,6 +254,21 @@ fn hash_chars(chars: &[char]) -> u32 {
         h ^= u64::from(u32::from(*c));
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
+    mix64(h)
+}
+
+/// [`hash_chars`] of the characters of `s` (without collecting them).
+fn hash_chars_of(s: &str) -> u32 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in s.chars() {
+        h ^= u64::from(u32::from(c));
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    mix64(h)
+}
+
+/// A 64-bit finaliser; the high half.
+fn mix64(mut h: u64) -> u32 {
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
     h ^= h >> 33;
@@ -259,6 +298,24 @@ fn ceil_boundary(s: &str, i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_runs_read_the_order_of_lines() {
+        let text = "alpha = 1\nbeta = 2\ngamma = 3\ndelta = 4\nepsilon = 5\n";
+        let runs = Sketch::of_line_runs(text, 4).expect("five lines");
+        assert_eq!(runs.mins.len(), 3);
+        // Indentation, blank lines and line endings do not count.
+        let spaced = "  alpha = 1\r\n\n beta = 2\n\tgamma = 3\ndelta = 4\n\nepsilon = 5";
+        assert_eq!(Sketch::of_line_runs(spaced, 4), Some(runs.clone()));
+        // The same lines in another order share no run.
+        let shuffled = "beta = 2\nalpha = 1\ndelta = 4\ngamma = 3\nepsilon = 5\n";
+        let other = Sketch::of_line_runs(shuffled, 4).expect("five lines");
+        assert_eq!(runs.overlap(&other).0, 0);
+        // Too few lines: nothing to compare.
+        assert_eq!(Sketch::of_line_runs("a\nb\nc\n", 4), None);
+        assert_eq!(Sketch::of_line_runs("a\nb\n", 0), None);
+        assert!(Sketch::of_line_runs("a\nb\nc\n", 3).is_some());
+    }
 
     #[test]
     fn identical_texts_are_fully_similar() {

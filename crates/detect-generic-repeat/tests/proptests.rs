@@ -1,7 +1,7 @@
 //! Property tests: key order never matters, all-distinct calls never fire, changing results
 //! never reach critical in streak mode, results with disjoint content never fire the
-//! near-duplicate rule, snapshot/restore mid-stream changes nothing, and the verdicts are
-//! deterministic.
+//! near-duplicate rule, snapshot/restore mid-stream changes nothing (inside a drifting window
+//! too), and the verdicts are deterministic.
 
 use loopguard_core::{Bus, Detector, Finding, Level, OwnedEvent};
 use loopguard_detect_generic_repeat::{GenericRepeat, Settings};
@@ -174,6 +174,29 @@ proptest! {
             let plain: Vec<Finding> = run(boxed(&s), &events).into_iter().map(|(_, f)| f).collect();
             prop_assert_eq!(plain, through_bus_with_snapshot(&s, &events, cut));
         }
+    }
+
+    /// A window drifting over one place (or moving on, or paging), cut by a snapshot
+    /// anywhere: the same findings as without it, the drifting window's included.
+    #[test]
+    fn a_snapshot_inside_a_drifting_window_changes_nothing(
+        starts in prop::collection::vec(prop_oneof![6 => 95usize..101, 1 => 0usize..200], 8..16),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        const WORDS: [&str; 9] = ["rows", "cells", "pages", "notes", "sheets", "marks", "votes", "bills", "tasks"];
+        let text: Vec<String> = (0..260)
+            .map(|i| format!("    {}_{} = merge({}, {})", WORDS[i % 9], WORDS[(i / 9) % 9], WORDS[(i / 81) % 9], WORDS[(i / 3) % 9]))
+            .collect();
+        let mut sc = Script::new();
+        for from in &starts {
+            let shown: String = text[*from..from + 40].iter().map(|l| format!("{l}\n")).collect();
+            sc.call("bash", json!({"command": format!("sed -n '{},{}p' report.py", from + 1, from + 40)}), &shown);
+        }
+        let events = sc.into_events();
+        let cut = cut.index(events.len());
+        let s = default_preset();
+        let plain: Vec<Finding> = run(boxed(&s), &events).into_iter().map(|(_, f)| f).collect();
+        prop_assert_eq!(plain, through_bus_with_snapshot(&s, &events, cut));
     }
 
     #[test]

@@ -117,6 +117,28 @@ fn presets_name_every_builtin_detector() {
     }
 }
 
+/// The preset tables `generic-repeat`'s README shows (and its own tests read) are the ones
+/// the presets run: each gives the settings of the preset's table.
+#[test]
+fn the_generic_repeat_readme_shows_each_presets_table() {
+    use loopguard_detect_generic_repeat::Settings;
+    let readme = include_str!("../../detect-generic-repeat/README.md");
+    for name in PRESETS {
+        let shown = loopguard_testkit::registration::readme_preset(readme, name, "generic-repeat");
+        let preset = loopguard_orchestrator::preset(name).expect("preset");
+        let run = preset
+            .detectors
+            .get("generic-repeat")
+            .expect("the preset's table");
+        let settings = |t: &toml::Table| {
+            let mut t = t.clone();
+            t.remove("enabled");
+            Settings::from_table(&t).expect("valid settings")
+        };
+        assert_eq!(settings(&shown), settings(run), "preset {name}");
+    }
+}
+
 #[test]
 fn pi_loop_guard_seven_identical_reads_steer_block_block_abort() {
     let mut s = Script::new();

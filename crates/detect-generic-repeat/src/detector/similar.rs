@@ -2,6 +2,7 @@
 //! whose results keep the same shape without progress.
 
 use super::{push_bounded, push_capped, short_hex, times, GenericRepeat};
+use crate::sketch::Sketch;
 use crate::NAME;
 use loopguard_core::shape::{TokenSet, Trend};
 use loopguard_core::{result_fingerprint, Cx, Finding, Fingerprint, Level};
@@ -126,33 +127,38 @@ impl<'de> Deserialize<'de> for Skeleton {
 const MAX_RAW_TEXT: usize = 64 * 1024;
 
 /// The exact identity of a result: its text and image count, identified by their
-/// fingerprint ([`result_fingerprint`], pi-loop-guard's rule), which is what a snapshot
-/// holds. While the text is at hand (up to [`MAX_RAW_TEXT`] bytes) a copy of it is kept
-/// instead, so that no result pays for the hash: two results are equal exactly when their
-/// fingerprints are (barring a SHA-256 collision), and a fingerprint is computed only to
-/// serialise, for a long text, or to compare with one restored from a snapshot.
+/// fingerprint ([`result_fingerprint`], pi-loop-guard's rule), and the sketch of its runs of
+/// lines ([`Sketch::of_line_runs`]), which is what a snapshot holds. While the text is at
+/// hand (up to [`MAX_RAW_TEXT`] bytes) a copy of it is kept instead, so that no result pays
+/// for the hash or the sketch: two results are equal exactly when their fingerprints are
+/// (barring a SHA-256 collision), and a fingerprint or a sketch is computed only to
+/// serialise, for a long text, or to compare.
 #[derive(Clone, Debug)]
 pub(super) enum RawResult {
     /// The result's text and image count.
     Text { text: String, images: u32 },
-    /// The fingerprint of a result whose text is not kept.
-    Hashed(Fingerprint),
+    /// The fingerprint of a result whose text is not kept, and the sketch of its runs of
+    /// lines when it had one to compare (not for a text longer than [`MAX_RAW_TEXT`]).
+    Hashed {
+        fp: Fingerprint,
+        lines: Option<Sketch>,
+    },
 }
 
 impl RawResult {
-    /// The result's text, while it is kept.
-    fn text(&self) -> Option<&str> {
-        match self {
-            RawResult::Text { text, .. } => Some(text),
-            RawResult::Hashed(_) => None,
-        }
-    }
-
     /// `result_fingerprint(text, images)`.
     fn fingerprint(&self) -> Fingerprint {
         match self {
             RawResult::Text { text, images } => result_fingerprint(text, *images),
-            RawResult::Hashed(fp) => *fp,
+            RawResult::Hashed { fp, .. } => *fp,
+        }
+    }
+
+    /// The sketch of the result's runs of lines ([`lines_of`]).
+    fn lines(&self) -> Option<Sketch> {
+        match self {
+            RawResult::Text { text, .. } => lines_of(text),
+            RawResult::Hashed { lines, .. } => lines.clone(),
         }
     }
 
@@ -160,7 +166,7 @@ impl RawResult {
     fn is(&self, content: &str, images: u32) -> bool {
         match self {
             RawResult::Text { text, images: n } => text == content && *n == images,
-            RawResult::Hashed(fp) => *fp == result_fingerprint(content, images),
+            RawResult::Hashed { fp, .. } => *fp == result_fingerprint(content, images),
         }
     }
 
@@ -168,7 +174,10 @@ impl RawResult {
     /// kept a text.
     fn of(content: &str, images: u32, reuse: Option<RawResult>) -> RawResult {
         if content.len() > MAX_RAW_TEXT {
-            return RawResult::Hashed(result_fingerprint(content, images));
+            return RawResult::Hashed {
+                fp: result_fingerprint(content, images),
+                lines: None,
+            };
         }
         let mut text = match reuse {
             Some(RawResult::Text { text, .. }) => text,
@@ -180,15 +189,35 @@ impl RawResult {
     }
 }
 
+/// A [`RawResult`] in a snapshot.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum RawSnapshot {
+    /// Its fingerprint and the sketch of its lines.
+    Sketched {
+        fp: Fingerprint,
+        lines: Option<Sketch>,
+    },
+    /// Its fingerprint alone (a snapshot written before the sketch was kept).
+    Bare(Fingerprint),
+}
+
 impl Serialize for RawResult {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.fingerprint().serialize(s)
+        RawSnapshot::Sketched {
+            fp: self.fingerprint(),
+            lines: self.lines(),
+        }
+        .serialize(s)
     }
 }
 
 impl<'de> Deserialize<'de> for RawResult {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RawResult, D::Error> {
-        Fingerprint::deserialize(d).map(RawResult::Hashed)
+        Ok(match RawSnapshot::deserialize(d)? {
+            RawSnapshot::Sketched { fp, lines } => RawResult::Hashed { fp, lines },
+            RawSnapshot::Bare(fp) => RawResult::Hashed { fp, lines: None },
+        })
     }
 }
 
@@ -423,7 +452,6 @@ impl GenericRepeat {
             && st
                 .last_raw
                 .as_ref()
-                .and_then(RawResult::text)
                 .is_some_and(|last| rereads(last, content));
         let like = near_copy
             || (st.tool == tool
@@ -578,64 +606,30 @@ pub(super) fn call_words(args: &Value) -> (Option<Skeleton>, Option<u64>) {
     (skeleton, any.then_some(h))
 }
 
-/// Fewest lines (not blank) each of two answers has for [`rereads`] to compare them.
+/// Fewest lines (not blank) an answer has for [`rereads`] to compare it.
 const REREAD_MIN_LINES: usize = 4;
+
+/// The sketch of an answer's runs of lines ([`Sketch::of_line_runs`]), when it has
+/// [`REREAD_MIN_LINES`] lines and is no longer than [`MAX_RAW_TEXT`].
+fn lines_of(text: &str) -> Option<Sketch> {
+    if text.len() > MAX_RAW_TEXT {
+        return None;
+    }
+    Sketch::of_line_runs(text, REREAD_MIN_LINES)
+}
 
 /// Whether `now` shows again most of what `before` showed, in the same order: the Jaccard
 /// similarity of their sets of runs of three consecutive lines (trimmed, blank lines left
-/// out) is at least one half, both have [`REREAD_MIN_LINES`] lines, and `now` is no longer
-/// than [`MAX_RAW_TEXT`]. A window moved by a few lines over one text shares most of its
-/// runs; the next page of a repetitive text shares lines, not runs of them (pages of the
-/// Cargo registry's and the Python standard library's sources read in order share at most
-/// about a third).
-fn rereads(before: &str, now: &str) -> bool {
-    fn runs(text: &str) -> Vec<u64> {
-        let mut lines = text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .map(|l| loopguard_core::fnv1a(loopguard_core::FNV1A_START, l.as_bytes()));
-        let mut out = Vec::new();
-        let (Some(mut a), Some(mut b)) = (lines.next(), lines.next()) else {
-            return out;
-        };
-        let mut n = 2;
-        for c in lines {
-            n += 1;
-            let run = [a, b, c].iter().fold(loopguard_core::FNV1A_START, |h, l| {
-                loopguard_core::fnv1a(h, &l.to_le_bytes())
-            });
-            out.push(run);
-            (a, b) = (b, c);
-        }
-        if n < REREAD_MIN_LINES {
-            out.clear();
-        }
-        out.sort_unstable();
-        out.dedup();
-        out
+/// out; estimated by their sketches, exactly up to 256 runs) is at least one half, and both
+/// have lines to compare ([`lines_of`]). A window moved by a few lines over one text shares
+/// most of its runs; the next page of a repetitive text shares lines, not runs of them
+/// (pages of the Cargo registry's and the Python standard library's sources read in order
+/// share at most about a third).
+fn rereads(before: &RawResult, now: &str) -> bool {
+    match (before.lines(), lines_of(now)) {
+        (Some(a), Some(b)) => a.similar(&b, 500),
+        _ => false,
     }
-    if now.len() > MAX_RAW_TEXT {
-        return false;
-    }
-    let (x, y) = (runs(before), runs(now));
-    if x.is_empty() || y.is_empty() {
-        return false;
-    }
-    let (mut i, mut j, mut shared) = (0, 0, 0usize);
-    while i < x.len() && j < y.len() {
-        match x[i].cmp(&y[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let union = x.len() + y.len() - shared;
-    shared * 2 >= union
 }
 
 /// Most bytes of a call's string arguments [`frame`] reads.

@@ -94,29 +94,43 @@ proptest! {
 
 proptest! {
     /// A result's identity kept as text tells results apart exactly as their fingerprints
-    /// do, serialises as the fingerprint, and compares as before once restored; a text
-    /// longer than the copy limit is kept hashed, and a reused buffer holds the new text.
+    /// do, serialises as the fingerprint and the sketch of its lines, and compares as before
+    /// once restored (its lines too); a text longer than the copy limit is kept hashed, and a
+    /// reused buffer holds the new text.
     #[test]
     fn raw_results_identify_as_their_fingerprints_do(
-        a in "[ab\u{e9}\n]{0,6}",
-        b in "[ab\u{e9}\n]{0,6}",
+        a in "[ab\u{e9}\n]{0,12}",
+        b in "[ab\u{e9}\n]{0,12}",
         (ia, ib) in (0u32..2, 0u32..2),
         long in any::<bool>(),
     ) {
         let a = if long { format!("{a}{}", "x".repeat(MAX_RAW_TEXT + 1)) } else { a };
         let kept = RawResult::of(&a, ia, Some(RawResult::of("old text", 3, None)));
-        prop_assert_eq!(matches!(kept, RawResult::Hashed(_)), long);
+        prop_assert_eq!(matches!(kept, RawResult::Hashed { .. }), long);
         let (fa, fb) = (result_fingerprint(&a, ia), result_fingerprint(&b, ib));
         prop_assert_eq!(kept.fingerprint(), fa);
         prop_assert!(kept.is(&a, ia));
         prop_assert_eq!(kept.is(&b, ib), fa == fb);
         let json = serde_json::to_string(&kept).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        prop_assert_eq!(&json, &serde_json::to_string(&fa).unwrap_or_default());
+        let written = json!({"fp": fa, "lines": kept.lines()});
+        prop_assert_eq!(&json, &written.to_string());
         let restored: RawResult =
             serde_json::from_str(&json).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert!(restored.is(&a, ia));
         prop_assert_eq!(restored.is(&b, ib), fa == fb);
+        prop_assert_eq!(restored.lines(), kept.lines());
+        prop_assert_eq!(rereads(&restored, &b), rereads(&kept, &b));
     }
+}
+
+/// A snapshot written when only the fingerprint was kept still restores, with no lines.
+#[test]
+fn a_bare_fingerprint_restores_without_lines() {
+    let fp = result_fingerprint("a\nb\nc\nd", 0);
+    let json = serde_json::to_string(&fp).unwrap_or_default();
+    let restored: RawResult = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+    assert!(restored.is("a\nb\nc\nd", 0));
+    assert_eq!(restored.lines(), None);
 }
 
 #[test]
@@ -131,6 +145,11 @@ fn paths_are_left_out_and_words_kept() {
         skeleton(&json!({"command": "ls ./src ../x ~/y"})),
         Some(Skeleton::Text("ls".to_owned()))
     );
+}
+
+/// Whether the answer `now` rereads the answer `before` ([`super::rereads`]).
+fn rereads_text(before: &str, now: &str) -> bool {
+    rereads(&RawResult::of(before, 0, None), now)
 }
 
 /// The frame's hash of `args`.
@@ -217,11 +236,11 @@ fn a_window_moved_by_a_few_lines_rereads_its_text() {
     let lines = module_lines(40);
     let at = |from: usize| window(&lines, from, from + 40);
     for (a, b) in [(98, 101), (101, 98), (98, 98), (100, 110)] {
-        assert!(rereads(&at(a), &at(b)), "{a} then {b}");
+        assert!(rereads_text(&at(a), &at(b)), "{a} then {b}");
     }
     // A page that starts where the last one ended, or half way through it, is another.
     for (a, b) in [(98, 139), (98, 120)] {
-        assert!(!rereads(&at(a), &at(b)), "{a} then {b}");
+        assert!(!rereads_text(&at(a), &at(b)), "{a} then {b}");
     }
 }
 
@@ -234,9 +253,9 @@ fn the_next_page_of_a_repetitive_text_reads_other_runs_of_lines() {
             window(&lines, from, from + 79),
             window(&lines, from + 80, from + 159),
         );
-        assert!(!rereads(&a, &b), "pages at {from}");
+        assert!(!rereads_text(&a, &b), "pages at {from}");
         assert!(
-            rereads(&a, &window(&lines, from + 3, from + 82)),
+            rereads_text(&a, &window(&lines, from + 3, from + 82)),
             "window at {from}"
         );
     }
@@ -245,13 +264,13 @@ fn the_next_page_of_a_repetitive_text_reads_other_runs_of_lines() {
 #[test]
 fn short_or_long_answers_are_not_compared() {
     let three = "a = 1\nb = 2\nc = 3\n";
-    assert!(!rereads(three, three));
+    assert!(!rereads_text(three, three));
     let four = "a = 1\nb = 2\nc = 3\nd = 4\n";
-    assert!(rereads(four, four));
+    assert!(rereads_text(four, four));
     // Blank lines and indentation do not count.
-    assert!(rereads(four, "  a = 1\n\nb = 2\n\tc = 3\n\n d = 4"));
+    assert!(rereads_text(four, "  a = 1\n\nb = 2\n\tc = 3\n\n d = 4"));
     let long = four.repeat(MAX_RAW_TEXT / four.len() + 1);
-    assert!(!rereads(&long, &long));
+    assert!(!rereads_text(&long, &long));
 }
 
 #[test]
