@@ -1537,3 +1537,63 @@ fn one_line_added_above_each_next_method_is_no_loop() {
     }
     silent(&findings("default", &s.into_events()), "generic-repeat");
 }
+
+// ---- the same loop in parallel batches -------------------------------------------------------
+
+/// A model that calls tools in parallel spells one search three ways in each turn, turn after
+/// turn, and gets the same lines each time: the alike calls of the batches are one streak.
+#[test]
+fn the_same_search_spelled_three_ways_in_each_parallel_batch_is_caught() {
+    let spellings = [
+        "grep -n '_read_u32' sunau.py",
+        "grep -n \"_read_u32\" sunau.py",
+        "grep -n _read_u32 sunau.py",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for _ in 0..4 {
+        s.message("I need to look at where the frame count is read to find the overflow.");
+        let ids: Vec<String> = spellings
+            .iter()
+            .map(|c| s.tool_call("bash", json!({ "command": c })))
+            .collect();
+        for id in &ids {
+            s.tool_result(id, "bash", GREP_OUT, false);
+        }
+        at.push(last(&s));
+    }
+    let found = findings("default", &s.into_events());
+    let f = caught_by(&found, "generic-repeat", at[1]);
+    assert!(f.key.starts_with("similar:"), "{}", f.key);
+}
+
+/// Parallel reads of sibling modules, three per turn, each answered with its own text: a
+/// sweep, however alike the paths.
+#[test]
+fn parallel_reads_of_sibling_modules_are_no_loop() {
+    const MODULES: [&str; 12] = [
+        "button", "card", "dialog", "drawer", "menu", "popover", "select", "slider", "switch",
+        "table", "tabs", "tooltip",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    for batch in MODULES.chunks(3) {
+        s.message("Reading the next components to see how each registers its styles.");
+        let ids: Vec<(String, &str)> = batch
+            .iter()
+            .map(|m| {
+                let path = format!("/home/dev/webapp/src/components/ui/{m}/index.tsx");
+                (s.tool_call("Read", json!({ "file_path": path })), *m)
+            })
+            .collect();
+        for (id, m) in &ids {
+            let name = format!("{}{}", m[..1].to_uppercase(), &m[1..]);
+            let text = format!(
+                "     1\timport {{ styled }} from '../../styles';\n     2\timport type {{ {name}Props }} from './types';\n     3\t\n     4\texport const {name} = styled('{m}', {{\n     5\t  base: 'ui-{m}',\n     6\t}});\n     7\t\n     8\texport default {name};\n"
+            );
+            s.tool_result(id, "Read", &text, false);
+        }
+    }
+    silent(&findings("default", &s.into_events()), "generic-repeat");
+}

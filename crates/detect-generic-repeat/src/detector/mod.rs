@@ -330,7 +330,7 @@ impl GenericRepeat {
                 Some(i) => self.state.pending.remove(i),
                 None => None,
             };
-            if known_poll || result.batch_size > 1 {
+            if known_poll {
                 self.state.similar = SimilarStreak::default();
             } else if let (Some(p), false) = (pending, ignored || skipped_error) {
                 self.similar_result(
