@@ -1292,38 +1292,18 @@ fn a_search_that_finds_nothing_over_one_directory_after_another_is_never_blocked
 
 // ---- a window drifting over one place ------------------------------------------------------
 
-/// A module of small functions with their docstrings, as lines.
-fn settings_module() -> Vec<String> {
-    const NAMES: [&str; 6] = ["load", "parse", "merge", "check", "render", "flush"];
-    const WHAT: [&str; 7] = [
-        "settings", "header", "section", "entry", "table", "cache", "queue",
-    ];
-    let mut lines = vec![
-        "\"\"\"Reading and checking the service's settings.\"\"\"".to_owned(),
-        "import json".to_owned(),
-        "import os".to_owned(),
-        String::new(),
-    ];
-    for what in WHAT {
-        for name in NAMES {
-            lines.push(format!("def {name}_{what}(source, strict=False):"));
-            lines.push(format!(
-                "    \"\"\"Return the {what} read by {name}, or None.\"\"\""
-            ));
-            lines.push(format!("    value = source.get({what:?})"));
-            lines.push("    if value is None and strict:".to_owned());
-            lines.push(format!("        raise KeyError({what:?})"));
-            lines.push(format!("    return {name}_value(value)"));
-            lines.push(String::new());
-        }
-    }
-    lines
+/// Lines `from..=to` (1-based) of `lines`, as `sed -n 'FROM,TOp'` prints them.
+fn sed_window(lines: &[String], from: usize, to: usize) -> String {
+    lines[from - 1..to]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 /// The agent reads lines S..S+40 of one file again and again, S moving by a line or two
 /// around 100: `copies` reads, as mini-swe-agent prints them.
 fn drifting_window(copies: usize) -> (Vec<OwnedEvent>, Vec<usize>) {
-    let lines = settings_module();
+    let lines = loopguard_testkit::texts::settings_module_lines();
     let starts = [
         99, 101, 98, 102, 100, 99, 101, 98, 100, 102, 101, 99, 98, 100,
     ];
@@ -1332,10 +1312,7 @@ fn drifting_window(copies: usize) -> (Vec<OwnedEvent>, Vec<usize>) {
     let mut at = Vec::new();
     for k in 0..copies {
         let from = starts[k % starts.len()];
-        let shown: String = lines[from - 1..from + 40]
-            .iter()
-            .map(|l| format!("{l}\n"))
-            .collect();
+        let shown = sed_window(&lines, from, from + 40);
         s.message("THOUGHT: The cache section is read around line 100; let me look at it again.");
         s.call(
             "bash",
@@ -1365,7 +1342,7 @@ fn a_window_drifting_over_one_place_is_warned_and_then_blocked() {
 /// numbers it.
 #[test]
 fn a_read_at_drifting_offsets_is_caught() {
-    let lines = settings_module();
+    let lines = loopguard_testkit::texts::settings_module_lines();
     let mut s = Script::new();
     task(&mut s);
     let mut at = Vec::new();
@@ -1390,59 +1367,15 @@ fn a_read_at_drifting_offsets_is_caught() {
     caught_by(&found, "generic-repeat", at[6]);
 }
 
-/// Doc blocks of a byte buffer's getters, one per width, order and sign: a file whose pages
-/// share most of their lines one by one.
-fn getter_docs() -> Vec<String> {
-    let mut lines = Vec::new();
-    for bits in [8, 16, 32, 64, 128] {
-        for (order, suffix) in [
-            ("big-endian", ""),
-            ("little-endian", "_le"),
-            ("native-endian", "_ne"),
-        ] {
-            for (sign, t) in [("unsigned", "u"), ("signed", "i")] {
-                lines.push(format!(
-                    "    /// Gets an {sign} {bits} bit integer from `self` in {order} byte order."
-                ));
-                lines.push("    ///".to_owned());
-                lines.push(format!(
-                    "    /// The current position is advanced by {}.",
-                    bits / 8
-                ));
-                lines.push("    ///".to_owned());
-                lines.push("    /// # Panics".to_owned());
-                lines.push("    ///".to_owned());
-                lines.push(
-                    "    /// This function panics if there is not enough remaining data in `self`."
-                        .to_owned(),
-                );
-                lines.push(format!(
-                    "    fn get_{t}{bits}{suffix}(&mut self) -> {t}{bits} {{"
-                ));
-                lines.push(format!(
-                    "        buf_get_impl!(self, {t}{bits}::from_{}_bytes)",
-                    &order[..2]
-                ));
-                lines.push("    }".to_owned());
-                lines.push(String::new());
-            }
-        }
-    }
-    lines
-}
-
 /// Reading a repetitive file page by page, in order: each page shows other lines.
 #[test]
 fn pages_of_a_repetitive_file_read_in_order_are_no_loop() {
-    let lines = getter_docs();
+    let lines = loopguard_testkit::texts::getter_doc_lines();
     let mut s = Script::new();
     task(&mut s);
     let mut from = 1;
     while from + 79 <= lines.len() {
-        let shown: String = lines[from - 1..from + 79]
-            .iter()
-            .map(|l| format!("{l}\n"))
-            .collect();
+        let shown = sed_window(&lines, from, from + 79);
         s.call(
             "bash",
             json!({ "command": format!("sed -n '{},{}p' src/buf/buf_impl.rs", from, from + 79) }),
@@ -1483,15 +1416,12 @@ fn alike_logs_of_numbered_runs_are_a_sweep() {
 /// and a few lines more.
 #[test]
 fn scrolling_a_few_lines_at_a_time_is_no_loop() {
-    let lines = settings_module();
+    let lines = loopguard_testkit::texts::settings_module_lines();
     let mut s = Script::new();
     task(&mut s);
     for k in 0..24 {
         let from = 20 + 6 * k;
-        let shown: String = lines[from - 1..from + 40]
-            .iter()
-            .map(|l| format!("{l}\n"))
-            .collect();
+        let shown = sed_window(&lines, from, from + 40);
         s.call(
             "bash",
             json!({ "command": format!("sed -n '{},{}p' src/settings.py", from, from + 40) }),

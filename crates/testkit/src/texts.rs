@@ -1168,3 +1168,75 @@ pub fn noisy_loop(copies: usize) -> String {
     }
     s
 }
+
+/// A Python module of small functions with their docstrings, as lines: 6 verbs × 7 nouns
+/// (`load_settings`, `parse_header`, …), each function 7 lines with its blank line, after a
+/// 4-line header. Windows over it that start a few lines apart share most of their lines.
+pub fn settings_module_lines() -> Vec<String> {
+    const NAMES: [&str; 6] = ["load", "parse", "merge", "check", "render", "flush"];
+    const WHAT: [&str; 7] = [
+        "settings", "header", "section", "entry", "table", "cache", "queue",
+    ];
+    let mut lines = vec![
+        "\"\"\"Reading and checking the service's settings.\"\"\"".to_owned(),
+        "import json".to_owned(),
+        "import os".to_owned(),
+        String::new(),
+    ];
+    for what in WHAT {
+        for name in NAMES {
+            lines.push(format!("def {name}_{what}(source, strict=False):"));
+            lines.push(format!(
+                "    \"\"\"Return the {what} read by {name}, or None.\"\"\""
+            ));
+            lines.push(format!("    value = source.get({what:?})"));
+            lines.push("    if value is None and strict:".to_owned());
+            lines.push(format!("        raise KeyError({what:?})"));
+            lines.push(format!("    return {name}_value(value)"));
+            lines.push(String::new());
+        }
+    }
+    lines
+}
+
+/// The doc blocks of a byte buffer's getters, one per width, byte order and sign (330
+/// lines): pages of it share most of their lines one by one (the same sentences), not runs
+/// of consecutive lines.
+pub fn getter_doc_lines() -> Vec<String> {
+    let mut lines = Vec::new();
+    for bits in [8, 16, 32, 64, 128] {
+        for (order, suffix) in [
+            ("big-endian", ""),
+            ("little-endian", "_le"),
+            ("native-endian", "_ne"),
+        ] {
+            for (sign, t) in [("unsigned", "u"), ("signed", "i")] {
+                lines.push(format!(
+                    "    /// Gets an {sign} {bits} bit integer from `self` in {order} byte order."
+                ));
+                lines.push("    ///".to_owned());
+                lines.push(format!(
+                    "    /// The current position is advanced by {}.",
+                    bits / 8
+                ));
+                lines.push("    ///".to_owned());
+                lines.push("    /// # Panics".to_owned());
+                lines.push("    ///".to_owned());
+                lines.push(
+                    "    /// This function panics if there is not enough remaining data in `self`."
+                        .to_owned(),
+                );
+                lines.push(format!(
+                    "    fn get_{t}{bits}{suffix}(&mut self) -> {t}{bits} {{"
+                ));
+                lines.push(format!(
+                    "        buf_get_impl!(self, {t}{bits}::from_{}_bytes)",
+                    &order[..2]
+                ));
+                lines.push("    }".to_owned());
+                lines.push(String::new());
+            }
+        }
+    }
+    lines
+}

@@ -157,30 +157,6 @@ fn frame(args: &Value) -> u64 {
     super::frame(args).0
 }
 
-/// A module of `n` small functions, each with its docstring, as a text of lines.
-fn module_lines(n: usize) -> Vec<String> {
-    const NAMES: [&str; 8] = [
-        "load", "parse", "merge", "check", "render", "flush", "close", "open",
-    ];
-    const WHAT: [&str; 8] = [
-        "settings", "header", "section", "entry", "table", "cache", "queue", "stream",
-    ];
-    let mut lines = Vec::new();
-    for k in 0..n {
-        let (name, what) = (NAMES[k % 8], WHAT[(k / 8) % 8]);
-        lines.push(format!("def {name}_{what}(source, strict=False):"));
-        lines.push(format!(
-            "    \"\"\"Return the {what} read by {name}, or None.\"\"\""
-        ));
-        lines.push(format!("    value = source.get({what:?})"));
-        lines.push("    if value is None and strict:".to_owned());
-        lines.push(format!("        raise KeyError({what:?})"));
-        lines.push(format!("    return {name}_value(value)"));
-        lines.push(String::new());
-    }
-    lines
-}
-
 /// Lines `from..to` (1-based, inclusive) of `lines`, as `sed -n 'FROM,TOp'` prints them.
 fn window(lines: &[String], from: usize, to: usize) -> String {
     lines[from - 1..to]
@@ -189,51 +165,9 @@ fn window(lines: &[String], from: usize, to: usize) -> String {
         .collect()
 }
 
-/// Doc blocks of a byte buffer's getters, one per width and byte order: pages of it share
-/// most of their lines one by one (the same sentences), not runs of them.
-fn getter_docs() -> Vec<String> {
-    let mut lines = Vec::new();
-    for bits in [8, 16, 32, 64, 128] {
-        for (order, suffix) in [
-            ("big-endian", ""),
-            ("little-endian", "_le"),
-            ("native-endian", "_ne"),
-        ] {
-            for sign in ["unsigned", "signed"] {
-                let t = if sign == "signed" { "i" } else { "u" };
-                lines.push(format!(
-                    "    /// Gets an {sign} {bits} bit integer from `self` in {order} byte order."
-                ));
-                lines.push("    ///".to_owned());
-                lines.push(format!(
-                    "    /// The current position is advanced by {}.",
-                    bits / 8
-                ));
-                lines.push("    ///".to_owned());
-                lines.push("    /// # Panics".to_owned());
-                lines.push("    ///".to_owned());
-                lines.push(
-                    "    /// This function panics if there is not enough remaining data in `self`."
-                        .to_owned(),
-                );
-                lines.push(format!(
-                    "    fn get_{t}{bits}{suffix}(&mut self) -> {t}{bits} {{"
-                ));
-                lines.push(format!(
-                    "        buf_get_impl!(self, {t}{bits}::from_{}_bytes)",
-                    &order[..2]
-                ));
-                lines.push("    }".to_owned());
-                lines.push(String::new());
-            }
-        }
-    }
-    lines
-}
-
 #[test]
 fn a_window_moved_by_a_few_lines_rereads_its_text() {
-    let lines = module_lines(40);
+    let lines = loopguard_testkit::texts::settings_module_lines();
     let at = |from: usize| window(&lines, from, from + 40);
     for (a, b) in [(98, 101), (101, 98), (98, 98), (100, 110)] {
         assert!(rereads_text(&at(a), &at(b)), "{a} then {b}");
@@ -246,7 +180,7 @@ fn a_window_moved_by_a_few_lines_rereads_its_text() {
 
 #[test]
 fn the_next_page_of_a_repetitive_text_reads_other_runs_of_lines() {
-    let lines = getter_docs();
+    let lines = loopguard_testkit::texts::getter_doc_lines();
     assert!(lines.len() > 300);
     for from in (1..lines.len() - 160).step_by(80) {
         let (a, b) = (
