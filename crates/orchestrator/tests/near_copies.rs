@@ -1527,3 +1527,97 @@ fn parallel_reads_of_sibling_modules_are_no_loop() {
     }
     silent(&findings("default", &s.into_events()), "generic-repeat");
 }
+
+/// An agent waits for a build by reading the tail of its log again and again: the very same
+/// command, answered with the window moved by the lines the build wrote. What it reads moved
+/// by itself: never blocked.
+#[test]
+fn the_tail_of_a_growing_log_read_again_and_again_is_never_blocked() {
+    let log: Vec<String> = (1..=400)
+        .map(|i| {
+            let unit = ["parser", "lexer", "checker", "codegen", "linker"][i % 5];
+            format!(
+                "   Compiling {unit}-{} v0.{}.0 (/repo/crates/{unit})",
+                i / 5,
+                i % 7
+            )
+        })
+        .collect();
+    let mut s = Script::new();
+    task(&mut s);
+    for k in 0..20 {
+        let end = 60 + 4 * k;
+        let shown = sed_window(&log, end - 29, end);
+        s.message("THOUGHT: The build is still running; let me look at its log again.");
+        s.call(
+            "bash",
+            json!({ "command": "cat /tmp/build.log | tail -n 30" }),
+            &format!("<returncode>0</returncode>\n<output>\n{shown}</output>"),
+        );
+    }
+    let found = findings("default", &s.into_events());
+    let blocks: Vec<_> = found
+        .iter()
+        .filter(|(_, f)| f.detector == "generic-repeat" && f.level >= Level::Critical)
+        .collect();
+    assert!(blocks.is_empty(), "{blocks:#?}");
+}
+
+/// SWE-agent's editor asked to insert one block at the top of a file again and again: each
+/// answer shows the file's window with one more copy of it. Once the copies make most of
+/// the window (the lines below them are numbered anew each time), the same action done
+/// again is blocked after its warning.
+#[test]
+fn the_same_block_inserted_again_and_again_is_blocked() {
+    let block = [
+        "import com.fasterxml.jackson.annotation.JsonProperty;",
+        "import com.fasterxml.jackson.databind.ObjectMapper;",
+        "",
+        "class Bean {",
+        "    @JsonProperty(\"value\") public int value;",
+        "}",
+    ];
+    let mut file: Vec<String> = vec![
+        "public class Repro {".to_owned(),
+        "    public static void main(String[] args) throws Exception {".to_owned(),
+        "        System.out.println(new ObjectMapper().writeValueAsString(new Bean()));".to_owned(),
+        "    }".to_owned(),
+        "}".to_owned(),
+    ];
+    let edit = format!("edit 1:1\n{}\nend_of_edit", block.join("\n"));
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for _ in 0..24 {
+        for (i, l) in block.iter().enumerate() {
+            file.insert(i, (*l).to_owned());
+        }
+        let window: String = file
+            .iter()
+            .take(100)
+            .enumerate()
+            .map(|(i, l)| format!("{}:{l}\n", i + 1))
+            .collect();
+        s.call(
+            "edit",
+            json!({ "command": edit }),
+            &format!(
+                "[File: /repo/Repro.java ({} lines total)]\n{window}File updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.",
+                file.len()
+            ),
+        );
+        at.push(last(&s));
+    }
+    let found = findings("default", &s.into_events());
+    assert!(
+        found.iter().any(|(i, f)| f.detector == "generic-repeat"
+            && f.level == Level::Critical
+            && f.message.contains("mostly the lines")
+            && *i <= at[18]),
+        "{:#?}",
+        found
+            .iter()
+            .map(|(i, f)| (i, f.level, f.message.as_str()))
+            .collect::<Vec<_>>()
+    );
+}

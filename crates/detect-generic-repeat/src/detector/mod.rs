@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use batch::BatchStreak;
 use near::NearStreak;
 use openclaw::Record;
-use polls::{is_polling_command, is_wait_command, probes};
+use polls::{acts, is_polling_command, is_wait_command, probes};
 use similar::{call_words, frame, PendingCall, SimilarStreak, MAX_PENDING};
 use streak::Streak;
 use window::Window;
@@ -203,6 +203,7 @@ impl GenericRepeat {
                 probe: probes(args),
                 frame,
                 numbers,
+                acts: acts(args),
             };
             push_capped(&mut self.state.pending, pending, MAX_PENDING);
         }

@@ -140,6 +140,37 @@ fn reads(first: &str, second: Option<&str>) -> bool {
             }))
 }
 
+/// Whether a call acts: a command of its shell line's first line is none that only reads
+/// ([`READERS`], `git` asked to show something, `sed` without `-i`, `awk`), looks ([`PROBES`]),
+/// polls without sending ([`POLLING_WORDS`]), waits or is the shell's own
+/// ([`NEUTRAL_WORDS`]): `edit 1:1`, `python3 fix.py`, `sed -i …`, `curl -X POST …` act;
+/// `cat build.log | tail -n 30` does not. A call without a shell command is not known to act.
+pub(crate) fn acts(args: &Value) -> bool {
+    first_line(args).is_some_and(|line| {
+        commands(line).any(|(segment, _)| {
+            let mut words = segment
+                .split_whitespace()
+                .map(|w| w.trim_start_matches("./"))
+                .skip_while(|w| is_assignment(w));
+            let Some(first) = words.next() else {
+                return false;
+            };
+            let first = first.rsplit('/').next().unwrap_or(first);
+            let second = words.next();
+            let looks = NEUTRAL_WORDS.contains(&first)
+                || WAIT_WORDS.contains(&first)
+                || (POLLING_WORDS.contains(&first) && !sends(segment))
+                || reads(first, second)
+                || first == "awk"
+                || (first == "sed"
+                    && !segment
+                        .split_whitespace()
+                        .any(|w| w.starts_with("-i") || w == "--in-place"));
+            !looks
+        })
+    })
+}
+
 /// Programs that look for something: their silence means nothing was found.
 const PROBES: &[&str] = &[
     "ls", "find", "fd", "locate", "which", "whereis", "type", "test", "[", "[[", "stat", "file",

@@ -36,6 +36,9 @@ pub(super) struct PendingCall {
     /// The call's first numbers ([`frame`]).
     #[serde(default)]
     pub(super) numbers: CallNumbers,
+    /// The call acts ([`super::polls::acts`]).
+    #[serde(default)]
+    pub(super) acts: bool,
 }
 
 /// Most numbers of a call [`CallNumbers`] keeps.
@@ -442,17 +445,25 @@ impl GenericRepeat {
         // place again: a window drifting over it. Its other numbers and its other answer are
         // not another object (a sweep over numbered objects names them with words,
         // `seed_1.txt`, `run7`, which keep their digits in the frame; the next page of a
-        // file shows other lines, however alike its text).
+        // file shows other lines, however alike its text). The very same call that only
+        // reads, answered otherwise, is not a near copy: what it reads moved by itself (a
+        // log that grows under `cat build.log | tail -n 30`), which is the near-duplicate
+        // streak's to judge; the same call that acts and shows the same place again has
+        // done the same thing again (`edit 1:1` inserting one block once more).
         let near_copy = st.tool == tool
             && !rs.empty
             && !st.empty
             && st.shape != Some(rs.fp)
             && !new_ids
             && st.calls.back().is_some_and(|c| c.frame == call.frame)
-            && st
-                .last_raw
-                .as_ref()
-                .is_some_and(|last| rereads(last, content));
+            && st.last_raw.as_ref().is_some_and(|last| {
+                let same_call = st.calls.back().is_some_and(|c| c.call == call.call);
+                if same_call && !p.acts {
+                    last.is(content, images)
+                } else {
+                    rereads(last, content)
+                }
+            });
         let like = near_copy
             || (st.tool == tool
                 && st.shape == Some(rs.fp)

@@ -150,3 +150,35 @@ fn a_built_in_poll_turned_off_by_the_table_counts_like_any_call() {
     let off = "[command_status]\nkind = \"other\"\n";
     assert!(!run_with_tools(oc(), off, s.events()).is_empty());
 }
+
+#[test]
+fn a_call_acts_unless_each_of_its_commands_reads_looks_or_waits() {
+    let acts = |c: &str| super::acts(&json!({ "command": c }));
+    for c in [
+        "edit 1:1\nimport os\nend_of_edit",
+        "python3 fix.py",
+        "sed -i 's/a/b/' src/app.py",
+        "cat a.txt | sed --in-place -e s/x/y/ b.txt",
+        "curl -X POST http://localhost:8080/jobs",
+        "git commit -am wip",
+        "cat build.log && make",
+    ] {
+        assert!(acts(c), "{c}");
+    }
+    for c in [
+        "cat build.log | tail -n 30",
+        "sed -n '98,138p' src/app.py",
+        "grep -n cache src/*.py | head -n 20",
+        "cd /repo && git diff HEAD~1",
+        "sleep 5; tail -n 20 /var/log/app.log",
+        "RUST_LOG=debug ls -la target",
+        "awk '{print $1}' access.log | sort | uniq -c",
+        "",
+    ] {
+        assert!(!acts(c), "{c}");
+    }
+    // A call without a shell command is not known to act.
+    assert!(!super::acts(
+        &json!({"file_path": "/srv/app.py", "old_string": "a", "new_string": "b"})
+    ));
+}
