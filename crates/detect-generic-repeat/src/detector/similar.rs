@@ -450,15 +450,15 @@ impl GenericRepeat {
         // log that grows under `cat build.log | tail -n 30`), which is the near-duplicate
         // streak's to judge; the same call that acts and shows the same place again has
         // done the same thing again (`edit 1:1` inserting one block once more).
+        let newest = st.calls.back();
         let near_copy = st.tool == tool
             && !rs.empty
             && !st.empty
             && st.shape != Some(rs.fp)
             && !new_ids
-            && st.calls.back().is_some_and(|c| c.frame == call.frame)
+            && newest.is_some_and(|c| c.frame == call.frame)
             && st.last_raw.as_ref().is_some_and(|last| {
-                let same_call = st.calls.back().is_some_and(|c| c.call == call.call);
-                if same_call && !p.acts {
+                if newest.is_some_and(|c| c.call == call.call) && !p.acts {
                     last.is(content, images)
                 } else {
                     rereads(last, content)
@@ -638,10 +638,14 @@ fn lines_of(text: &str) -> Option<Sketch> {
 /// share at most about a third).
 fn rereads(before: &RawResult, now: &str) -> bool {
     match (before.lines(), lines_of(now)) {
-        (Some(a), Some(b)) => a.similar(&b, 500),
+        (Some(a), Some(b)) => a.similar(&b, REREAD_PERMILLE),
         _ => false,
     }
 }
+
+/// The share of runs of lines two answers have in common for the second to reread the
+/// first ([`rereads`]), in thousandths: one half.
+const REREAD_PERMILLE: u32 = 500;
 
 /// Most bytes of a call's string arguments [`frame`] reads.
 const FRAME_BYTES: usize = 4096;
@@ -651,11 +655,11 @@ const FRAME_BYTES: usize = 4096;
 /// digits and one letter after them: `138p`, `40k`) counts as one mark whatever its value. A
 /// number is read in the runs of letters, digits and `_` of a word that is not a path: a
 /// word holding a `/` is kept as written, and so is a run that holds digits among letters.
-/// The first [`CALL_NUMBERS`] numbers met are kept too (a number of digits and a letter
-/// by its digits), in order. Two calls of one frame say the same thing of the same objects with other numbers
-/// (`sed -n '98,138p' f` and `sed -n '101,141p' f`; a `Read` at another offset); numbered
-/// objects are named by paths and words (`runs/3/log.txt`, `seed_1.txt`, `run7`), which
-/// keep their digits.
+/// The first [`CALL_NUMBERS`] numbers met are kept too, in order (a number of digits and a
+/// letter by its digits). Two calls of one frame say the same thing of the same objects with
+/// other numbers (`sed -n '98,138p' f` and `sed -n '101,141p' f`; a `Read` at another
+/// offset); numbered objects are named by paths and words (`runs/3/log.txt`, `seed_1.txt`,
+/// `run7`), which keep their digits.
 pub(super) fn frame(args: &Value) -> (u64, CallNumbers) {
     /// Mixes `bytes` and a separator into `h`, eight bytes at a time (the frame is read for
     /// every call: a byte-at-a-time hash costs more than the rest of the reading).
