@@ -27,7 +27,7 @@ pub(super) struct PendingCall {
     /// The paths the call names ([`call_words`]).
     #[serde(default)]
     pub(super) object: Option<u64>,
-    /// The call looks for something: nothing in its answer means nothing found ([`probes`]).
+    /// The call looks for something: nothing in its answer means nothing found ([`super::polls::probes`]).
     #[serde(default)]
     pub(super) probe: bool,
     /// The call's arguments without their numbers ([`frame`]).
@@ -80,7 +80,7 @@ pub(super) struct SimilarCall {
     pub(super) frame: u64,
 }
 
-/// A shell command's skeleton ([`skeleton`]). It is identified by a fingerprint, the SHA-256
+/// A shell command's skeleton ([`call_words`]). It is identified by a fingerprint, the SHA-256
 /// of its text, which is what a snapshot holds; while the text is at hand it is kept
 /// instead, so that no call pays for the hash: two texts are equal exactly when their
 /// fingerprints are (barring a SHA-256 collision), and a fingerprint is computed only to
