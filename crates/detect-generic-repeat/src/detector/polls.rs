@@ -116,6 +116,16 @@ const READERS: &[&str] = &[
     "basename",
     "dirname",
     "diff",
+    // The file viewers of agent harnesses' own command sets (SWE-agent, OpenHands'
+    // `str_replace_editor` asked to `view`).
+    "open",
+    "goto",
+    "scroll_up",
+    "scroll_down",
+    "search_file",
+    "search_dir",
+    "find_file",
+    "view",
 ];
 
 /// Whether a command only reads ([`READERS`], [`PROBES`], or `git` asked to show something).

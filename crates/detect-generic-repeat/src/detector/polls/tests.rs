@@ -173,10 +173,19 @@ fn a_call_acts_unless_each_of_its_commands_reads_looks_or_waits() {
         "sleep 5; tail -n 20 /var/log/app.log",
         "RUST_LOG=debug ls -la target",
         "awk '{print $1}' access.log | sort | uniq -c",
+        "open /repo/src/app.py 120",
+        "goto 240",
+        "scroll_down",
         "",
     ] {
         assert!(!acts(c), "{c}");
     }
+    assert!(!super::acts(
+        &json!({"command": "view", "path": "/repo/src/app.py"})
+    ));
+    assert!(super::acts(
+        &json!({"command": "insert", "path": "/repo/src/app.py", "insert_line": 1, "new_str": "import os"})
+    ));
     // A call without a shell command is not known to act.
     assert!(!super::acts(
         &json!({"file_path": "/srv/app.py", "old_string": "a", "new_string": "b"})
