@@ -9,6 +9,7 @@ use loopguard_core::{result_fingerprint, Cx, Finding, Fingerprint, Level};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
+use std::hash::{BuildHasher, Hasher};
 
 /// How many issued calls the similar-calls rule remembers until their results arrive.
 pub(super) const MAX_PENDING: usize = 32;
@@ -661,25 +662,12 @@ const FRAME_BYTES: usize = 4096;
 /// offset); numbered objects are named by paths and words (`runs/3/log.txt`, `seed_1.txt`,
 /// `run7`), which keep their digits.
 pub(super) fn frame(args: &Value) -> (u64, CallNumbers) {
-    /// Mixes `bytes` and a separator into `h`, eight bytes at a time (the frame is read for
-    /// every call: a byte-at-a-time hash costs more than the rest of the reading).
-    fn mix(h: &mut u64, bytes: &[u8]) {
-        const K: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            *h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
-        }
-        let mut w = [0u8; 8];
-        let rest = chunks.remainder();
-        w[..rest.len()].copy_from_slice(rest);
-        // The separator: the length of the last piece, so that no two splits of one text
-        // into pieces hash alike.
-        w[7] = 0x80 | rest.len() as u8;
-        *h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    /// Writes `bytes` and a separator (a byte no UTF-8 text holds) into `h`.
+    fn mix(h: &mut impl Hasher, bytes: &[u8]) {
+        h.write(bytes);
+        h.write_u8(0xff);
     }
-    fn text(s: &str, h: &mut u64, numbers: &mut CallNumbers, budget: &mut usize) {
+    fn text(s: &str, h: &mut impl Hasher, numbers: &mut CallNumbers, budget: &mut usize) {
         let b = s.as_bytes();
         let b = b.get(..b.len().min(*budget)).unwrap_or(b);
         *budget = budget.saturating_sub(b.len());
@@ -707,7 +695,7 @@ pub(super) fn frame(args: &Value) -> (u64, CallNumbers) {
             }
         }
     }
-    fn walk(v: &Value, h: &mut u64, numbers: &mut CallNumbers, budget: &mut usize) {
+    fn walk(v: &Value, h: &mut impl Hasher, numbers: &mut CallNumbers, budget: &mut usize) {
         match v {
             Value::Null => mix(h, b"\0null"),
             Value::Bool(b) => mix(h, if *b { b"\0true" } else { b"\0false" }),
@@ -741,11 +729,11 @@ pub(super) fn frame(args: &Value) -> (u64, CallNumbers) {
             }
         }
     }
-    let mut h = loopguard_core::FNV1A_START;
+    let mut h = loopguard_core::FixedState.build_hasher();
     let mut numbers = CallNumbers::default();
     let mut budget = FRAME_BYTES;
     walk(args, &mut h, &mut numbers, &mut budget);
-    (h, numbers)
+    (h.finish(), numbers)
 }
 
 /// Whether an argument's key names a path or a file (`path`, `file_path`, `filePath`,
