@@ -894,15 +894,29 @@ impl Trend {
 
     /// Adds the next result's numbers; returns whether this step is progress.
     pub fn step(&mut self, numbers: &[u64]) -> bool {
+        self.advance(numbers).0
+    }
+
+    /// Adds the next numbers; returns whether they went on: some moved, and each that moved
+    /// had moved before, the same way. Unlike [`Trend::step`]'s progress, a first move does
+    /// not go on yet (a window moved once may come back); a number that came back never does
+    /// again.
+    pub fn step_onward(&mut self, numbers: &[u64]) -> bool {
+        self.advance(numbers).1
+    }
+
+    /// Adds the next numbers: (progress, went on), as [`Trend::step`] and
+    /// [`Trend::step_onward`] say them.
+    fn advance(&mut self, numbers: &[u64]) -> (bool, bool) {
         if !self.seen || numbers.len() != self.last.len() {
             self.seen = true;
             self.last.clear();
             self.last.extend_from_slice(numbers);
             self.dirs.clear();
             self.dirs.resize(numbers.len(), 0);
-            return false;
+            return (false, false);
         }
-        let mut progress = false;
+        let (mut progress, mut moved, mut onward) = (false, false, true);
         for ((old, new), dir) in self.last.iter().zip(numbers).zip(self.dirs.iter_mut()) {
             let d: i8 = match new.cmp(old) {
                 std::cmp::Ordering::Greater => 1,
@@ -912,6 +926,8 @@ impl Trend {
             if d == 0 {
                 continue;
             }
+            moved = true;
+            onward &= *dir == d;
             match *dir {
                 0 => {
                     *dir = d;
@@ -923,7 +939,7 @@ impl Trend {
         }
         self.last.clear();
         self.last.extend_from_slice(numbers);
-        progress
+        (progress, moved && onward)
     }
 }
 

@@ -258,47 +258,10 @@ pub(super) struct SimilarStreak {
     /// drifting over one place, whose other numbers are not another object.
     #[serde(default)]
     pub(super) drifting: bool,
-    /// How the numbers of the streak's calls moved ([`CallTrend`]).
+    /// How the numbers of the streak's calls ([`CallNumbers`]) moved
+    /// ([`Trend::step_onward`]).
     #[serde(default)]
-    pub(super) call_trend: CallTrend,
-}
-
-/// How the numbers of a streak's calls ([`CallNumbers`]) moved, position by position.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub(super) struct CallTrend {
-    last: Option<CallNumbers>,
-    /// Per position: 0 not moved yet, 1 up, -1 down, 2 went both ways.
-    dirs: [i8; CALL_NUMBERS],
-}
-
-impl CallTrend {
-    /// Adds the next call's numbers; returns whether they moved on: some moved, and each that
-    /// moved moved the way it moved before (a first move is not yet moving on; a number that
-    /// came back never is again).
-    fn step(&mut self, numbers: &CallNumbers) -> bool {
-        let Some(last) = self.last.replace(*numbers).filter(|l| l.len == numbers.len) else {
-            self.dirs = [0; CALL_NUMBERS];
-            return false;
-        };
-        let mut moved = false;
-        let mut onward = true;
-        for ((old, new), dir) in last
-            .as_slice()
-            .iter()
-            .zip(numbers.as_slice())
-            .zip(self.dirs.iter_mut())
-        {
-            let d: i8 = match new.cmp(old) {
-                std::cmp::Ordering::Greater => 1,
-                std::cmp::Ordering::Less => -1,
-                std::cmp::Ordering::Equal => continue,
-            };
-            moved = true;
-            onward &= *dir == d;
-            *dir = if *dir == 0 || *dir == d { d } else { 2 };
-        }
-        moved && onward
-    }
+    pub(super) call_trend: Trend,
 }
 
 impl SimilarStreak {
@@ -484,7 +447,7 @@ impl GenericRepeat {
         // A drifting window whose numbers keep moving one way (scrolling by a few lines at a
         // time, an edit at each next line) shows something new each time: from its second
         // move on the call is not counted, and the streak goes on.
-        let moved_on = like && st.call_trend.step(&p.numbers);
+        let moved_on = like && st.call_trend.step_onward(p.numbers.as_slice());
         let progress =
             like && ((!drifting && (stepped || renumbered(st) || other_object)) || swept());
         let raw = Some(RawResult::of(content, images, st.last_raw.take()));
@@ -502,8 +465,8 @@ impl GenericRepeat {
             if !like {
                 trend.restart();
                 trend.step(&rs.numbers);
-                call_trend = CallTrend::default();
-                call_trend.step(&p.numbers);
+                call_trend.restart();
+                call_trend.step(p.numbers.as_slice());
             }
             let mut name = std::mem::take(&mut st.tool);
             name.clear();

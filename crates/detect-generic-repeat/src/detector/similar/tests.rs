@@ -261,21 +261,33 @@ fn a_frame_keeps_the_first_numbers_in_order() {
 
 #[test]
 fn numbers_move_on_from_their_second_move_one_way_and_never_after_coming_back() {
-    let mut t = super::CallTrend::default();
+    let mut t = loopguard_core::shape::Trend::new();
     let at = |from: u64| {
         super::frame(&json!({"command": format!("sed -n '{from},{}p' a.py", from + 40)})).1
     };
-    assert!(!t.step(&at(100)), "the first call");
-    assert!(!t.step(&at(100)), "no move");
-    assert!(!t.step(&at(106)), "a first move");
-    assert!(t.step(&at(112)));
-    assert!(t.step(&at(112 + 6)));
-    assert!(!t.step(&at(112)), "back");
-    assert!(!t.step(&at(118)), "after coming back");
+    assert!(!t.step_onward(at(100).as_slice()), "the first call");
+    assert!(!t.step_onward(at(100).as_slice()), "no move");
+    assert!(!t.step_onward(at(106).as_slice()), "a first move");
+    assert!(t.step_onward(at(112).as_slice()));
+    assert!(t.step_onward(at(112 + 6).as_slice()));
+    assert!(!t.step_onward(at(112).as_slice()), "back");
+    assert!(!t.step_onward(at(118).as_slice()), "after coming back");
     // Another count of numbers starts over.
-    assert!(!t.step(&super::frame(&json!({"command": "sed -n 5p a.py"})).1));
-    assert!(!t.step(&super::frame(&json!({"command": "sed -n 6p a.py"})).1));
-    assert!(t.step(&super::frame(&json!({"command": "sed -n 7p a.py"})).1));
+    assert!(!t.step_onward(
+        super::frame(&json!({"command": "sed -n 5p a.py"}))
+            .1
+            .as_slice()
+    ));
+    assert!(!t.step_onward(
+        super::frame(&json!({"command": "sed -n 6p a.py"}))
+            .1
+            .as_slice()
+    ));
+    assert!(t.step_onward(
+        super::frame(&json!({"command": "sed -n 7p a.py"}))
+            .1
+            .as_slice()
+    ));
 }
 
 proptest! {
