@@ -58,7 +58,7 @@ impl Sketch {
             .lines()
             .map(str::trim)
             .filter(|l| !l.is_empty())
-            .map(|l| u64::from(hash_chars_of(l)));
+            .map(|l| u64::from(hash_chars(l.chars())));
         let (mut a, mut b) = (lines.next()?, lines.next()?);
         let mut hashes: Vec<u32> = Vec::new();
         let mut n = 2;
@@ -220,10 +220,10 @@ fn shingle_hashes(text: &str, out: &mut Vec<u32>) {
         return;
     }
     if norm.len() < SHINGLE {
-        out.push(hash_chars(&norm));
+        out.push(hash_chars(norm.iter().copied()));
         return;
     }
-    out.extend(norm.windows(SHINGLE).map(hash_chars));
+    out.extend(norm.windows(SHINGLE).map(|w| hash_chars(w.iter().copied())));
 }
 
 /// The `SKETCH_SIZE` smallest distinct values, ascending. Selects a prefix in linear time
@@ -248,19 +248,9 @@ fn bottom_k(mut v: Vec<u32>) -> Vec<u32> {
 }
 
 /// FNV-1a over the characters' scalar values, then a 64-bit finaliser; the high half.
-fn hash_chars(chars: &[char]) -> u32 {
+fn hash_chars(chars: impl IntoIterator<Item = char>) -> u32 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for c in chars {
-        h ^= u64::from(u32::from(*c));
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    mix64(h)
-}
-
-/// [`hash_chars`] of the characters of `s` (without collecting them).
-fn hash_chars_of(s: &str) -> u32 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for c in s.chars() {
         h ^= u64::from(u32::from(c));
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
