@@ -36,14 +36,9 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
         if piped {
             continue;
         }
-        let mut words = segment
-            .split_whitespace()
-            .map(|w| w.trim_start_matches("./"))
-            .skip_while(|w| is_assignment(w));
-        let Some(first) = words.next() else {
+        let Some((first, second)) = command_words(segment) else {
             continue;
         };
-        let second = words.next();
         let poll = (POLLING_WORDS.contains(&first)
             || second.is_some_and(|w| POLLING_WORDS.contains(&w)))
             && !sends(segment);
@@ -53,7 +48,7 @@ pub(crate) fn is_polling_command(args: &Value) -> bool {
         }
         if poll {
             last = Some(true);
-        } else if !NEUTRAL_WORDS.contains(&first) && !reads(first, second) {
+        } else if !NEUTRAL_WORDS.contains(&first) && !reads(first, second, segment) {
             last = Some(false);
         }
     }
@@ -128,10 +123,27 @@ const READERS: &[&str] = &[
     "view",
 ];
 
-/// Whether a command only reads ([`READERS`], [`PROBES`], or `git` asked to show something).
-fn reads(first: &str, second: Option<&str>) -> bool {
+/// The first two words of one command of a shell line (`segment`), after its variable
+/// assignments (`RUST_LOG=debug`), a leading `./` left out; `None` for a blank one.
+fn command_words(segment: &str) -> Option<(&str, Option<&str>)> {
+    let mut words = segment
+        .split_whitespace()
+        .map(|w| w.trim_start_matches("./"))
+        .skip_while(|w| is_assignment(w));
+    let first = words.next()?;
+    Some((first, words.next()))
+}
+
+/// Whether a command (`segment`, its first two words `first` and `second`) only reads
+/// ([`READERS`], [`PROBES`], `awk`, `sed` without `-i`, or `git` asked to show something).
+fn reads(first: &str, second: Option<&str>, segment: &str) -> bool {
     READERS.contains(&first)
         || PROBES.contains(&first)
+        || first == "awk"
+        || (first == "sed"
+            && !segment
+                .split_whitespace()
+                .any(|w| w.starts_with("-i") || w == "--in-place"))
         || (first == "git"
             && second.is_some_and(|w| {
                 [
@@ -150,32 +162,21 @@ fn reads(first: &str, second: Option<&str>) -> bool {
             }))
 }
 
-/// Whether a call acts: a command of its shell line's first line is none that only reads
-/// ([`READERS`], `git` asked to show something, `sed` without `-i`, `awk`), looks ([`PROBES`]),
-/// polls without sending ([`POLLING_WORDS`]), waits or is the shell's own
+/// Whether a call acts: a command of its shell line's first line is none that only reads or
+/// looks ([`reads`]), polls without sending ([`POLLING_WORDS`]), waits or is the shell's own
 /// ([`NEUTRAL_WORDS`]): `edit 1:1`, `python3 fix.py`, `sed -i …`, `curl -X POST …` act;
 /// `cat build.log | tail -n 30` does not. A call without a shell command is not known to act.
 pub(crate) fn acts(args: &Value) -> bool {
     first_line(args).is_some_and(|line| {
         commands(line).any(|(segment, _)| {
-            let mut words = segment
-                .split_whitespace()
-                .map(|w| w.trim_start_matches("./"))
-                .skip_while(|w| is_assignment(w));
-            let Some(first) = words.next() else {
+            let Some((first, second)) = command_words(segment) else {
                 return false;
             };
             let first = first.rsplit('/').next().unwrap_or(first);
-            let second = words.next();
             let looks = NEUTRAL_WORDS.contains(&first)
                 || WAIT_WORDS.contains(&first)
                 || (POLLING_WORDS.contains(&first) && !sends(segment))
-                || reads(first, second)
-                || first == "awk"
-                || (first == "sed"
-                    && !segment
-                        .split_whitespace()
-                        .any(|w| w.starts_with("-i") || w == "--in-place"));
+                || reads(first, second, segment);
             !looks
         })
     })
