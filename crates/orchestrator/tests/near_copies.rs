@@ -1387,21 +1387,26 @@ fn pages_of_a_repetitive_file_read_in_order_are_no_loop() {
     silent(&findings("default", &s.into_events()), "generic-repeat");
 }
 
-/// The logs of numbered runs, alike but for a line or two: each is another object.
+/// The logs of numbered runs, alike but for their last line (its words, not only its
+/// numbers), read in the order `ls` lists them (1, 10, 11, …, 2, 3, …: their numbers do not
+/// move one way): each answer shows most of the last one's lines, yet each is another
+/// object, its number in its path.
 #[test]
 fn alike_logs_of_numbered_runs_are_a_sweep() {
+    let mut runs: Vec<u32> = (1..=14).collect();
+    runs.sort_by_key(u32::to_string);
     let mut s = Script::new();
     task(&mut s);
-    for run in 1..=14 {
-        let warn = if run % 3 == 0 {
-            "WARNING: learning rate scheduler stepped before optimizer"
-        } else {
-            "INFO: gradient clipping enabled"
+    for run in runs {
+        let end = match run % 3 {
+            0 => "WARNING: learning rate scheduler stepped before optimizer".to_owned(),
+            1 => format!("INFO: finished run {run}"),
+            _ => format!("INFO: finished run {run} with gradient clipping"),
         };
         let log = format!(
-            "INFO: loading dataset from data/train.jsonl\nINFO: 12000 examples, 400 batches\n{warn}\n\
+            "INFO: loading dataset from data/train.jsonl\nINFO: 12000 examples, 400 batches\n\
              INFO: epoch 1 done\nINFO: epoch 2 done\nINFO: epoch 3 done\nINFO: writing checkpoint\n\
-             INFO: evaluation started\nINFO: finished run {run}\n"
+             INFO: evaluation started\nINFO: evaluation done\n{end}\n"
         );
         s.call(
             "bash",
@@ -1426,43 +1431,6 @@ fn scrolling_a_few_lines_at_a_time_is_no_loop() {
             "bash",
             json!({ "command": format!("sed -n '{},{}p' src/settings.py", from, from + 40) }),
             &format!("<returncode>0</returncode>\n<output>\n{shown}</output>"),
-        );
-    }
-    silent(&findings("default", &s.into_events()), "generic-repeat");
-}
-
-/// SWE-agent's editor adds one decorator above each method of a class in turn, the lines
-/// close together: each answer shows the same window with one more line.
-#[test]
-fn one_line_added_above_each_next_method_is_no_loop() {
-    let mut lines: Vec<String> = Vec::new();
-    lines.push("class SettingsStore:".to_owned());
-    for name in [
-        "load", "save", "merge", "check", "render", "flush", "close", "reset", "reload", "export",
-        "import_", "validate", "compact", "snapshot",
-    ] {
-        lines.push(format!("    def {name}(self):"));
-        lines.push(format!("        return self._backend.{name}()"));
-        lines.push(String::new());
-    }
-    let mut s = Script::new();
-    task(&mut s);
-    for k in 0..14 {
-        // The k-th method's `def` line, after the k decorators added above the earlier ones.
-        let at = 2 + 4 * k;
-        lines.insert(at - 1, "    @audited".to_owned());
-        let window: String = lines
-            .iter()
-            .enumerate()
-            .map(|(i, l)| format!("{}:{l}\n", i + 1))
-            .collect();
-        s.call(
-            "edit",
-            json!({ "command": format!("edit {at}:{at}\n    @audited\nend_of_edit") }),
-            &format!(
-                "[File: /repo/settings/store.py ({} lines total)]\n{window}File updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.",
-                lines.len()
-            ),
         );
     }
     silent(&findings("default", &s.into_events()), "generic-repeat");
@@ -1498,31 +1466,29 @@ fn the_same_search_spelled_three_ways_in_each_parallel_batch_is_caught() {
     assert!(f.key.starts_with("similar:"), "{}", f.key);
 }
 
-/// Parallel reads of sibling modules, three per turn, each answered with its own text: a
-/// sweep, however alike the paths.
+/// Parallel reads of sibling modules' index files, three per turn, each the same barrel of
+/// re-exports: alike calls answered alike, batch after batch, yet a sweep (each reads
+/// another file).
 #[test]
 fn parallel_reads_of_sibling_modules_are_no_loop() {
     const MODULES: [&str; 12] = [
         "button", "card", "dialog", "drawer", "menu", "popover", "select", "slider", "switch",
         "table", "tabs", "tooltip",
     ];
+    let barrel = "     1\texport * from './component';\n     2\texport * from './types';\n     3\texport { default } from './component';\n";
     let mut s = Script::new();
     task(&mut s);
     for batch in MODULES.chunks(3) {
-        s.message("Reading the next components to see how each registers its styles.");
-        let ids: Vec<(String, &str)> = batch
+        s.message("Reading the next components to see how each exports itself.");
+        let ids: Vec<String> = batch
             .iter()
             .map(|m| {
-                let path = format!("/home/dev/webapp/src/components/ui/{m}/index.tsx");
-                (s.tool_call("Read", json!({ "file_path": path })), *m)
+                let path = format!("/home/dev/webapp/src/components/ui/{m}/index.ts");
+                s.tool_call("Read", json!({ "file_path": path }))
             })
             .collect();
-        for (id, m) in &ids {
-            let name = format!("{}{}", m[..1].to_uppercase(), &m[1..]);
-            let text = format!(
-                "     1\timport {{ styled }} from '../../styles';\n     2\timport type {{ {name}Props }} from './types';\n     3\t\n     4\texport const {name} = styled('{m}', {{\n     5\t  base: 'ui-{m}',\n     6\t}});\n     7\t\n     8\texport default {name};\n"
-            );
-            s.tool_result(id, "Read", &text, false);
+        for id in &ids {
+            s.tool_result(id, "Read", barrel, false);
         }
     }
     silent(&findings("default", &s.into_events()), "generic-repeat");
