@@ -1889,6 +1889,44 @@ pub fn is_no_match(content: &str) -> bool {
         && !lower.contains("error:")
 }
 
+/// What a search tool answers when it found nothing (compared in lower case, on the first
+/// line): SWE-agent's `search_dir`, `search_file` and `find_file` (`No matches found for "X"
+/// in /repo`), Claude Code's `Grep` and `Glob` (`No files found`, `No matches found`), git's
+/// pathspec (`did not match any file(s) known to git`).
+const NOTHING_FOUND: &[&str] = &[
+    "no matches found",
+    "no match found",
+    "no results found",
+    "no files found",
+    "no file found",
+    "did not match any file",
+];
+
+/// The longest answer [`says_nothing_found`] reads: a longer one says something.
+const NOTHING_FOUND_MAX_BYTES: usize = 300;
+
+/// Whether a search tool's answer says only that it found nothing: a short answer (at most
+/// three lines and 300 bytes once the host's wrapper is set aside, [`output_body`]) whose
+/// first line says so ([`NOTHING_FOUND`]). A silent answer is [`is_silent`]'s to read (an
+/// edit answers nothing too), and a `grep` that exits with status 1 [`is_no_match`]'s.
+///
+/// ```
+/// use loopguard_core::shape::says_nothing_found;
+/// assert!(says_nothing_found("No matches found for \"parse_header_value\" in /repo"));
+/// assert!(says_nothing_found("No files found"));
+/// assert!(says_nothing_found("error: pathspec 'x.py' did not match any file(s) known to git"));
+/// assert!(!says_nothing_found("Found 3 matches for \"parse\" in /repo:\n/repo/a.py (3 matches)\nEnd of matches"));
+/// assert!(!says_nothing_found("test_empty_dir ... ok\nNo matches found is the expected message\nok\nok"));
+/// ```
+pub fn says_nothing_found(content: &str) -> bool {
+    let body = output_body(content).trim();
+    if body.is_empty() || body.len() > NOTHING_FOUND_MAX_BYTES || body.lines().count() > 3 {
+        return false;
+    }
+    let first = body.lines().next().unwrap_or_default().to_ascii_lowercase();
+    NOTHING_FOUND.iter().any(|p| first.contains(p))
+}
+
 /// Whether a tool result is a failure: the host flagged it, or its content is an error
 /// message ([`looks_like_error`]). For a call that reads a file ([`reads_file`]) only a
 /// failure to read counts (`No such file or directory`, `not found` on a short first line):

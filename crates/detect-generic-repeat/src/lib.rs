@@ -146,6 +146,10 @@ pub struct SimilarCallsOptions {
     /// not empty (greater than `warning-threshold`; 0, the default, never blocks): the agent
     /// was told at the warning and went on with the same call in other words.
     pub critical_threshold: Option<u32>,
+    /// Warn when this many consecutive searches, by any tool and in any words, looked for
+    /// one thing (a term of their arguments every one of them shares) and each found
+    /// nothing (0 turns the rule off).
+    pub fruitless_warning_threshold: Option<u32>,
 }
 
 /// Resolved similar-calls rule.
@@ -159,6 +163,8 @@ pub struct SimilarCallsSettings {
     pub empty_warn_threshold: u32,
     /// The alike call of a warned, non-empty streak that blocks (`None`: never).
     pub block_threshold: Option<u32>,
+    /// Consecutive fruitless searches for one thing that warn (0: never).
+    pub fruitless_warn_threshold: u32,
 }
 
 /// The `[detectors.generic-repeat]` table as written. Every key is optional; see
@@ -372,6 +378,10 @@ impl Settings {
     pub const DEFAULT_SIMILAR_CALLS_WARN_THRESHOLD: u32 = 6;
     /// Warn on the 4th similar call in a row that found nothing.
     pub const DEFAULT_SIMILAR_CALLS_EMPTY_WARN_THRESHOLD: u32 = 4;
+    /// Warn on the 6th search in a row for one thing that found nothing, whatever the tool
+    /// and the words (two more than alike calls that found nothing: other words are more
+    /// often a search that is still looking).
+    pub const DEFAULT_SIMILAR_CALLS_FRUITLESS_WARN_THRESHOLD: u32 = 6;
     /// No block unless asked (the `default` preset blocks the 12th alike call: six more after
     /// its warning).
     pub const DEFAULT_SIMILAR_CALLS_BLOCK_THRESHOLD: u32 = 0;
@@ -652,12 +662,26 @@ fn similar_calls_settings(
             Some(b)
         }
     };
+    // Three fruitless searches are a search still looking.
+    let fruitless = match n
+        .fruitless_warning_threshold
+        .unwrap_or(Settings::DEFAULT_SIMILAR_CALLS_FRUITLESS_WARN_THRESHOLD)
+    {
+        0 => 0,
+        f => scope.at_least(
+            "similar-calls.fruitless-warning-threshold",
+            Some(f),
+            Settings::DEFAULT_SIMILAR_CALLS_FRUITLESS_WARN_THRESHOLD,
+            4,
+        )?,
+    };
     let permille = ((similarity * 1000.0).round() as u32).clamp(1, 1000);
     Ok(on.then_some(SimilarCallsSettings {
         similarity_permille: permille,
         warn_threshold: warn,
         empty_warn_threshold: empty_warn,
         block_threshold: block,
+        fruitless_warn_threshold: fruitless,
     }))
 }
 
@@ -865,6 +889,12 @@ pub const REGISTRATION: Registration = Registration {
             ty: "0 or integer > `similar-calls.warning-threshold`",
             default: "0",
             doc: "Block the N-th alike call of a warned streak whose results were not empty (the agent went on after the warning); `0` never blocks. An empty streak only warns.",
+        },
+        OptionDoc {
+            name: "similar-calls.fruitless-warning-threshold",
+            ty: "0 or integer >= 4",
+            default: "6",
+            doc: "Warn on the N-th search in a row, by any tool and in any words, for one thing (a term all of them share) that found nothing; `0` turns this off. It only warns.",
         },
         OptionDoc {
             name: "polls.warning-threshold",

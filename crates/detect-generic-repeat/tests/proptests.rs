@@ -114,6 +114,47 @@ fn through_bus_with_snapshot(s: &Settings, events: &[OwnedEvent], cut: usize) ->
     out
 }
 
+/// Searches for one name (`resolve_proxy_alias`) in other words and by other tools: (tool,
+/// arguments, the answer when nothing is found, the answer when it is).
+const FRUITLESS: [(&str, &str, &str, &str); 6] = [
+    (
+        "bash",
+        r#"{"command": "grep -rn 'def resolve_proxy_alias' /repo/src --include=*.py"}"#,
+        "",
+        "/repo/src/net/proxy.py:88:def resolve_proxy_alias(name, table):",
+    ),
+    (
+        "search_dir",
+        r#"{"search_term": "resolve_proxy_alias"}"#,
+        "No matches found for \"resolve_proxy_alias\" in /repo",
+        "Found 2 matches for \"resolve_proxy_alias\" in /repo:\n/repo/src/net/proxy.py (2 matches)\nEnd of matches for \"resolve_proxy_alias\" in /repo",
+    ),
+    (
+        "find_file",
+        r#"{"file_name": "resolve_proxy_alias.py"}"#,
+        "No matches found for \"resolve_proxy_alias.py\" in /repo",
+        "Found 1 matches for \"resolve_proxy_alias.py\" in /repo:\n/repo/src/net/resolve_proxy_alias.py",
+    ),
+    (
+        "Grep",
+        r#"{"pattern": "resolveProxyAlias", "path": "/repo"}"#,
+        "No files found",
+        "Found 1 file\n/repo/web/static/proxy.js",
+    ),
+    (
+        "bash",
+        r#"{"command": "find /repo -iname '*resolve_proxy_alias*'"}"#,
+        "",
+        "/repo/tests/test_resolve_proxy_alias.py",
+    ),
+    (
+        "bash",
+        r#"{"command": "git grep -n resolve_proxy_alias -- '*.py'"}"#,
+        "Command exited with code 1",
+        "src/net/proxy.py:88:def resolve_proxy_alias(name, table):",
+    ),
+];
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -196,6 +237,34 @@ proptest! {
         let cut = cut.index(events.len());
         let s = default_preset();
         let plain: Vec<Finding> = run(boxed(&s), &events).into_iter().map(|(_, f)| f).collect();
+        prop_assert_eq!(plain, through_bus_with_snapshot(&s, &events, cut));
+    }
+
+    /// Searches for one name in other words, by several tools, some finding it: a
+    /// fruitless-search warning exactly when six in a row found nothing, and the same
+    /// findings with a snapshot taken anywhere.
+    #[test]
+    fn fruitless_searches_warn_at_six_in_a_row_and_survive_a_snapshot(
+        found in prop::collection::vec(prop_oneof![3 => Just(false), 1 => Just(true)], 6..24),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let mut sc = Script::new();
+        for (k, hit) in found.iter().enumerate() {
+            let (tool, args, nothing, something) = &FRUITLESS[k % FRUITLESS.len()];
+            let args: Value = serde_json::from_str(args).expect("JSON arguments");
+            sc.call(tool, args, if *hit { something } else { nothing });
+        }
+        let events = sc.into_events();
+        let longest = found
+            .split(|hit| *hit)
+            .map(<[bool]>::len)
+            .max()
+            .unwrap_or(0);
+        let s = default_preset();
+        let plain: Vec<Finding> = run(boxed(&s), &events).into_iter().map(|(_, f)| f).collect();
+        let warned = plain.iter().any(|f| f.key.starts_with("fruitless:"));
+        prop_assert_eq!(warned, longest >= 6, "{:?}", plain);
+        let cut = cut.index(events.len());
         prop_assert_eq!(plain, through_bus_with_snapshot(&s, &events, cut));
     }
 

@@ -1587,3 +1587,154 @@ fn the_same_block_inserted_again_and_again_is_blocked() {
             .collect::<Vec<_>>()
     );
 }
+
+// ---- one missing name searched for in other words ------------------------------------------
+
+/// SWE-agent's search commands and a shell's, taken in turn, for a name the repository does
+/// not have: (tool, arguments, answer).
+fn swe_agent_searches(name: &str) -> Vec<(&'static str, serde_json::Value, String)> {
+    vec![
+        (
+            "search_dir",
+            json!({ "search_term": name }),
+            format!("No matches found for \"{name}\" in /repo"),
+        ),
+        (
+            "find_file",
+            json!({ "file_name": format!("{name}.py") }),
+            format!("No matches found for \"{name}.py\" in /repo"),
+        ),
+        (
+            "search_dir",
+            json!({ "search_term": format!("def {name}") }),
+            format!("No matches found for \"def {name}\" in /repo"),
+        ),
+        (
+            "search_file",
+            json!({ "search_term": name, "file": "/repo/requests/sessions.py" }),
+            format!("No matches found for \"{name}\" in /repo/requests/sessions.py"),
+        ),
+        (
+            "bash",
+            json!({ "command": format!("find / -name '*{name}*' 2>/dev/null") }),
+            String::new(),
+        ),
+        (
+            "search_dir",
+            json!({ "search_term": format!("{name}("), "dir": "/repo/requests" }),
+            format!("No matches found for \"{name}(\" in /repo/requests"),
+        ),
+        (
+            "bash",
+            json!({ "command": format!("grep -rn {name} /repo --include=*.py") }),
+            String::new(),
+        ),
+        (
+            "search_dir",
+            json!({ "search_term": format!("class {name}") }),
+            format!("No matches found for \"class {name}\" in /repo"),
+        ),
+    ]
+}
+
+#[test]
+fn one_missing_name_searched_by_every_tool_in_turn_is_caught() {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for (tool, args, answer) in swe_agent_searches("merge_environment_proxies") {
+        s.message("DISCUSSION\nThe helper must be defined somewhere; let me search for it again.");
+        s.call(tool, args, &answer);
+        at.push(last(&s));
+    }
+    let found = findings("default", s.events());
+    let f = caught_by(&found, "generic-repeat", at[5]);
+    assert!(f.key.starts_with("fruitless:"), "{f:#?}");
+    assert!(f.message.contains("each found nothing"), "{}", f.message);
+    // It only warns: a search may still find what it looks for.
+    assert!(
+        found.iter().all(|(_, f)| f.level < Level::Critical),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn one_missing_name_searched_with_every_command_is_caught() {
+    let commands = [
+        "grep -rn 'def load_fixture_bundle' src/",
+        "grep -rn 'load_fixture_bundle(' src/",
+        "grep -rni 'loadfixturebundle' .",
+        "find . -name '*load_fixture_bundle*'",
+        "git grep -n load_fixture_bundle",
+        "rg load_fixture_bundle",
+        "grep -rn 'load_fixture_bundle' tests/",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for cmd in commands {
+        s.message("THOUGHT: The fixture loader should exist; searching for it another way.");
+        s.call("bash", json!({ "command": cmd }), "");
+        at.push(last(&s));
+    }
+    let found = findings("default", s.events());
+    let f = caught_by(&found, "generic-repeat", at[5]);
+    assert!(f.key.starts_with("fruitless:"), "{f:#?}");
+}
+
+#[test]
+fn a_name_found_at_the_sixth_search_is_no_loop() {
+    let mut s = Script::new();
+    task(&mut s);
+    for (tool, args, answer) in swe_agent_searches("get_netrc_auth").into_iter().take(5) {
+        s.call(tool, args, &answer);
+    }
+    s.call(
+        "search_dir",
+        json!({ "search_term": "netrc" }),
+        "Found 4 matches for \"netrc\" in /repo:\n/repo/requests/utils.py (4 matches)\nEnd of matches for \"netrc\" in /repo",
+    );
+    let found = findings("default", s.events());
+    silent(&found, "generic-repeat");
+}
+
+#[test]
+fn checking_that_other_old_names_are_gone_is_no_loop() {
+    // After a rename, one search for each old name: each finds nothing, as hoped.
+    let old = [
+        "get_encodings_from_content",
+        "get_unicode_from_response",
+        "stream_decode_response_unicode",
+        "iter_slices_legacy",
+        "to_native_string_compat",
+        "unquote_unreserved_legacy",
+        "requote_uri_legacy",
+        "address_in_network_v4",
+    ];
+    let mut s = Script::new();
+    task(&mut s);
+    for name in old {
+        s.call(
+            "search_dir",
+            json!({ "search_term": name }),
+            &format!("No matches found for \"{name}\" in /repo"),
+        );
+    }
+    let found = findings("default", s.events());
+    silent(&found, "generic-repeat");
+}
+
+#[test]
+fn appending_one_import_to_each_test_file_is_no_search() {
+    // Silent answers of calls that share words but look for nothing.
+    let mut s = Script::new();
+    task(&mut s);
+    for k in 0..9 {
+        let cmd = format!(
+            "echo 'from conftest_helpers import load_fixture_bundle' >> tests/test_module_{k}.py"
+        );
+        s.call("bash", json!({ "command": cmd }), "");
+    }
+    let found = findings("default", s.events());
+    silent(&found, "generic-repeat");
+}

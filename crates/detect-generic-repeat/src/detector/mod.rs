@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 use batch::BatchStreak;
+use fruitless::{search_terms, FruitlessStreak};
 use near::NearStreak;
 use openclaw::Record;
 use polls::{acts, is_polling_command, is_wait_command, probes};
@@ -20,6 +21,7 @@ use streak::Streak;
 use window::Window;
 
 mod batch;
+mod fruitless;
 mod near;
 mod openclaw;
 mod polls;
@@ -113,6 +115,8 @@ struct State {
     pending: VecDeque<PendingCall>,
     #[serde(default)]
     similar: SimilarStreak,
+    #[serde(default)]
+    fruitless: FruitlessStreak,
 }
 
 impl GenericRepeat {
@@ -180,6 +184,7 @@ impl GenericRepeat {
         self.state.batch = BatchStreak::default();
         self.state.near = NearStreak::default();
         self.state.similar = SimilarStreak::default();
+        self.state.fruitless = FruitlessStreak::default();
         self.state.recent.clear();
         self.clear_window();
     }
@@ -192,7 +197,12 @@ impl GenericRepeat {
             return;
         }
         self.state.calls = self.state.calls.saturating_add(1);
-        if self.settings.similar_calls.is_some() {
+        if let Some(sc) = &self.settings.similar_calls {
+            let terms = if sc.fruitless_warn_threshold > 0 {
+                search_terms(args)
+            } else {
+                Vec::new()
+            };
             let (skeleton, object) = call_words(args);
             let (frame, numbers) = frame(args);
             let pending = PendingCall {
@@ -204,6 +214,7 @@ impl GenericRepeat {
                 frame,
                 numbers,
                 acts: acts(args),
+                terms,
             };
             push_capped(&mut self.state.pending, pending, MAX_PENDING);
         }
@@ -333,16 +344,21 @@ impl GenericRepeat {
             };
             if known_poll {
                 self.state.similar = SimilarStreak::default();
-            } else if let (Some(p), false) = (pending, ignored || skipped_error) {
-                self.similar_result(
-                    &result.call.tool,
-                    p,
-                    result.call.call_fp.short(),
-                    content,
-                    images,
-                    result.is_error,
-                    cx,
-                );
+                self.state.fruitless = FruitlessStreak::default();
+            } else if let (Some(p), false) = (pending, ignored) {
+                // A search that found nothing is that, whether or not the host flagged it.
+                self.fruitless_result(&result.call.tool, &p.terms, p.probe, content, cx);
+                if !skipped_error {
+                    self.similar_result(
+                        &result.call.tool,
+                        p,
+                        result.call.call_fp.short(),
+                        content,
+                        images,
+                        result.is_error,
+                        cx,
+                    );
+                }
             }
         }
         if result.batch_size > 1 {

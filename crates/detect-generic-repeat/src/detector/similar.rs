@@ -40,6 +40,10 @@ pub(super) struct PendingCall {
     /// The call acts ([`super::polls::acts`]).
     #[serde(default)]
     pub(super) acts: bool,
+    /// The terms the call searches for ([`super::fruitless::search_terms`]; empty when the
+    /// fruitless-search rule is off).
+    #[serde(default)]
+    pub(super) terms: Vec<u64>,
 }
 
 /// Most numbers of a call [`CallNumbers`] keeps.
@@ -540,8 +544,9 @@ impl GenericRepeat {
 ///   ([`loopguard_core::shape::path_word`]: `/usr/lib`, `./src`, `~/x`, `../y`) left out,
 ///   joined by single spaces; `find /usr/lib -name X` and `find /opt -name X` share it.
 ///   `None` when the call has no `command` / `cmd` string.
-/// - The paths it names, hashed together: the command's path arguments, else the string
-///   values of its arguments whose key names a path or a file (`path`, `file_path`,
+/// - The paths it names, hashed together: the command's path arguments and its other words
+///   that hold a `/` (`tests/test_io.py`, `>>docs/api.md`; kept in the skeleton), else the
+///   string values of its arguments whose key names a path or a file (`path`, `file_path`,
 ///   `filename`). `None` when it names none.
 pub(super) fn call_words(args: &Value) -> (Option<Skeleton>, Option<u64>) {
     let mut h = loopguard_core::FNV1A_START;
@@ -559,6 +564,9 @@ pub(super) fn call_words(args: &Value) -> (Option<Skeleton>, Option<u64>) {
                 if let Some(path) = loopguard_core::shape::path_word(w) {
                     add(path);
                     continue;
+                }
+                if w.contains('/') {
+                    add(w);
                 }
                 if !text.is_empty() {
                     text.push(' ');

@@ -357,6 +357,47 @@ mod block {
     }
 
     #[test]
+    fn the_fruitless_threshold_is_checked_and_0_turns_the_rule_off() {
+        rejected(
+            "similar-calls = { fruitless-warning-threshold = 3 }",
+            "similar-calls.fruitless-warning-threshold",
+        );
+        let mut s = Script::new();
+        for (k, term) in [
+            "def load_plugin_index",
+            "load_plugin_index(",
+            "load_plugin_index",
+        ]
+        .iter()
+        .cycle()
+        .take(8)
+        .enumerate()
+        {
+            let cmd = format!(
+                "grep -rn{} '{term}' src/",
+                if k % 2 == 0 { "" } else { "i" }
+            );
+            s.call("bash", json!({ "command": cmd }), "");
+        }
+        let on = run(
+            det("similar-calls = { fruitless-warning-threshold = 4 }"),
+            s.events(),
+        );
+        assert!(
+            on.iter().any(|(_, f)| f.key.starts_with("fruitless:")),
+            "{on:#?}"
+        );
+        let off = run(
+            det("similar-calls = { fruitless-warning-threshold = 0 }"),
+            s.events(),
+        );
+        assert!(
+            off.iter().all(|(_, f)| !f.key.starts_with("fruitless:")),
+            "{off:#?}"
+        );
+    }
+
+    #[test]
     fn a_warned_streak_blocks_its_alike_call_at_the_threshold_and_after() {
         let s = respelled(7, "3:frame 12\n9:frame rate");
         let f = run(det(RULE), s.events());

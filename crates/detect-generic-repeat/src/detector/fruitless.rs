@@ -1,0 +1,281 @@
+//! The fruitless-search streak: consecutive searches, by any tool and in any words, for one
+//! thing that each found nothing.
+
+use super::{push_bounded, GenericRepeat};
+use crate::NAME;
+use loopguard_core::shape::{is_no_match, is_silent, says_nothing_found};
+use loopguard_core::{Cx, Finding, Level};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::hash::BuildHasher;
+
+/// Most bytes of a call's string arguments [`search_terms`] reads.
+const TERMS_BYTES: usize = 2000;
+/// Most terms a call keeps.
+const MAX_TERMS: usize = 16;
+/// Shortest term (once squashed): shorter words (`def`, `foo`, `src`) name nothing in
+/// particular.
+const MIN_TERM: usize = 4;
+
+/// Words that say how to search, not what for (squashed: lower case, without `_` and `-`):
+/// the searchers and the shell words around them, the search tools' own names and keys, and
+/// the keywords a pattern names a definition with (`def X`, `class X`).
+const NOT_TERMS: &[&str] = &[
+    "grep",
+    "egrep",
+    "fgrep",
+    "rgrep",
+    "zgrep",
+    "find",
+    "name",
+    "iname",
+    "type",
+    "xargs",
+    "head",
+    "tail",
+    "sort",
+    "uniq",
+    "echo",
+    "print",
+    "null",
+    "true",
+    "false",
+    "exec",
+    "python",
+    "python3",
+    "search",
+    "file",
+    "files",
+    "include",
+    "exclude",
+    "recursive",
+    "line",
+    "lines",
+    "number",
+    "count",
+    "only",
+    "with",
+    "path",
+    "paths",
+    "searchdir",
+    "searchfile",
+    "findfile",
+    "filename",
+    "searchterm",
+    "pattern",
+    "glob",
+    "class",
+    "function",
+    "func",
+    "import",
+    "from",
+    "return",
+    "self",
+    "const",
+    "struct",
+    "impl",
+    "interface",
+    "public",
+    "private",
+    "static",
+    "void",
+    "async",
+    "await",
+    "export",
+    "module",
+    "package",
+];
+
+/// The terms a call searches for: the words of its string arguments (their first
+/// [`TERMS_BYTES`] bytes) that are not options (`-rn`, `--include=*.py`) nor paths (a word
+/// holding a `/`), cut into runs of letters, digits, `_` and `-`, each squashed (lower case,
+/// without `_` and `-`, so that `parse_header_value`, `parseHeaderValue` and
+/// `parseheadervalue` are one term), at least [`MIN_TERM`] long, with a letter, and not a
+/// word of [`NOT_TERMS`]; hashed, sorted, at most [`MAX_TERMS`].
+pub(super) fn search_terms(args: &Value) -> Vec<u64> {
+    fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::String(s) => out.push(s),
+            Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let mut texts = Vec::new();
+    strings(args, &mut texts);
+    let mut terms = Vec::new();
+    let mut budget = TERMS_BYTES;
+    let mut squashed = String::new();
+    for s in texts {
+        let b = s.as_bytes();
+        let b = b.get(..b.len().min(budget)).unwrap_or(b);
+        budget -= b.len();
+        for word in b.split(u8::is_ascii_whitespace) {
+            if word.first() == Some(&b'-') || word.contains(&b'/') {
+                continue;
+            }
+            let runs = word.split(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-')));
+            for run in runs {
+                squashed.clear();
+                squashed.extend(
+                    run.iter()
+                        .filter(|c| c.is_ascii_alphanumeric())
+                        .map(|c| char::from(c.to_ascii_lowercase())),
+                );
+                if squashed.len() >= MIN_TERM
+                    && squashed.bytes().any(|c| c.is_ascii_alphabetic())
+                    && !NOT_TERMS.contains(&squashed.as_str())
+                {
+                    terms.push(loopguard_core::FixedState.hash_one(squashed.as_str()));
+                }
+            }
+        }
+        if budget == 0 {
+            break;
+        }
+    }
+    terms.sort_unstable();
+    terms.dedup();
+    terms.truncate(MAX_TERMS);
+    terms
+}
+
+/// The fruitless-search streak: consecutive results that found nothing, each of a call
+/// that shares a term with every call before it in the streak.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(super) struct FruitlessStreak {
+    /// The terms every call of the streak searched for (sorted).
+    terms: Vec<u64>,
+    count: u32,
+    warned: bool,
+    /// The tools the streak's calls used, in order, each once (for the message).
+    tools: Vec<String>,
+    seqs: VecDeque<u64>,
+}
+
+/// Most tool names a streak's message lists.
+const MAX_TOOLS: usize = 4;
+
+/// Whether an answer found nothing: a search tool's "No matches found" and the like
+/// ([`says_nothing_found`]), or, for a call that looks for something (`probe`: a `grep`,
+/// a `find`, an `ls`), silence or only `grep`'s exit status 1.
+pub(super) fn found_nothing(probe: bool, content: &str) -> bool {
+    says_nothing_found(content) || (probe && (is_silent(content) || is_no_match(content)))
+}
+
+impl GenericRepeat {
+    /// Extends the fruitless-search streak with this result when it found nothing and its
+    /// call shares a term with the streak's; starts a new streak at it when it found nothing
+    /// for other terms; ends the streak otherwise. Warns once the streak reaches
+    /// `fruitless-warning-threshold` results, unless a streak of alike calls already warned
+    /// about the same empty answers.
+    pub(super) fn fruitless_result(
+        &mut self,
+        tool: &str,
+        terms: &[u64],
+        probe: bool,
+        content: &str,
+        cx: &mut Cx<'_>,
+    ) {
+        let Some(threshold) = self.settings.similar_calls.as_ref().and_then(|sc| {
+            (sc.fruitless_warn_threshold > 0).then_some(sc.fruitless_warn_threshold)
+        }) else {
+            return;
+        };
+        let st = &mut self.state.fruitless;
+        if terms.is_empty() || !found_nothing(probe, content) {
+            st.terms.clear();
+            st.count = 0;
+            st.warned = false;
+            st.tools.clear();
+            st.seqs.clear();
+            return;
+        }
+        let shared = st.count > 0 && st.terms.iter().any(|t| terms.binary_search(t).is_ok());
+        if shared {
+            st.terms.retain(|t| terms.binary_search(t).is_ok());
+            st.count = st.count.saturating_add(1);
+        } else {
+            st.terms.clear();
+            st.terms.extend_from_slice(terms);
+            st.count = 1;
+            st.warned = false;
+            st.tools.clear();
+            st.seqs.clear();
+        }
+        if st.tools.len() < MAX_TOOLS && !st.tools.iter().any(|t| t == tool) {
+            st.tools.push(tool.to_owned());
+        }
+        push_bounded(&mut st.seqs, cx.seq());
+        if st.count < threshold || st.warned {
+            return;
+        }
+        st.warned = true;
+        // One steer per loop: a streak of alike calls that found nothing may have spoken.
+        let similar = &self.state.similar;
+        if similar.warned && similar.empty {
+            return;
+        }
+        let st = &self.state.fruitless;
+        let tools = st
+            .tools
+            .iter()
+            .map(|t| format!("`{t}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let msg = format!(
+            "Loop warning: your last {} searches ({tools}) looked for the same thing in other words, \
+             and each found nothing. Another wording will not find it either: it is probably not \
+             there. Step back: check the name against the task and the code you have read, or go \
+             on without it.",
+            st.count
+        );
+        let key = format!("fruitless:{:016x}", st.terms.first().copied().unwrap_or(0));
+        let f = Finding::new(NAME, Level::Warning, st.count, key, msg)
+            .with_evidence(st.seqs.iter().copied().collect());
+        cx.report(f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn terms_are_the_words_searched_for_in_any_spelling() {
+        let a = search_terms(
+            &json!({"command": "grep -rn 'def parse_header_value' src/ --include=*.py"}),
+        );
+        let b = search_terms(&json!({"search_term": "parseHeaderValue"}));
+        let c = search_terms(&json!({"file_name": "parse-header-value.py"}));
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert_eq!(a, b);
+        assert_eq!(a, c);
+    }
+
+    #[test]
+    fn options_paths_and_search_words_are_no_terms() {
+        for args in [
+            json!({"command": "grep -rn src/ --include=*.py | head -20"}),
+            json!({"command": "find /usr/lib -name '*.so' -type f"}),
+            json!({"search_term": "class def", "dir": "/repo/src"}),
+        ] {
+            assert!(search_terms(&args).is_empty(), "{args}");
+        }
+    }
+
+    #[test]
+    fn nothing_found_is_said_or_a_probe_is_silent() {
+        assert!(found_nothing(false, "No matches found for \"x\" in /repo"));
+        assert!(found_nothing(true, ""));
+        assert!(found_nothing(true, "Command exited with code 1"));
+        // An edit that answers nothing found nothing only if it looked for something.
+        assert!(!found_nothing(false, ""));
+        assert!(!found_nothing(
+            true,
+            "src/a.py:3: def parse_header_value(x):"
+        ));
+    }
+}
