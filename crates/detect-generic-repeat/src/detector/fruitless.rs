@@ -8,133 +8,156 @@ use loopguard_core::{Cx, Finding, Level};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
-use std::hash::BuildHasher;
 
 /// Most bytes of a call's string arguments [`search_terms`] reads.
 const TERMS_BYTES: usize = 2000;
+/// Longest string argument [`search_terms`] reads: a search names what it looks for in a
+/// short argument; a longer one is code or a file's text (an edit's, a write's).
+const MAX_SEARCH_TEXT: usize = 256;
 /// Most terms a call keeps.
 const MAX_TERMS: usize = 16;
 /// Shortest term (once squashed): shorter words (`def`, `foo`, `src`) name nothing in
 /// particular.
 const MIN_TERM: usize = 4;
+/// Longest word of [`NOT_TERMS`].
+const LONGEST_NOT_TERM: usize = 10;
 
 /// Words that say how to search, not what for (squashed: lower case, without `_` and `-`):
 /// the searchers and the shell words around them, the search tools' own names and keys, and
 /// the keywords a pattern names a definition with (`def X`, `class X`).
 const NOT_TERMS: &[&str] = &[
-    "grep",
-    "egrep",
-    "fgrep",
-    "rgrep",
-    "zgrep",
-    "find",
-    "name",
-    "iname",
-    "type",
-    "xargs",
-    "head",
-    "tail",
-    "sort",
-    "uniq",
-    "echo",
-    "print",
-    "null",
-    "true",
-    "false",
-    "exec",
-    "python",
-    "python3",
-    "search",
-    "file",
-    "files",
-    "include",
-    "exclude",
-    "recursive",
-    "line",
-    "lines",
-    "number",
-    "count",
-    "only",
-    "with",
-    "path",
-    "paths",
-    "searchdir",
-    "searchfile",
-    "findfile",
-    "filename",
-    "searchterm",
-    "pattern",
-    "glob",
-    "class",
-    "function",
-    "func",
-    "import",
-    "from",
-    "return",
-    "self",
-    "const",
-    "struct",
-    "impl",
-    "interface",
-    "public",
-    "private",
-    "static",
-    "void",
     "async",
     "await",
+    "class",
+    "const",
+    "count",
+    "echo",
+    "egrep",
+    "exclude",
+    "exec",
     "export",
+    "false",
+    "fgrep",
+    "file",
+    "filename",
+    "files",
+    "find",
+    "findfile",
+    "from",
+    "func",
+    "function",
+    "glob",
+    "grep",
+    "head",
+    "impl",
+    "import",
+    "iname",
+    "include",
+    "interface",
+    "line",
+    "lines",
     "module",
+    "name",
+    "null",
+    "number",
+    "only",
     "package",
+    "path",
+    "paths",
+    "pattern",
+    "print",
+    "private",
+    "public",
+    "python",
+    "python3",
+    "recursive",
+    "return",
+    "rgrep",
+    "search",
+    "searchdir",
+    "searchfile",
+    "searchterm",
+    "self",
+    "sort",
+    "static",
+    "struct",
+    "tail",
+    "true",
+    "type",
+    "uniq",
+    "void",
+    "with",
+    "xargs",
+    "zgrep",
 ];
 
-/// The terms a call searches for: the words of its string arguments (their first
-/// [`TERMS_BYTES`] bytes) that are not options (`-rn`, `--include=*.py`) nor paths (a word
-/// holding a `/`), cut into runs of letters, digits, `_` and `-`, each squashed (lower case,
-/// without `_` and `-`, so that `parse_header_value`, `parseHeaderValue` and
-/// `parseheadervalue` are one term), at least [`MIN_TERM`] long, with a letter, and not a
-/// word of [`NOT_TERMS`]; hashed, sorted, at most [`MAX_TERMS`].
+/// [`loopguard_core::fnv1a`] of `word`, at compile time.
+const fn fnv1a(word: &str) -> u64 {
+    let b = word.as_bytes();
+    let mut h = loopguard_core::FNV1A_START;
+    let mut i = 0;
+    while i < b.len() {
+        h = (h ^ b[i] as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        i += 1;
+    }
+    h
+}
+
+/// The hashes of [`NOT_TERMS`], which is what a term is compared with.
+const NOT_TERM_HASHES: [u64; NOT_TERMS.len()] = {
+    let mut out = [0; NOT_TERMS.len()];
+    let mut i = 0;
+    while i < NOT_TERMS.len() {
+        out[i] = fnv1a(NOT_TERMS[i]);
+        i += 1;
+    }
+    out
+};
+
+/// The terms a call searches for: the words of its short string arguments (at most
+/// [`MAX_SEARCH_TEXT`] bytes each, [`TERMS_BYTES`] in all) that are not options (`-rn`,
+/// `--include=*.py`) nor paths (a word holding a `/`), cut into runs of letters, digits, `_`
+/// and `-`, each squashed (lower case, without `_` and `-`, so that `parse_header_value`,
+/// `parseHeaderValue` and `parseheadervalue` are one term), at least [`MIN_TERM`] long,
+/// with a letter, and not a word of [`NOT_TERMS`]; hashed ([`loopguard_core::fnv1a`], stable
+/// in snapshots), sorted, at most [`MAX_TERMS`].
 pub(super) fn search_terms(args: &Value) -> Vec<u64> {
-    fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    fn walk(v: &Value, terms: &mut Vec<u64>, budget: &mut usize) {
         match v {
-            Value::String(s) => out.push(s),
-            Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
-            Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+            Value::String(s) if s.len() <= MAX_SEARCH_TEXT && s.len() <= *budget => {
+                *budget -= s.len();
+                text(s.as_bytes(), terms);
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, terms, budget)),
+            Value::Object(m) => m.values().for_each(|x| walk(x, terms, budget)),
             _ => {}
         }
     }
-    let mut texts = Vec::new();
-    strings(args, &mut texts);
-    let mut terms = Vec::new();
-    let mut budget = TERMS_BYTES;
-    let mut squashed = String::new();
-    for s in texts {
-        let b = s.as_bytes();
-        let b = b.get(..b.len().min(budget)).unwrap_or(b);
-        budget -= b.len();
-        for word in b.split(u8::is_ascii_whitespace) {
+    fn text(s: &[u8], terms: &mut Vec<u64>) {
+        for word in s.split(u8::is_ascii_whitespace) {
             if word.first() == Some(&b'-') || word.contains(&b'/') {
                 continue;
             }
             let runs = word.split(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-')));
             for run in runs {
-                squashed.clear();
-                squashed.extend(
-                    run.iter()
-                        .filter(|c| c.is_ascii_alphanumeric())
-                        .map(|c| char::from(c.to_ascii_lowercase())),
-                );
-                if squashed.len() >= MIN_TERM
-                    && squashed.bytes().any(|c| c.is_ascii_alphabetic())
-                    && !NOT_TERMS.contains(&squashed.as_str())
-                {
-                    terms.push(loopguard_core::FixedState.hash_one(squashed.as_str()));
+                // Squashed as it is hashed.
+                let (mut n, mut letter, mut h) = (0usize, false, loopguard_core::FNV1A_START);
+                for c in run.iter().filter(|c| c.is_ascii_alphanumeric()) {
+                    let c = c.to_ascii_lowercase();
+                    letter |= c.is_ascii_alphabetic();
+                    h = loopguard_core::fnv1a(h, &[c]);
+                    n += 1;
+                }
+                let listed = || n <= LONGEST_NOT_TERM && NOT_TERM_HASHES.contains(&h);
+                if n >= MIN_TERM && letter && !listed() {
+                    terms.push(h);
                 }
             }
         }
-        if budget == 0 {
-            break;
-        }
     }
+    let mut terms = Vec::new();
+    let mut budget = TERMS_BYTES;
+    walk(args, &mut terms, &mut budget);
     terms.sort_unstable();
     terms.dedup();
     terms.truncate(MAX_TERMS);
@@ -263,6 +286,26 @@ mod tests {
             json!({"search_term": "class def", "dir": "/repo/src"}),
         ] {
             assert!(search_terms(&args).is_empty(), "{args}");
+        }
+    }
+
+    #[test]
+    fn the_words_that_are_no_terms_are_never_terms() {
+        assert!(
+            NOT_TERMS.windows(2).all(|w| w[0] < w[1]),
+            "sorted, each once"
+        );
+        for w in NOT_TERMS {
+            assert!(w.len() >= MIN_TERM, "{w}: shorter words are never terms");
+            assert!(
+                w.len() <= LONGEST_NOT_TERM,
+                "{w}: longer words are never looked up"
+            );
+            assert!(
+                w.bytes()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()),
+                "{w}"
+            );
         }
     }
 
