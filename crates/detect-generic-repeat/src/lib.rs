@@ -203,10 +203,36 @@ pub struct Options {
     pub near_duplicate: Option<NearDuplicateOptions>,
     /// loopguard's similar-calls streak (near-duplicate arguments, same result shape).
     pub similar_calls: Option<SimilarCallsOptions>,
+    /// loopguard's re-read rule: the same look answered the same, again and again, with only
+    /// looks between.
+    pub rereads: Option<RereadOptions>,
     /// Thresholds of the streak for polling calls (kind `poll` in the tools table, and shell commands that
     /// wait, tail a log or ask for a status): waiting on something that has not changed yet is
     /// not a loop at the third look. Absent: polls count like any call (the seeds' rule).
     pub polls: Option<PollOptions>,
+}
+
+/// The `rereads` table: a call that only looks (reads a file, lists, searches), answered the
+/// same each time, made again and again with nothing but looks between.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RereadOptions {
+    /// Turns the rule on or off (writing the table turns it on unless this is `false`).
+    pub enabled: Option<bool>,
+    /// Warn when the same look got the same answer this many times within the window.
+    pub warning_threshold: Option<u32>,
+    /// How many of the newest looks are searched (a call that does anything else empties
+    /// the window).
+    pub window: Option<u32>,
+}
+
+/// Resolved re-read rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RereadSettings {
+    /// Identical looks that warn.
+    pub warn_threshold: u32,
+    /// Looks remembered.
+    pub window: u32,
 }
 
 /// The `polls` table: the streak's thresholds for polling calls.
@@ -306,6 +332,8 @@ pub struct Settings {
     pub near_duplicate: Option<NearDuplicateSettings>,
     /// Similar-calls rule, when on.
     pub similar_calls: Option<SimilarCallsSettings>,
+    /// Re-read rule, when on.
+    pub rereads: Option<RereadSettings>,
     /// Streak thresholds for polling calls, when set.
     pub polls: Option<PollSettings>,
 }
@@ -382,6 +410,13 @@ impl Settings {
     /// and the words (two more than alike calls that found nothing: other words are more
     /// often a search that is still looking).
     pub const DEFAULT_SIMILAR_CALLS_FRUITLESS_WARN_THRESHOLD: u32 = 6;
+    /// Warn on the 4th time one look got one answer within the window: three looks at one
+    /// unchanged thing are a check and a second look; a fourth, with nothing done between,
+    /// learns nothing.
+    pub const DEFAULT_REREADS_WARN_THRESHOLD: u32 = 4;
+    /// The newest 12 looks (three rounds of a look and three others, or four of a look and
+    /// two others).
+    pub const DEFAULT_REREADS_WINDOW: u32 = 12;
     /// No block unless asked (the `default` preset blocks the 12th alike call: six more after
     /// its warning).
     pub const DEFAULT_SIMILAR_CALLS_BLOCK_THRESHOLD: u32 = 0;
@@ -500,6 +535,28 @@ impl Settings {
 
         let near_duplicate = near_duplicate_settings(o.near_duplicate.as_ref())?;
         let similar_calls = similar_calls_settings(o.similar_calls.as_ref())?;
+        let rereads = match &o.rereads {
+            Some(r) if r.enabled.unwrap_or(true) => {
+                let warn = scope.at_least(
+                    "rereads.warning-threshold",
+                    r.warning_threshold,
+                    Settings::DEFAULT_REREADS_WARN_THRESHOLD,
+                    3,
+                )?;
+                let window = scope.between(
+                    "rereads.window",
+                    r.window,
+                    Settings::DEFAULT_REREADS_WINDOW,
+                    warn,
+                    Settings::MAX_RECURRENCE_WINDOW,
+                )?;
+                Some(RereadSettings {
+                    warn_threshold: warn,
+                    window,
+                })
+            }
+            _ => None,
+        };
         let polls = match &o.polls {
             None => None,
             Some(p) => {
@@ -533,6 +590,7 @@ impl Settings {
             openclaw,
             near_duplicate,
             similar_calls,
+            rereads,
             polls,
         })
     }
@@ -560,6 +618,7 @@ impl Default for Settings {
             openclaw: None,
             near_duplicate: None,
             similar_calls: None,
+            rereads: None,
             polls: None,
         })
     }
@@ -895,6 +954,24 @@ pub const REGISTRATION: Registration = Registration {
             ty: "0 or integer >= 4",
             default: "6",
             doc: "Warn on the N-th search in a row, by any tool and in any words, for one thing (a term all of them share) that found nothing; `0` turns this off. It only warns.",
+        },
+        OptionDoc {
+            name: "rereads.enabled",
+            ty: "bool",
+            default: "false",
+            doc: "The re-read rule (writing the table turns it on unless this is `false`).",
+        },
+        OptionDoc {
+            name: "rereads.warning-threshold",
+            ty: "integer >= 3",
+            default: "4",
+            doc: "Warn when a call that only looks (reads, lists, searches) got the same answer this many times within the window, with only looks between. It only warns.",
+        },
+        OptionDoc {
+            name: "rereads.window",
+            ty: "integer from `rereads.warning-threshold` to 64",
+            default: "12",
+            doc: "How many of the newest looks are searched; a call that does anything else (an edit, a command that acts, a poll, a wait, an unknown tool) empties it.",
         },
         OptionDoc {
             name: "polls.warning-threshold",

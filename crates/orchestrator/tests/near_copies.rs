@@ -1738,3 +1738,117 @@ fn appending_one_import_to_each_test_file_is_no_search() {
     let found = findings("default", s.events());
     silent(&found, "generic-repeat");
 }
+
+// ---- one unchanged file looked at again and again -------------------------------------------
+
+/// A module's text as a `read` shows it (written here: a settings loader).
+fn loader_text() -> String {
+    (0..60)
+        .map(|i| match i % 6 {
+            0 => format!("def load_section_{i}(config):"),
+            1 => format!("    \"\"\"Read section {i} of the settings file.\"\"\""),
+            2 => format!("    raw = config.get('section_{i}', {{}})"),
+            3 => "    if not raw:".to_owned(),
+            4 => "        return None".to_owned(),
+            _ => format!("    return Section{i}.from_mapping(raw)\n"),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What a test does after each round's search ([`reread_rounds`]).
+type Between<'a> = Option<&'a dyn Fn(&mut Script, usize)>;
+
+/// `rounds` rounds of: the loader read again (unchanged), then a search that finds
+/// something else each time; with `between(k)` after the search when given.
+fn reread_rounds(rounds: usize, between: Between<'_>) -> (Vec<OwnedEvent>, Vec<usize>) {
+    let text = loader_text();
+    let mut s = Script::new();
+    task(&mut s);
+    let mut at = Vec::new();
+    for k in 0..rounds {
+        s.message("Let me re-read the loader to be sure how sections are parsed.");
+        s.call("read", json!({ "path": "/repo/settings/loader.py" }), &text);
+        at.push(last(&s));
+        s.call(
+            "bash",
+            json!({ "command": format!("grep -rn 'section_{k}' /repo/settings | head -5") }),
+            &format!(
+                "/repo/settings/loader.py:{}:    raw = config.get('section_{k}', {{}})",
+                6 * k + 3
+            ),
+        );
+        if let Some(f) = between {
+            f(&mut s, k);
+        }
+    }
+    (s.into_events(), at)
+}
+
+#[test]
+fn one_unchanged_file_read_again_between_searches_is_caught() {
+    let (events, at) = reread_rounds(8, None);
+    let found = findings("default", &events);
+    let f = caught_by(&found, "generic-repeat", at[3]);
+    assert!(f.key.starts_with("reread:"), "{f:#?}");
+    assert!(
+        f.message.contains("4 times in the last 7 calls"),
+        "{}",
+        f.message
+    );
+    assert!(
+        found.iter().all(|(_, f)| f.level < Level::Critical),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn three_looks_at_one_unchanged_file_are_no_loop() {
+    let (events, _) = reread_rounds(3, None);
+    silent(&findings("default", &events), "generic-repeat");
+}
+
+#[test]
+fn a_file_consulted_between_edits_is_no_loop() {
+    let edit = |s: &mut Script, k: usize| {
+        s.call(
+            "str_replace_editor",
+            json!({
+                "command": "str_replace",
+                "path": "/repo/settings/validate.py",
+                "old_str": format!("def check_section_{k}(raw):\n    pass"),
+                "new_str": format!("def check_section_{k}(raw):\n    return load_section_{k}(raw) is not None"),
+            }),
+            "The file /repo/settings/validate.py has been edited.",
+        );
+    };
+    let (events, _) = reread_rounds(8, Some(&edit));
+    silent(&findings("default", &events), "generic-repeat");
+}
+
+#[test]
+fn a_file_read_again_while_waiting_for_a_job_is_no_loop() {
+    let wait = |s: &mut Script, _: usize| {
+        s.call("bash", json!({ "command": "sleep 20" }), "");
+    };
+    let (events, _) = reread_rounds(8, Some(&wait));
+    silent(&findings("default", &events), "generic-repeat");
+}
+
+#[test]
+fn reading_a_file_again_after_a_compaction_is_remembering() {
+    let (first, _) = reread_rounds(3, None);
+    let (rest, _) = reread_rounds(3, None);
+    // The second script's task message would start a turn: leave it out, keep its calls.
+    let rest: Vec<OwnedEvent> = rest.into_iter().skip(1).collect();
+    let straight: Vec<OwnedEvent> = first.iter().chain(&rest).cloned().collect();
+    let found = findings("default", &straight);
+    assert!(
+        found.iter().any(|(_, f)| f.key.starts_with("reread:")),
+        "without the compaction the fourth read is one too many: {found:#?}"
+    );
+    let mut compacted = first;
+    compacted.push(OwnedEvent::Compaction);
+    compacted.extend(rest);
+    silent(&findings("default", &compacted), "generic-repeat");
+}

@@ -15,7 +15,8 @@ use batch::BatchStreak;
 use fruitless::{search_terms, FruitlessStreak};
 use near::NearStreak;
 use openclaw::Record;
-use polls::{acts, is_polling_command, is_wait_command, probes};
+use polls::{acts, is_polling_command, is_wait_command, only_looks, probes};
+use rereads::Rereads;
 use similar::{call_words, frame, PendingCall, SimilarStreak, MAX_PENDING};
 use streak::Streak;
 use window::Window;
@@ -25,6 +26,7 @@ mod fruitless;
 mod near;
 mod openclaw;
 mod polls;
+mod rereads;
 mod similar;
 mod streak;
 #[cfg(test)]
@@ -117,6 +119,8 @@ struct State {
     similar: SimilarStreak,
     #[serde(default)]
     fruitless: FruitlessStreak,
+    #[serde(default)]
+    rereads: Rereads,
 }
 
 impl GenericRepeat {
@@ -185,6 +189,7 @@ impl GenericRepeat {
         self.state.near = NearStreak::default();
         self.state.similar = SimilarStreak::default();
         self.state.fruitless = FruitlessStreak::default();
+        self.state.rereads.clear();
         self.state.recent.clear();
         self.clear_window();
     }
@@ -197,12 +202,18 @@ impl GenericRepeat {
             return;
         }
         self.state.calls = self.state.calls.saturating_add(1);
-        if let Some(sc) = &self.settings.similar_calls {
-            let terms = if sc.fruitless_warn_threshold > 0 {
+        if self.settings.similar_calls.is_some() || self.settings.rereads.is_some() {
+            let terms = if self
+                .settings
+                .similar_calls
+                .as_ref()
+                .is_some_and(|sc| sc.fruitless_warn_threshold > 0)
+            {
                 search_terms(args)
             } else {
                 Vec::new()
             };
+            let acting = acts(args);
             let (skeleton, object) = call_words(args);
             let (frame, numbers) = frame(args);
             let pending = PendingCall {
@@ -213,8 +224,9 @@ impl GenericRepeat {
                 probe: probes(args),
                 frame,
                 numbers,
-                acts: acts(args),
+                acts: acting,
                 terms,
+                looks: self.settings.rereads.is_some() && only_looks(tool, args, acting),
             };
             push_capped(&mut self.state.pending, pending, MAX_PENDING);
         }
@@ -332,7 +344,27 @@ impl GenericRepeat {
                 }
             }
         }
-        if self.settings.similar_calls.is_some() {
+        if self.settings.rereads.is_some() && !ignored {
+            let looks = self
+                .state
+                .pending
+                .iter()
+                .find(|p| p.seq == result.call.seq)
+                .is_some_and(|p| p.looks);
+            if known_poll || !looks {
+                // A poll waits, and anything else may change what a look sees.
+                self.state.rereads.clear();
+            } else if !(result.is_error || empty) {
+                // A failure is same-failure's, a silent look the search rules'.
+                self.reread_result(
+                    &result.call.tool,
+                    pair.call.short(),
+                    pair.result.short(),
+                    cx,
+                );
+            }
+        }
+        if self.settings.similar_calls.is_some() || self.settings.rereads.is_some() {
             let pending = match self
                 .state
                 .pending
@@ -345,7 +377,9 @@ impl GenericRepeat {
             if known_poll {
                 self.state.similar = SimilarStreak::default();
                 self.state.fruitless = FruitlessStreak::default();
-            } else if let (Some(p), false) = (pending, ignored) {
+            } else if let (Some(p), false, true) =
+                (pending, ignored, self.settings.similar_calls.is_some())
+            {
                 // A search that found nothing is that, whether or not the host flagged it.
                 self.fruitless_result(&result.call.tool, &p.terms, p.probe, content, cx);
                 if !skipped_error {
@@ -407,6 +441,7 @@ impl Detector for GenericRepeat {
             EventKind::RunStart,
             EventKind::ToolCall,
             EventKind::ToolResult,
+            EventKind::Compaction,
         ])
     }
 
@@ -423,6 +458,8 @@ impl Detector for GenericRepeat {
         match event {
             // The open batch ends with the run; its state was reset in `reset_run`.
             Event::RunStart { .. } => self.finish_batch(cx),
+            // The context was cut: looking again at what it held is remembering, not a loop.
+            Event::Compaction { .. } => self.state.rereads.clear(),
             Event::ToolCall { .. } => {
                 if let Some(call) = cx.call() {
                     self.on_call(event, call, cx);

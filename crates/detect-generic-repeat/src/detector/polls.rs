@@ -317,3 +317,28 @@ pub(crate) fn is_wait_command(args: &Value) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether a call only looks: a shell line none of whose commands acts ([`acts`]) and that
+/// neither polls nor waits (a look repeated while waiting is polling: [`is_polling_command`],
+/// [`is_wait_command`]); or, without a shell command, a tool that reads or searches by its
+/// name (`read`, `view`, `open`, `Grep`, `Glob`, `search_dir`, `find_file`, `list_files`, `ls`).
+/// Any other call (an edit, a command that acts, an unknown tool) may change what a look
+/// sees.
+/// `acting` is [`acts`] of the call, computed once by the caller.
+pub(crate) fn only_looks(tool: &str, args: &Value, acting: bool) -> bool {
+    if loopguard_core::shape::command(args).is_some() {
+        return !acting && !is_polling_command(args) && !is_wait_command(args);
+    }
+    let t = tool.as_bytes();
+    let starts = |p: &str| {
+        t.get(..p.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(p.as_bytes()))
+    };
+    loopguard_core::shape::reads_file(tool, &Value::Null)
+        || starts("search")
+        || starts("find")
+        || starts("list")
+        || ["grep", "glob", "ls"]
+            .iter()
+            .any(|n| tool.eq_ignore_ascii_case(n))
+}

@@ -44,6 +44,10 @@ pub(super) struct PendingCall {
     /// fruitless-search rule is off).
     #[serde(default)]
     pub(super) terms: Vec<u64>,
+    /// The call only looks ([`super::polls::only_looks`]; false when the re-read rule is
+    /// off).
+    #[serde(default)]
+    pub(super) looks: bool,
 }
 
 /// Most numbers of a call [`CallNumbers`] keeps.

@@ -357,6 +357,56 @@ mod block {
     }
 
     #[test]
+    fn the_reread_window_holds_at_least_the_threshold_and_at_most_64() {
+        rejected(
+            "rereads = { warning-threshold = 4, window = 3 }",
+            "rereads.window",
+        );
+        rejected("rereads = { window = 65 }", "rereads.window");
+        rejected(
+            "rereads = { warning-threshold = 2 }",
+            "rereads.warning-threshold",
+        );
+        let mut s = Script::new();
+        for k in 0..6 {
+            s.call(
+                "read",
+                json!({ "path": "/srv/app/config.yaml" }),
+                "port: 8080
+workers: 4
+",
+            );
+            s.call(
+                "grep",
+                json!({ "pattern": format!("worker_{k}") }),
+                "src/pool.rs:12: worker",
+            );
+        }
+        let on = run(
+            det("rereads = { warning-threshold = 3, window = 6 }"),
+            s.events(),
+        );
+        assert!(
+            on.iter().any(|(_, f)| f.key.starts_with("reread:")),
+            "{on:#?}"
+        );
+        // Three reads, one every other look, span five looks: a window of four holds two.
+        let narrow = run(
+            det("rereads = { warning-threshold = 3, window = 4 }"),
+            s.events(),
+        );
+        assert!(
+            narrow.iter().all(|(_, f)| !f.key.starts_with("reread:")),
+            "{narrow:#?}"
+        );
+        let off = run(det("rereads = { enabled = false }"), s.events());
+        assert!(
+            off.iter().all(|(_, f)| !f.key.starts_with("reread:")),
+            "{off:#?}"
+        );
+    }
+
+    #[test]
     fn the_fruitless_threshold_is_checked_and_0_turns_the_rule_off() {
         rejected(
             "similar-calls = { fruitless-warning-threshold = 3 }",
