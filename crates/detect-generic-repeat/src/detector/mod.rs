@@ -202,6 +202,11 @@ impl GenericRepeat {
             return;
         }
         self.state.calls = self.state.calls.saturating_add(1);
+        // Whether the shell line polls or waits: read once, for the rules that ask.
+        let tracks_polls = self.tracks_polls();
+        let shell_asked = tracks_polls || self.settings.rereads.is_some();
+        let polling = shell_asked && is_polling_command(args);
+        let waiting = shell_asked && is_wait_command(args);
         if self.settings.similar_calls.is_some() || self.settings.rereads.is_some() {
             let terms = if self
                 .settings
@@ -226,7 +231,8 @@ impl GenericRepeat {
                 numbers,
                 acts: acting,
                 terms,
-                looks: self.settings.rereads.is_some() && only_looks(tool, args, acting),
+                looks: self.settings.rereads.is_some()
+                    && only_looks(tool, args, acting, polling, waiting),
             };
             push_capped(&mut self.state.pending, pending, MAX_PENDING);
         }
@@ -252,12 +258,11 @@ impl GenericRepeat {
             .near_duplicate
             .as_ref()
             .is_some_and(|nd| nd.skip_known_polls);
-        let tracks_polls = self.tracks_polls();
-        let poll = tracks_polls && (call.kind.is_poll() || is_polling_command(args));
+        let poll = tracks_polls && (call.kind.is_poll() || polling);
         if poll && !self.state.polls.contains(&call.call_fp) {
             push_capped(&mut self.state.polls, call.call_fp, MAX_POLLS);
         }
-        if tracks_polls && is_wait_command(args) && !self.state.waits.contains(&call.call_fp) {
+        if tracks_polls && waiting && !self.state.waits.contains(&call.call_fp) {
             push_capped(&mut self.state.waits, call.call_fp, MAX_POLLS);
         }
         if self.settings.near_duplicate.is_some() && !(poll && near_skips_polls) {

@@ -324,10 +324,17 @@ mod tests;
 /// name (`read`, `view`, `open`, `Grep`, `Glob`, `search_dir`, `find_file`, `list_files`, `ls`).
 /// Any other call (an edit, a command that acts, an unknown tool) may change what a look
 /// sees.
-/// `acting` is [`acts`] of the call, computed once by the caller.
-pub(crate) fn only_looks(tool: &str, args: &Value, acting: bool) -> bool {
+/// `acting`, `polling` and `waiting` are [`acts`], [`is_polling_command`] and
+/// [`is_wait_command`] of the call, read once by the caller.
+pub(crate) fn only_looks(
+    tool: &str,
+    args: &Value,
+    acting: bool,
+    polling: bool,
+    waiting: bool,
+) -> bool {
     if loopguard_core::shape::command(args).is_some() {
-        return !acting && !is_polling_command(args) && !is_wait_command(args);
+        return !acting && !polling && !waiting;
     }
     let t = tool.as_bytes();
     let starts = |p: &str| {
