@@ -1852,3 +1852,55 @@ fn reading_a_file_again_after_a_compaction_is_remembering() {
     compacted.extend(rest);
     silent(&findings("default", &compacted), "generic-repeat");
 }
+
+/// Claude Code's tools: `Read` of one unchanged file between `Grep`s for other names; with
+/// an `Edit` of another file after each search when `edit` is set.
+fn claude_code_rereads(rounds: usize, edit: bool) -> Vec<OwnedEvent> {
+    let text: String = loader_text()
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("{:>6}\u{2192}{l}\n", i + 1))
+        .collect();
+    let mut s = Script::new();
+    task(&mut s);
+    for k in 0..rounds {
+        s.call(
+            "Read",
+            json!({ "file_path": "/repo/settings/loader.py" }),
+            &text,
+        );
+        s.call(
+            "Grep",
+            json!({ "pattern": format!("section_{k}"), "path": "/repo", "output_mode": "files_with_matches" }),
+            &format!("Found 2 files\n/repo/settings/loader.py\n/repo/tests/test_section_{k}.py"),
+        );
+        if edit {
+            s.call(
+                "Edit",
+                json!({
+                    "file_path": format!("/repo/tests/test_section_{k}.py"),
+                    "old_string": "assert section is None",
+                    "new_string": "assert section is not None",
+                }),
+                &format!("The file /repo/tests/test_section_{k}.py has been updated."),
+            );
+        }
+    }
+    s.into_events()
+}
+
+#[test]
+fn claude_code_reading_one_file_between_searches_is_caught() {
+    let found = findings("default", &claude_code_rereads(6, false));
+    let f = caught_by(&found, "generic-repeat", usize::MAX);
+    assert!(f.key.starts_with("reread:"), "{f:#?}");
+    assert!(f.message.contains("`Read`"), "{}", f.message);
+}
+
+#[test]
+fn claude_code_reading_one_file_between_edits_is_no_loop() {
+    silent(
+        &findings("default", &claude_code_rereads(6, true)),
+        "generic-repeat",
+    );
+}
