@@ -1904,3 +1904,34 @@ fn claude_code_reading_one_file_between_edits_is_no_loop() {
         "generic-repeat",
     );
 }
+
+#[test]
+fn a_failing_look_between_rereads_counts_in_what_the_message_says() {
+    // A failure is same-failure's to judge, but it is one of the calls between the reads.
+    let mut s = Script::new();
+    task(&mut s);
+    for _ in 0..4 {
+        s.call(
+            "read",
+            json!({ "path": "/repo/src/lib.rs" }),
+            "mod config;\nmod utils;\n\npub use config::load;\n",
+        );
+        s.call_with(
+            "bash",
+            json!({ "command": "ls src/utils" }),
+            "ls: cannot access 'src/utils': No such file or directory",
+            true,
+        );
+    }
+    let found = findings("default", s.events());
+    let f = found
+        .iter()
+        .map(|(_, f)| f)
+        .find(|f| f.key.starts_with("reread:"))
+        .unwrap_or_else(|| panic!("no re-read warning: {found:#?}"));
+    assert!(
+        f.message.contains("4 times in the last 7 calls"),
+        "{}",
+        f.message
+    );
+}

@@ -359,14 +359,11 @@ impl GenericRepeat {
             if known_poll || !looks {
                 // A poll waits, and anything else may change what a look sees.
                 self.state.rereads.clear();
-            } else if !(result.is_error || empty) {
-                // A failure is same-failure's, a silent look the search rules'.
-                self.reread_result(
-                    &result.call.tool,
-                    pair.call.short(),
-                    pair.result.short(),
-                    cx,
-                );
+            } else {
+                // A failure is same-failure's, a silent look the search rules': each only
+                // takes its place among the looks.
+                let answer = (!(result.is_error || empty)).then(|| pair.result.short());
+                self.reread_result(&result.call.tool, pair.call.short(), answer, cx);
             }
         }
         if self.settings.similar_calls.is_some() || self.settings.rereads.is_some() {

@@ -16,6 +16,10 @@ pub(super) struct Rereads {
     warned: Vec<u64>,
 }
 
+/// The answer kept for a look that failed or answered nothing: it takes its place in the
+/// window (the window counts looks) and matches no answer.
+const NO_ANSWER: u64 = u64::MAX;
+
 impl Rereads {
     /// A call that does something else: what the looks saw may have changed.
     pub(super) fn clear(&mut self) {
@@ -26,11 +30,18 @@ impl Rereads {
 }
 
 impl GenericRepeat {
-    /// Records a look (`call` answered `answer`) and warns when the same look got the same
-    /// answer `rereads.warning-threshold` times among the newest `rereads.window` looks, once
-    /// per call until the window is emptied, unless the exact streak already warned about
-    /// this call.
-    pub(super) fn reread_result(&mut self, tool: &str, call: u64, answer: u64, cx: &mut Cx<'_>) {
+    /// Records a look (`call` answered `answer`; `None`: a failure or nothing, which only
+    /// takes its place among the looks) and warns when the same look got the same answer
+    /// `rereads.warning-threshold` times among the newest `rereads.window` looks, once per
+    /// call until the window is emptied, unless the exact streak already warned about this
+    /// call.
+    pub(super) fn reread_result(
+        &mut self,
+        tool: &str,
+        call: u64,
+        answer: Option<u64>,
+        cx: &mut Cx<'_>,
+    ) {
         let Some(rr) = self.settings.rereads else {
             return;
         };
@@ -39,8 +50,11 @@ impl GenericRepeat {
             st.looks.pop_front();
             st.seqs.pop_front();
         }
-        st.looks.push_back((call, answer));
+        st.looks.push_back((call, answer.unwrap_or(NO_ANSWER)));
         st.seqs.push_back(cx.seq());
+        let Some(answer) = answer.filter(|a| *a != NO_ANSWER) else {
+            return;
+        };
         let same = st.looks.iter().filter(|l| **l == (call, answer)).count();
         if same < rr.warn_threshold as usize || st.warned.contains(&call) {
             return;
