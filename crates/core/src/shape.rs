@@ -1891,14 +1891,20 @@ pub fn is_no_match(content: &str) -> bool {
 
 /// What a search tool answers when it found nothing (compared in lower case, on the first
 /// line): SWE-agent's `search_dir`, `search_file` and `find_file` (`No matches found for "X"
-/// in /repo`), Claude Code's `Grep` and `Glob` (`No files found`, `No matches found`), git's
-/// pathspec (`did not match any file(s) known to git`).
+/// in /repo`), Claude Code's `Grep` and `Glob` and Gemini CLI's search tools (`No files
+/// found`, `No matches found`), Cline's `search_files` (`Found 0 results.`), git's pathspec
+/// (`did not match any file(s) known to git`).
 const NOTHING_FOUND: &[&str] = &[
     "no matches found",
     "no match found",
-    "no results found",
+    "no results",
     "no files found",
     "no file found",
+    "found 0 result",
+    "found 0 match",
+    "found 0 file",
+    "0 results found",
+    "0 matches found",
     "did not match any file",
 ];
 
@@ -1914,15 +1920,20 @@ const NOTHING_FOUND_MAX_BYTES: usize = 300;
 /// use loopguard_core::shape::says_nothing_found;
 /// assert!(says_nothing_found("No matches found for \"parse_header_value\" in /repo"));
 /// assert!(says_nothing_found("No files found"));
+/// assert!(says_nothing_found("Found 0 results."));
+/// assert!(says_nothing_found("No results"));
+/// assert!(says_nothing_found("0 matches found"));
+/// assert!(!says_nothing_found("Found 10 results.\n\nsrc/a.py\n│----"));
+/// assert!(!says_nothing_found("10 matches found in 3 files"));
 /// assert!(says_nothing_found("error: pathspec 'x.py' did not match any file(s) known to git"));
 /// assert!(!says_nothing_found("Found 3 matches for \"parse\" in /repo:\n/repo/a.py (3 matches)\nEnd of matches"));
 /// assert!(!says_nothing_found("test_empty_dir ... ok\nNo matches found is the expected message\nok\nok"));
 /// ```
 pub fn says_nothing_found(content: &str) -> bool {
     // Longer than any host's wrapper around a short answer; or no phrase's word (each
-    // says `match` or `found`, in some case) in it.
+    // says `match`, `found` or `result`, in some case) in it.
     if content.len() > 4 * NOTHING_FOUND_MAX_BYTES
-        || !["atch", "ound", "ATCH", "OUND"]
+        || !["atch", "ound", "sult", "ATCH", "OUND", "SULT"]
             .iter()
             .any(|w| content.contains(w))
     {
@@ -1939,7 +1950,19 @@ pub fn says_nothing_found(content: &str) -> bool {
     for (l, b) in lower.iter_mut().zip(first.bytes()) {
         *l = b.to_ascii_lowercase();
     }
-    std::str::from_utf8(lower).is_ok_and(|l| NOTHING_FOUND.iter().any(|p| l.contains(p)))
+    // A phrase that opens with its count (`0 results found`) is not the end of another
+    // count (`10 results found`).
+    let says = |l: &str, p: &str| {
+        l.match_indices(p).any(|(at, _)| {
+            !p.starts_with(|c: char| c.is_ascii_digit())
+                || !l
+                    .as_bytes()
+                    .get(..at)
+                    .and_then(<[u8]>::last)
+                    .is_some_and(u8::is_ascii_digit)
+        })
+    };
+    std::str::from_utf8(lower).is_ok_and(|l| NOTHING_FOUND.iter().any(|p| says(l, p)))
 }
 
 /// Whether a tool result is a failure: the host flagged it, or its content is an error

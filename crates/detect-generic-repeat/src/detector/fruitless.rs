@@ -312,6 +312,12 @@ mod tests {
     #[test]
     fn nothing_found_is_said_or_a_probe_is_silent() {
         assert!(found_nothing(false, "No matches found for \"x\" in /repo"));
+        // Cline's `search_files`, and a count that is not zero.
+        assert!(found_nothing(false, "Found 0 results."));
+        assert!(!found_nothing(
+            false,
+            "Found 10 results.\n\nsrc/app.ts\n│----"
+        ));
         assert!(found_nothing(true, ""));
         assert!(found_nothing(true, "Command exited with code 1"));
         // An edit that answers nothing found nothing only if it looked for something.
