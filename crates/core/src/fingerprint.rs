@@ -517,19 +517,25 @@ pub const FNV1A_START: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// FNV-1a (64 bits) of `bytes`, continued from `h` (start from [`FNV1A_START`]): a stable,
 /// platform-independent hash for short keys and streams kept in snapshots or used as an
-/// order. Not a [`Fingerprint`]: it is not collision-resistant.
+/// order. Not a [`Fingerprint`]: it is not collision-resistant. A `const fn`, so that a table
+/// of the hashes of known words is computed at compile time.
 ///
 /// ```
 /// use loopguard_core::{fnv1a, FNV1A_START};
 /// assert_eq!(fnv1a(FNV1A_START, b""), FNV1A_START);
 /// assert_eq!(fnv1a(fnv1a(FNV1A_START, b"ab"), b"c"), fnv1a(FNV1A_START, b"abc"));
 /// assert_eq!(fnv1a(FNV1A_START, b"a"), 0xaf63_dc4c_8601_ec8c);
+/// const A: u64 = fnv1a(FNV1A_START, b"a");
+/// assert_eq!(A, 0xaf63_dc4c_8601_ec8c);
 /// ```
 #[inline]
-pub fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
-    bytes.iter().fold(h, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+pub const fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    let mut rest = bytes;
+    while let [b, tail @ ..] = rest {
+        h = (h ^ *b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        rest = tail;
+    }
+    h
 }
 
 #[cfg(test)]

@@ -91,24 +91,12 @@ const NOT_TERMS: &[&str] = &[
     "zgrep",
 ];
 
-/// [`loopguard_core::fnv1a`] of `word`, at compile time.
-const fn fnv1a(word: &str) -> u64 {
-    let b = word.as_bytes();
-    let mut h = loopguard_core::FNV1A_START;
-    let mut i = 0;
-    while i < b.len() {
-        h = (h ^ b[i] as u64).wrapping_mul(0x0000_0100_0000_01b3);
-        i += 1;
-    }
-    h
-}
-
 /// The hashes of [`NOT_TERMS`], which is what a term is compared with.
 const NOT_TERM_HASHES: [u64; NOT_TERMS.len()] = {
     let mut out = [0; NOT_TERMS.len()];
     let mut i = 0;
     while i < NOT_TERMS.len() {
-        out[i] = fnv1a(NOT_TERMS[i]);
+        out[i] = loopguard_core::fnv1a(loopguard_core::FNV1A_START, NOT_TERMS[i].as_bytes());
         i += 1;
     }
     out
@@ -291,6 +279,22 @@ mod tests {
 
     #[test]
     fn the_words_that_are_no_terms_are_never_terms() {
+        for w in NOT_TERMS {
+            // Each alone, in any case, spelled with `_`, or beside a term.
+            let upper = w.to_ascii_uppercase();
+            let spaced = format!("{}_{}", &w[..2], &w[2..]);
+            for text in [*w, upper.as_str(), spaced.as_str()] {
+                assert!(
+                    search_terms(&json!({ "search_term": text })).is_empty(),
+                    "{text}"
+                );
+            }
+            let beside = search_terms(&json!({ "search_term": format!("{w} parse_header_value") }));
+            assert_eq!(
+                beside,
+                search_terms(&json!({ "search_term": "parse_header_value" }))
+            );
+        }
         assert!(
             NOT_TERMS.windows(2).all(|w| w[0] < w[1]),
             "sorted, each once"
