@@ -535,28 +535,7 @@ impl Settings {
 
         let near_duplicate = near_duplicate_settings(o.near_duplicate.as_ref())?;
         let similar_calls = similar_calls_settings(o.similar_calls.as_ref())?;
-        let rereads = match &o.rereads {
-            Some(r) if r.enabled.unwrap_or(true) => {
-                let warn = scope.at_least(
-                    "rereads.warning-threshold",
-                    r.warning_threshold,
-                    Settings::DEFAULT_REREADS_WARN_THRESHOLD,
-                    3,
-                )?;
-                let window = scope.between(
-                    "rereads.window",
-                    r.window,
-                    Settings::DEFAULT_REREADS_WINDOW,
-                    warn,
-                    Settings::MAX_RECURRENCE_WINDOW,
-                )?;
-                Some(RereadSettings {
-                    warn_threshold: warn,
-                    window,
-                })
-            }
-            _ => None,
-        };
+        let rereads = rereads_settings(o.rereads.as_ref())?;
         let polls = match &o.polls {
             None => None,
             Some(p) => {
@@ -741,6 +720,30 @@ fn similar_calls_settings(
         empty_warn_threshold: empty_warn,
         block_threshold: block,
         fruitless_warn_threshold: fruitless,
+    }))
+}
+
+/// The `rereads` table, validated whether or not it is on (as every table is).
+fn rereads_settings(o: Option<&RereadOptions>) -> Result<Option<RereadSettings>, ConfigError> {
+    let r = o.cloned().unwrap_or_default();
+    let on = r.enabled.unwrap_or(o.is_some());
+    let scope = Scope::new(SCOPE);
+    let warn = scope.at_least(
+        "rereads.warning-threshold",
+        r.warning_threshold,
+        Settings::DEFAULT_REREADS_WARN_THRESHOLD,
+        3,
+    )?;
+    let window = scope.between(
+        "rereads.window",
+        r.window,
+        Settings::DEFAULT_REREADS_WINDOW,
+        warn,
+        Settings::MAX_RECURRENCE_WINDOW,
+    )?;
+    Ok(on.then_some(RereadSettings {
+        warn_threshold: warn,
+        window,
     }))
 }
 

@@ -372,9 +372,7 @@ mod block {
             s.call(
                 "read",
                 json!({ "path": "/srv/app/config.yaml" }),
-                "port: 8080
-workers: 4
-",
+                "port: 8080\nworkers: 4\n",
             );
             s.call(
                 "grep",
@@ -398,6 +396,11 @@ workers: 4
         assert!(
             narrow.iter().all(|(_, f)| !f.key.starts_with("reread:")),
             "{narrow:#?}"
+        );
+        // Off, its keys are still checked.
+        rejected(
+            "rereads = { enabled = false, window = 65 }",
+            "rereads.window",
         );
         let off = run(det("rereads = { enabled = false }"), s.events());
         assert!(
