@@ -165,6 +165,19 @@ pub(super) struct FruitlessStreak {
     seqs: VecDeque<u64>,
 }
 
+impl FruitlessStreak {
+    /// A new streak at a result that found nothing for `terms` (none: no streak), in the old
+    /// streak's buffers.
+    fn restart(&mut self, terms: &[u64]) {
+        self.terms.clear();
+        self.terms.extend_from_slice(terms);
+        self.count = u32::from(!terms.is_empty());
+        self.warned = false;
+        self.tools.clear();
+        self.seqs.clear();
+    }
+}
+
 /// Most tool names a streak's message lists.
 const MAX_TOOLS: usize = 4;
 
@@ -196,24 +209,14 @@ impl GenericRepeat {
         };
         let st = &mut self.state.fruitless;
         if terms.is_empty() || !found_nothing(probe, content) {
-            st.terms.clear();
-            st.count = 0;
-            st.warned = false;
-            st.tools.clear();
-            st.seqs.clear();
+            st.restart(&[]);
             return;
         }
-        let shared = st.count > 0 && st.terms.iter().any(|t| terms.binary_search(t).is_ok());
-        if shared {
+        if st.count > 0 && st.terms.iter().any(|t| terms.binary_search(t).is_ok()) {
             st.terms.retain(|t| terms.binary_search(t).is_ok());
             st.count = st.count.saturating_add(1);
         } else {
-            st.terms.clear();
-            st.terms.extend_from_slice(terms);
-            st.count = 1;
-            st.warned = false;
-            st.tools.clear();
-            st.seqs.clear();
+            st.restart(terms);
         }
         if st.tools.len() < MAX_TOOLS && !st.tools.iter().any(|t| t == tool) {
             st.tools.push(tool.to_owned());

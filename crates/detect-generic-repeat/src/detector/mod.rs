@@ -349,24 +349,8 @@ impl GenericRepeat {
                 }
             }
         }
-        if self.settings.rereads.is_some() && !ignored {
-            let looks = self
-                .state
-                .pending
-                .iter()
-                .find(|p| p.seq == result.call.seq)
-                .is_some_and(|p| p.looks);
-            if known_poll || !looks {
-                // A poll waits, and anything else may change what a look sees.
-                self.state.rereads.clear();
-            } else {
-                // A failure is same-failure's, a silent look the search rules': each only
-                // takes its place among the looks.
-                let answer = (!(result.is_error || empty)).then(|| pair.result.short());
-                self.reread_result(&result.call.tool, pair.call.short(), answer, cx);
-            }
-        }
         if self.settings.similar_calls.is_some() || self.settings.rereads.is_some() {
+            // The call's pending record, taken once for every rule that reads it.
             let pending = match self
                 .state
                 .pending
@@ -376,6 +360,17 @@ impl GenericRepeat {
                 Some(i) => self.state.pending.remove(i),
                 None => None,
             };
+            if self.settings.rereads.is_some() && !ignored {
+                if known_poll || !pending.as_ref().is_some_and(|p| p.looks) {
+                    // A poll waits, and anything else may change what a look sees.
+                    self.state.rereads.clear();
+                } else {
+                    // A failure is same-failure's, a silent look the search rules': each only
+                    // takes its place among the looks.
+                    let answer = (!(result.is_error || empty)).then(|| pair.result.short());
+                    self.reread_result(&result.call.tool, pair.call.short(), answer, cx);
+                }
+            }
             if known_poll {
                 self.state.similar = SimilarStreak::default();
                 self.state.fruitless = FruitlessStreak::default();
