@@ -315,15 +315,13 @@ pub(crate) fn is_wait_command(args: &Value) -> bool {
     loopguard_core::shape::command(args).is_some_and(|c| c.trim().is_empty())
 }
 
-#[cfg(test)]
-mod tests;
-
 /// Whether a call only looks: a shell line none of whose commands acts ([`acts`]) and that
 /// neither polls nor waits (a look repeated while waiting is polling: [`is_polling_command`],
 /// [`is_wait_command`]); or, without a shell command, a tool that reads or searches by its
 /// name (`read`, `view`, `open`, `Grep`, `Glob`, `search_dir`, `find_file`, `list_files`, `ls`).
 /// Any other call (an edit, a command that acts, an unknown tool) may change what a look
 /// sees.
+///
 /// `acting`, `polling` and `waiting` are [`acts`], [`is_polling_command`] and
 /// [`is_wait_command`] of the call, read once by the caller.
 pub(crate) fn only_looks(
@@ -349,3 +347,6 @@ pub(crate) fn only_looks(
             .iter()
             .any(|n| tool.eq_ignore_ascii_case(n))
 }
+
+#[cfg(test)]
+mod tests;

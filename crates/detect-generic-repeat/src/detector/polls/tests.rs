@@ -191,3 +191,62 @@ fn a_call_acts_unless_each_of_its_commands_reads_looks_or_waits() {
         &json!({"file_path": "/srv/app.py", "old_string": "a", "new_string": "b"})
     ));
 }
+
+#[test]
+fn a_call_only_looks_when_its_shell_line_only_reads_or_its_tool_reads_or_searches() {
+    let looks = |tool: &str, args: serde_json::Value| {
+        let acting = super::acts(&args);
+        let polling = super::is_polling_command(&args);
+        let waiting = super::is_wait_command(&args);
+        super::only_looks(tool, &args, acting, polling, waiting)
+    };
+    // Tools that read or search by their names, in the harnesses' spellings.
+    for tool in [
+        "read",
+        "Read",
+        "read_file",
+        "view",
+        "open",
+        "Grep",
+        "Glob",
+        "LS",
+        "search_dir",
+        "search_file_content",
+        "find_file",
+        "list_directory",
+    ] {
+        assert!(looks(tool, json!({ "path": "/repo/src/app.py" })), "{tool}");
+    }
+    for tool in [
+        "Edit",
+        "Write",
+        "TodoWrite",
+        "Task",
+        "WebFetch",
+        "create",
+        "submit",
+    ] {
+        assert!(
+            !looks(tool, json!({ "path": "/repo/src/app.py" })),
+            "{tool}"
+        );
+    }
+    // A shell line: it reads, or it acts, polls or waits.
+    assert!(looks(
+        "bash",
+        json!({ "command": "grep -rn cache src/ | head -20" })
+    ));
+    assert!(looks(
+        "str_replace_editor",
+        json!({ "command": "view", "path": "/repo/a.py" })
+    ));
+    for c in [
+        "python3 fix.py",
+        "git status",
+        "sleep 10",
+        "",
+        "sed -i 's/a/b/' a.py",
+    ] {
+        assert!(!looks("bash", json!({ "command": c })), "{c}");
+    }
+}
