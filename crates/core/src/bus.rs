@@ -160,6 +160,8 @@ pub struct Bus {
     shapes: bool,
     /// Some detector interested in results reads their normalised fingerprint.
     normalized: bool,
+    /// Results reach the detectors as their plain text ([`Bus::set_plain_results`]).
+    plain_results: bool,
     state: BusState,
     spare: Spare,
 }
@@ -214,9 +216,18 @@ impl Bus {
             tools,
             shapes,
             normalized,
+            plain_results: false,
             state: BusState::default(),
             spare: Spare::default(),
         }
+    }
+
+    /// Whether every detector reads a tool result as its plain text
+    /// ([`crate::wrapping::plain`]: the host's JSON envelope, terminal escapes, a time-stamp
+    /// line and a line-number gutter taken off) rather than as the host sent it (off by
+    /// default; the seeds read results as sent).
+    pub fn set_plain_results(&mut self, on: bool) {
+        self.plain_results = on;
     }
 
     /// The tools table the bus stamps call kinds from.
@@ -486,7 +497,18 @@ impl Bus {
     fn advance_event(&mut self, event: &Event<'_>, dispatch: bool) -> Vec<Finding> {
         let mut decoded = None;
         let event = event.with_decoded_args(&mut decoded);
-        let event = &*event;
+        let mut plain = None;
+        let unwrapped;
+        let event = match self
+            .plain_results
+            .then(|| event.with_plain_result(&mut plain))
+        {
+            Some(std::borrow::Cow::Owned(e)) => {
+                unwrapped = e;
+                &unwrapped
+            }
+            _ => &*event,
+        };
         let mut findings = Vec::new();
         let seq = self.state.seq;
         self.state.seq += 1;

@@ -164,6 +164,43 @@ impl<'a> Event<'a> {
     }
 }
 
+impl<'a> Event<'a> {
+    /// This event with a tool result's content replaced by its plain text
+    /// ([`crate::wrapping::plain`]: Codex's JSON envelope, terminal escapes, a time-stamp
+    /// line, a line-number gutter taken off), `plain` holding that text; the event itself,
+    /// borrowed, when it is no result or its content has no wrapping.
+    pub fn with_plain_result<'b>(
+        &'b self,
+        plain: &'b mut Option<String>,
+    ) -> std::borrow::Cow<'b, Event<'b>>
+    where
+        'a: 'b,
+    {
+        if let Event::ToolResult {
+            id,
+            tool,
+            content,
+            is_error,
+            images,
+            details,
+        } = self
+        {
+            if let Some(text) = crate::wrapping::plain(content) {
+                let text: &'b str = plain.insert(text);
+                return std::borrow::Cow::Owned(Event::ToolResult {
+                    id,
+                    tool,
+                    content: text,
+                    is_error: *is_error,
+                    images: *images,
+                    details: *details,
+                });
+            }
+        }
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
 /// The kind of an [`Event`], used for interest masks.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]

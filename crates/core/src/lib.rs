@@ -32,6 +32,7 @@ mod registry;
 pub mod shape;
 mod swar;
 pub mod tools;
+pub mod wrapping;
 
 pub use bus::{call_fingerprint, Announced, Bus, Lifecycle, MAX_OWN_MESSAGES, MAX_PENDING_CALLS};
 pub use config::{

@@ -183,7 +183,8 @@ impl GuardTemplate {
     /// A fresh guard (only the detectors are built anew).
     pub fn build(&self) -> Result<Guard, ConfigError> {
         let detectors = self.registry.build(&self.config)?;
-        let bus = Bus::with_tools(detectors, self.tools.clone(), self.normalizers.clone());
+        let mut bus = Bus::with_tools(detectors, self.tools.clone(), self.normalizers.clone());
+        bus.set_plain_results(self.settings.plain_results);
         let state = State {
             enabled: self.settings.enabled,
             ..State::default()

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 /// | `steer-wording` | `"detector"` / `"escalating"` | `"detector"` | steer text: the finding's message, or escalating wording per retry |
 /// | `warning-dedup` | `"none"` / `"per-key"` / `"buckets"` | `"none"` | which repeated warnings reach the model |
 /// | `warning-bucket-size` | integer | `10` | bucket size for `warning-dedup = "buckets"` |
+/// | `plain-results` | bool | `false` | detectors read each tool result without the host's wrapping (Codex's JSON envelope, terminal escapes, a time-stamp line, a line-number gutter) |
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PolicyOptions {
@@ -45,6 +46,8 @@ pub struct PolicyOptions {
     pub warning_dedup: Option<Dedup>,
     /// Bucket size for `warning-dedup = "buckets"` (default 10).
     pub warning_bucket_size: Option<u32>,
+    /// Detectors read each tool result as its plain text (default false: as the host sent it).
+    pub plain_results: Option<bool>,
 }
 
 /// How steer texts are worded.
@@ -124,6 +127,9 @@ pub struct Policy {
     pub warning_dedup: Dedup,
     /// Bucket size for [`Dedup::Buckets`].
     pub warning_bucket_size: u32,
+    /// Detectors read each tool result without the host's wrapping
+    /// ([`loopguard_core::wrapping::plain`]).
+    pub plain_results: bool,
 }
 
 impl Policy {
@@ -172,6 +178,10 @@ impl Policy {
             toml::Value::String(self.warning_dedup.as_str().into()),
         );
         t.insert("warning-bucket-size".into(), int(self.warning_bucket_size));
+        t.insert(
+            "plain-results".into(),
+            toml::Value::Boolean(self.plain_results),
+        );
         t
     }
 }
@@ -190,6 +200,7 @@ impl Default for Policy {
             steer_wording: Wording::Detector,
             warning_dedup: Dedup::None,
             warning_bucket_size: Policy::DEFAULT_WARNING_BUCKET_SIZE,
+            plain_results: false,
         }
     }
 }
@@ -236,6 +247,7 @@ impl PolicyOptions {
                 self.warning_bucket_size,
                 d.warning_bucket_size,
             )?,
+            plain_results: self.plain_results.unwrap_or(d.plain_results),
         };
         if s.warning_bucket_size == 0 {
             return Err(ConfigError::invalid(

@@ -1,0 +1,426 @@
+//! What a host wraps around a tool's output, and the plain text under it.
+//!
+//! Hosts hand the model a command's output inside wrappings that change from call to call
+//! or hide the output's first line: Codex's JSON envelope (`{"output": …, "metadata":
+//! {"exit_code": 1, "duration_seconds": 0.4}}`, a new duration on every run), a terminal's
+//! colour codes, a time stamp on a line of its own over the output, a line-number gutter
+//! (`cat -n`, Claude Code's `Read`). [`plain`] takes them off, so that the copies of one
+//! answer are one text again and an error's or a search's first line is the output's own.
+//! The guard applies it to every result when `[guard] plain-results` is on (the `default`
+//! preset); the seed presets read results as their seeds do, wrapping and all.
+//!
+//! Headers and footers a host writes as text (Codex's `Exit code:` header, OpenHands'
+//! footer, Gemini CLI's report) are set aside where a rule reads the output
+//! ([`crate::shape::output_body`]); [`plain`] writes Codex's JSON envelope in that header's
+//! form, so that its exit code is read the same way.
+
+use std::borrow::Cow;
+
+/// The plain text of a tool result: `None` when `content` has no wrapping to take off (the
+/// usual case, decided without copying), else the text with, in this order,
+///
+/// 1. Codex's JSON envelope (an object of exactly `output`, a string, and `metadata`, an
+///    object) replaced by its output, the steps below applied to the output, under an `Exit
+///    code: N` / `Output:` header when the metadata has an exit code (the duration is
+///    dropped);
+/// 2. terminal escape sequences removed (colours, cursor moves, window titles);
+/// 3. a first line holding only a date-time (`[2026-12-08T00:53:48Z]`, `2026-12-08
+///    00:53:48`, `(00:53:48)`) dropped, when lines follow it or it is in brackets (alone and
+///    bare, it is the answer of `date -Is`);
+/// 4. a line-number gutter removed: every line opening with a number and a tab or Claude
+///    Code's `→`, the numbers consecutive, on two lines or more (one line only when the
+///    number is right-aligned in six places or more, as `cat -n` and `Read` write it).
+///
+/// ```
+/// use loopguard_core::wrapping::plain;
+/// let codex = r#"{"output":"grep: x: No such file\n","metadata":{"exit_code":2,"duration_seconds":0.3}}"#;
+/// assert_eq!(plain(codex).as_deref(), Some("Exit code: 2\nOutput:\ngrep: x: No such file\n"));
+/// assert_eq!(plain("\x1b[31mError:\x1b[0m no such table").as_deref(), Some("Error: no such table"));
+/// assert_eq!(plain("[2026-12-08T00:53:48Z]\nNo matches found").as_deref(), Some("No matches found"));
+/// assert_eq!(plain("     1\timport os\n     2\timport sys\n").as_deref(), Some("import os\nimport sys\n"));
+/// assert_eq!(plain("    41→fn main() {\n    42→}").as_deref(), Some("fn main() {\n}"));
+/// // Nothing to take off: no copy.
+/// assert_eq!(plain("src/lib.rs:12: fn main() {}"), None);
+/// // A number and a tab on one short line is data (`du -s`), not a gutter.
+/// assert_eq!(plain("1234\tbuild"), None);
+/// ```
+pub fn plain(content: &str) -> Option<String> {
+    let (code, mut text) = match codex_envelope(content) {
+        Some((code, output)) => (Some(code), Cow::Owned(output)),
+        None => (None, Cow::Borrowed(content)),
+    };
+    if memchr::memchr(ESC, text.as_bytes()).is_some() {
+        text = Cow::Owned(strip_escapes(&text));
+    }
+    // A stamp and a gutter open with a digit or a bracket (after spaces): most texts are
+    // passed over at their first bytes.
+    if text
+        .trim_start_matches(' ')
+        .starts_with(|c: char| c.is_ascii_digit() || c == '[' || c == '(')
+    {
+        if let Some(rest) = after_stamp_line(&text) {
+            text = Cow::Owned(rest.to_owned());
+        }
+        if let Some(out) = without_gutter(&text) {
+            text = Cow::Owned(out);
+        }
+    }
+    match (code, text) {
+        (Some(Some(code)), text) => Some(format!("Exit code: {code}\nOutput:\n{text}")),
+        (_, Cow::Owned(s)) => Some(s),
+        (_, Cow::Borrowed(_)) => None,
+    }
+}
+
+/// Codex's JSON envelope of a command's output: its exit code (when the metadata has one)
+/// and its output; `None` for any other content. Only a content opening with `{"output"` or
+/// `{"metadata"` is parsed.
+fn codex_envelope(content: &str) -> Option<(Option<i64>, String)> {
+    let t = content.trim();
+    let inner = t.strip_prefix('{')?.trim_start();
+    if !(inner.starts_with("\"output\"") || inner.starts_with("\"metadata\"")) {
+        return None;
+    }
+    let serde_json::Value::Object(mut o) = serde_json::from_str(t).ok()? else {
+        return None;
+    };
+    if o.len() != 2 {
+        return None;
+    }
+    let code = o
+        .get("metadata")?
+        .as_object()?
+        .get("exit_code")
+        .and_then(serde_json::Value::as_i64);
+    match o.remove("output")? {
+        serde_json::Value::String(output) => Some((code, output)),
+        _ => None,
+    }
+}
+
+const ESC: u8 = 0x1b;
+
+/// `s` without its terminal escape sequences: CSI (`ESC [ … final`), OSC (`ESC ] … BEL` or
+/// `ESC ] … ESC \`), a character-set choice (`ESC ( B`) and two-byte escapes. An escape
+/// cut off at the end is dropped whole.
+fn strip_escapes(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        let Some(at) = memchr::memchr(ESC, &b[i..]).map(|p| i + p) else {
+            out.push_str(&s[i..]);
+            break;
+        };
+        out.push_str(&s[i..at]);
+        i = skip_escape(b, at);
+    }
+    out
+}
+
+/// The index just past the escape sequence starting at `at` (an `ESC`). Never inside a
+/// multi-byte character: every byte stepped over is ASCII, or the sequence ends at a
+/// character boundary.
+fn skip_escape(b: &[u8], at: usize) -> usize {
+    let mut i = at + 1;
+    match b.get(i) {
+        Some(b'[') => {
+            i += 1;
+            // Parameter and intermediate bytes, then one final byte.
+            while i < b.len() && (0x20..=0x3f).contains(&b[i]) {
+                i += 1;
+            }
+            if i < b.len() && (0x40..=0x7e).contains(&b[i]) {
+                i += 1;
+            }
+            i
+        }
+        Some(b']') => {
+            // To BEL or ESC \; an OSC never ends inside a UTF-8 sequence since both are ASCII.
+            i += 1;
+            while i < b.len() {
+                match b[i] {
+                    0x07 => return i + 1,
+                    ESC if b.get(i + 1) == Some(&b'\\') => return i + 2,
+                    ESC => return i,
+                    _ => i += 1,
+                }
+            }
+            i
+        }
+        // A character set's choice names it by one ASCII byte.
+        Some(b'(' | b')') => match b.get(i + 1) {
+            Some(c) if c.is_ascii() => i + 2,
+            _ => i + 1,
+        },
+        Some(c) if c.is_ascii() => i + 1,
+        // A lone ESC before a non-ASCII character: only the ESC goes.
+        _ => i,
+    }
+}
+
+/// The text after a first line holding only a date-time, when some line follows it or the
+/// stamp is in brackets (a host's mark: a program asked for the time, `date -Is`, prints it
+/// bare). The whole content when it is one bracketed stamp: the output under it was empty.
+fn after_stamp_line(text: &str) -> Option<&str> {
+    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+    let first = first.trim();
+    if !is_stamp(first) {
+        return None;
+    }
+    let bracketed = first.starts_with(['[', '(']);
+    (bracketed || !rest.trim().is_empty()).then_some(rest)
+}
+
+/// Whether `s` is only a date-time, perhaps in brackets or parentheses: an ISO-8601 date
+/// with a time (`2026-12-08T00:53:48Z`, `2026-12-08 00:53:48.120+01:00`) or a clock time
+/// with seconds (`00:53:48`, `00:53:48.120`). A date alone is not a stamp.
+fn is_stamp(s: &str) -> bool {
+    let s = s
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .or_else(|| s.strip_prefix('(').and_then(|s| s.strip_suffix(')')))
+        .unwrap_or(s)
+        .trim();
+    let b = s.as_bytes();
+    let digits = |from: usize, n: usize| {
+        b.get(from..from + n)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    // A clock time: HH:MM:SS, then a fraction.
+    let clock = |from: usize| -> Option<usize> {
+        if !(digits(from, 2)
+            && b.get(from + 2) == Some(&b':')
+            && digits(from + 3, 2)
+            && b.get(from + 5) == Some(&b':')
+            && digits(from + 6, 2))
+        {
+            return None;
+        }
+        let mut i = from + 8;
+        if matches!(b.get(i), Some(b'.' | b',')) && digits(i + 1, 1) {
+            i += 1;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        Some(i)
+    };
+    let end = if digits(0, 4)
+        && b.get(4) == Some(&b'-')
+        && digits(5, 2)
+        && b.get(7) == Some(&b'-')
+        && digits(8, 2)
+        && matches!(b.get(10), Some(b'T' | b' '))
+    {
+        clock(11)
+    } else {
+        clock(0)
+    };
+    let Some(mut i) = end else {
+        return false;
+    };
+    // A zone: Z, ±HH:MM, ±HHMM, or a word of capitals (UTC, GMT).
+    match b.get(i) {
+        Some(b'Z') => i += 1,
+        Some(b'+' | b'-') if digits(i + 1, 2) => {
+            i += 3;
+            if b.get(i) == Some(&b':') {
+                i += 1;
+            }
+            if digits(i, 2) {
+                i += 2;
+            }
+        }
+        Some(b' ') if b[i + 1..].iter().all(u8::is_ascii_uppercase) && b.len() - i <= 5 => {
+            i = b.len();
+        }
+        _ => {}
+    }
+    i == b.len()
+}
+
+/// The separators of a line-number gutter: a tab (`cat -n`, `nl`) and Claude Code's `→`.
+const GUTTER_SEPARATORS: [&str; 2] = ["\t", "\u{2192}"];
+
+/// `text` without its line-number gutter, when it has one (see [`plain`]).
+fn without_gutter(text: &str) -> Option<String> {
+    let first = text.split('\n').next()?;
+    let (n0, first_width) = gutter(first)?;
+    let mut out = String::with_capacity(text.len());
+    let mut expected = n0;
+    let mut lines = 0;
+    let mut pieces = text.split('\n').peekable();
+    while let Some(line) = pieces.next() {
+        if line.is_empty() && pieces.peek().is_none() {
+            break;
+        }
+        let (n, width) = gutter(line)?;
+        if n != expected {
+            return None;
+        }
+        if lines > 0 {
+            out.push('\n');
+        }
+        out.push_str(&line[width..]);
+        expected = expected.checked_add(1)?;
+        lines += 1;
+    }
+    if text.ends_with('\n') {
+        out.push('\n');
+    }
+    // One line is a gutter only when right-aligned as `cat -n` and `Read` write it.
+    let aligned = first.starts_with(' ') && first_width > 6;
+    (lines >= 2 || aligned).then_some(out)
+}
+
+/// A line's gutter: its number and the gutter's width in bytes (spaces, digits and the
+/// separator).
+fn gutter(line: &str) -> Option<(u64, usize)> {
+    let b = line.as_bytes();
+    let spaces = b.iter().take_while(|&&c| c == b' ').count();
+    let digits = b[spaces..]
+        .iter()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let n: u64 = line[spaces..spaces + digits].parse().ok()?;
+    let rest = &line[spaces + digits..];
+    let sep = GUTTER_SEPARATORS.iter().find(|s| rest.starts_with(*s))?;
+    Some((n, spaces + digits + sep.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn codex_envelopes_become_its_header_text() {
+        let ok = r#"{"output":"ok\n","metadata":{"exit_code":0,"duration_seconds":1.5}}"#;
+        assert_eq!(plain(ok).as_deref(), Some("Exit code: 0\nOutput:\nok\n"));
+        // The same output under another duration is the same text.
+        let slower = r#"{"output":"ok\n","metadata":{"exit_code":0,"duration_seconds":9.1}}"#;
+        assert_eq!(plain(ok), plain(slower));
+        let spaced = "{ \"metadata\": {\"duration_seconds\": 0.1}, \"output\": \"done\" }";
+        assert_eq!(plain(spaced).as_deref(), Some("done"));
+        // Other JSON answers are left as they are.
+        for other in [
+            r#"{"output":"x","status":"ok"}"#,
+            r#"{"output":"x","metadata":{"exit_code":0},"extra":1}"#,
+            r#"{"output":3,"metadata":{}}"#,
+            r#"{"output":"x","metadata":"m"}"#,
+            r#"{"result":"x","metadata":{}}"#,
+            r#"{"output":"unterminated"#,
+        ] {
+            assert_eq!(plain(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn escapes_go_and_text_stays() {
+        assert_eq!(
+            plain("\x1b[1;32mPASSED\x1b[0m tests/t.py\n\x1b[31mFAILED\x1b[m").as_deref(),
+            Some("PASSED tests/t.py\nFAILED")
+        );
+        assert_eq!(
+            plain("\x1b]0;title\x07done \x1b]8;;http://x\x1b\\link").as_deref(),
+            Some("done link")
+        );
+        assert_eq!(plain("\x1b(Bplain\x1b[K").as_deref(), Some("plain"));
+        // Cut off at the end, and before a non-ASCII character.
+        assert_eq!(plain("é\x1b[3").as_deref(), Some("é"));
+        assert_eq!(plain("a\x1bé").as_deref(), Some("aé"));
+        assert_eq!(plain("a\x1b(").as_deref(), Some("a"));
+        assert_eq!(plain("a\x1b(é").as_deref(), Some("aé"));
+    }
+
+    #[test]
+    fn a_stamp_line_over_the_output_goes() {
+        for stamp in [
+            "[2026-12-08T00:53:48Z]",
+            "2026-12-08 00:53:48.120+01:00",
+            "(00:53:48)",
+            "[00:53:48,5]",
+            "2026-12-08T00:53:48 UTC",
+            "  [2026-12-08T00:53:48+0100]  ",
+        ] {
+            let text = format!("{stamp}\nFAILED tests/t.py");
+            assert_eq!(
+                plain(&text).as_deref(),
+                Some("FAILED tests/t.py"),
+                "{stamp}"
+            );
+        }
+        // Over an empty output, a bracketed stamp is all the host wrote.
+        assert_eq!(plain("[2026-12-08T00:53:48Z]\n").as_deref(), Some(""));
+        assert_eq!(plain("(00:53:48)").as_deref(), Some(""));
+        // Alone and bare, it is the answer (`date -Is`); a date or a sentence is no stamp.
+        for kept in [
+            "2026-12-08T00:53:48Z\n",
+            "2026-12-08T00:53:48Z",
+            "2026-12-08\nok",
+            "[12:30]\nok",
+            "Started at 00:53:48\nok",
+            "00:53:48 INFO ready\nok",
+        ] {
+            assert_eq!(plain(kept), None, "{kept:?}");
+        }
+    }
+
+    #[test]
+    fn a_gutter_goes_when_its_numbers_follow_each_other() {
+        assert_eq!(
+            plain("     7\ta\n     8\t\n     9\tb").as_deref(),
+            Some("a\n\nb")
+        );
+        assert_eq!(plain("     1→only line").as_deref(), Some("only line"));
+        for kept in [
+            "1\tAlice\n3\tBob",
+            "12\tsrc\n13\t",
+            "1\tone",
+            "src/a.rs:1:fn a()\nsrc/a.rs:2:fn b()",
+            "     1  spaces are no separator\n     2  x",
+        ] {
+            let got = plain(kept);
+            if kept == "12\tsrc\n13\t" {
+                // Two numbered lines in a row are a gutter, even with nothing after the tab.
+                assert_eq!(got.as_deref(), Some("src\n"));
+            } else {
+                assert_eq!(got, None, "{kept:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_wrappings_come_off_together() {
+        let codex = serde_json::json!({
+            "output": "2026-12-08T00:53:48Z\n\x1b[33m     1\tdef f():\n     2\t    pass\n\x1b[0m",
+            "metadata": {"exit_code": 0, "duration_seconds": 0.2}
+        })
+        .to_string();
+        assert_eq!(
+            plain(&codex).as_deref(),
+            Some("Exit code: 0\nOutput:\ndef f():\n    pass\n")
+        );
+    }
+
+    proptest! {
+        /// Never panics, and whatever it returns is different from the input and no longer.
+        #[test]
+        fn plain_is_total_and_never_grows_text(s in "(\\PC|\x1b|\t|\n|\\[|→|[0-9 ]){0,80}") {
+            if let Some(p) = plain(&s) {
+                prop_assert_ne!(&p, &s);
+                prop_assert!(p.len() <= s.len());
+            }
+        }
+
+        /// Plain text is its own plain text once its escapes are gone.
+        #[test]
+        fn text_without_wrapping_is_left_alone(s in "[a-z .:/_\n]{0,60}") {
+            prop_assert_eq!(plain(&s), None);
+        }
+    }
+}
