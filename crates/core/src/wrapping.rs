@@ -19,10 +19,13 @@ use std::borrow::Cow;
 /// The plain text of a tool result: `None` when `content` has no wrapping to take off (the
 /// usual case, decided without copying), else the text with, in this order,
 ///
-/// 1. Codex's JSON envelope (an object of exactly `output`, a string, and `metadata`, an
-///    object) replaced by its output, the steps below applied to the output, under an `Exit
-///    code: N` / `Output:` header when the metadata has an exit code (the duration is
-///    dropped);
+/// 1. a wrapping around the whole content replaced by the output inside it, the steps below
+///    applied to that output, under an `Exit code: N` / `Output:` header when the wrapping
+///    gives an exit code: Codex's JSON envelope (an object of exactly `output`, a string, and
+///    `metadata`, an object; the duration is dropped), one element that is the whole content
+///    (`<tool_output>…</tool_output>`), a ReAct host's `Observation:` and `STDOUT:` /
+///    `STDERR:` sections (the part that says something, or both). mini-swe-agent's
+///    `<returncode>N</returncode><output>…</output>` is left as it is (ADR 18 says why);
 /// 2. terminal escape sequences removed (colours, cursor moves, window titles);
 /// 3. a first line holding only a date-time (`[2026-12-08T00:53:48Z]`, `2026-12-08
 ///    00:53:48`, `(00:53:48)`) dropped, when lines follow it or it is in brackets (alone and
@@ -35,6 +38,7 @@ use std::borrow::Cow;
 /// use loopguard_core::wrapping::plain;
 /// let codex = r#"{"output":"grep: x: No such file\n","metadata":{"exit_code":2,"duration_seconds":0.3}}"#;
 /// assert_eq!(plain(codex).as_deref(), Some("Exit code: 2\nOutput:\ngrep: x: No such file\n"));
+/// assert_eq!(plain("Observation: No matches found").as_deref(), Some("No matches found"));
 /// assert_eq!(plain("\x1b[31mError:\x1b[0m no such table").as_deref(), Some("Error: no such table"));
 /// assert_eq!(plain("[2026-12-08T00:53:48Z]\nNo matches found").as_deref(), Some("No matches found"));
 /// assert_eq!(plain("     1\timport os\n     2\timport sys\n").as_deref(), Some("import os\nimport sys\n"));
@@ -45,8 +49,8 @@ use std::borrow::Cow;
 /// assert_eq!(plain("1234\tbuild"), None);
 /// ```
 pub fn plain(content: &str) -> Option<String> {
-    let (code, mut text) = match codex_envelope(content) {
-        Some((code, output)) => (Some(code), Cow::Owned(output)),
+    let (code, mut text) = match outer(content) {
+        Some((code, output)) => (Some(code), Cow::Owned(output.into_owned())),
         None => (None, Cow::Borrowed(content)),
     };
     if memchr::memchr(ESC, text.as_bytes()).is_some() {
@@ -70,6 +74,81 @@ pub fn plain(content: &str) -> Option<String> {
         (_, Cow::Owned(s)) => Some(s),
         (_, Cow::Borrowed(_)) => None,
     }
+}
+
+/// The output inside a wrapping around the whole content, and the exit code the wrapping
+/// gives (if any); `None` when the content has no such wrapping. Decided at the content's
+/// first byte for most texts.
+fn outer(content: &str) -> Option<(Option<i64>, Cow<'_, str>)> {
+    let t = content.trim_start();
+    match t.as_bytes().first()? {
+        b'{' => codex_envelope(t).map(|(code, out)| (code, Cow::Owned(out))),
+        b'<' => one_element(t).map(|body| (None, Cow::Borrowed(body))),
+        b'O' => {
+            let rest = t.strip_prefix("Observation:")?;
+            Some((
+                None,
+                Cow::Borrowed(rest.strip_prefix([' ', '\n']).unwrap_or(rest)),
+            ))
+        }
+        b'S' | b's' => std_streams(t).map(|out| (None, out)),
+        _ => None,
+    }
+}
+
+/// The text inside one element that is the whole content (`<tool_output>` … `</tool_output>`,
+/// `<tool_use_error>` … `</tool_use_error>`); the name a word of at most 32 characters, not
+/// closed before the end (two elements side by side are no wrapping).
+fn one_element(t: &str) -> Option<&str> {
+    let rest = t.strip_prefix('<')?;
+    let end = rest.find('>')?;
+    let name = &rest[..end];
+    if name.is_empty()
+        || name.len() > 32
+        || !name.starts_with(|c: char| c.is_ascii_alphabetic())
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return None;
+    }
+    let body = rest[end + 1..]
+        .trim_end()
+        .strip_suffix('>')?
+        .strip_suffix(name)?
+        .strip_suffix("</")?;
+    // One element: its name is not closed before the end (`<div>a</div><div>b</div>`).
+    let closed_inside = body.match_indices("</").any(|(i, _)| {
+        body[i + 2..]
+            .strip_prefix(name)
+            .is_some_and(|r| r.starts_with('>'))
+    });
+    if closed_inside {
+        return None;
+    }
+    Some(trim_one_newline(body))
+}
+
+/// `STDOUT:` … `STDERR:` …: the part that says something, or both (stdout first).
+fn std_streams(t: &str) -> Option<Cow<'_, str>> {
+    let rest = t
+        .strip_prefix("STDOUT:")
+        .or_else(|| t.strip_prefix("stdout:"))?;
+    let at = rest.find("\nSTDERR:").or_else(|| rest.find("\nstderr:"))?;
+    let out = trim_one_newline(rest[..at].strip_prefix(' ').unwrap_or(&rest[..at]));
+    let err = &rest[at + "\nSTDERR:".len()..];
+    let err = trim_one_newline(err.strip_prefix(' ').unwrap_or(err));
+    Some(match (out.trim().is_empty(), err.trim().is_empty()) {
+        (true, _) => Cow::Borrowed(err),
+        (false, true) => Cow::Borrowed(out),
+        (false, false) => Cow::Owned(format!("{out}\n{err}")),
+    })
+}
+
+/// `s` without one newline at each end (a wrapping's own line breaks).
+fn trim_one_newline(s: &str) -> &str {
+    let s = s.strip_prefix('\n').unwrap_or(s);
+    s.strip_suffix('\n').unwrap_or(s)
 }
 
 /// Codex's JSON envelope of a command's output: its exit code (when the metadata has one)
@@ -316,6 +395,43 @@ mod tests {
             r#"{"output":"unterminated"#,
         ] {
             assert_eq!(plain(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn whole_content_wrappings_give_their_output() {
+        // mini-swe-agent's observation is two elements: left as it is.
+        let mini = "<returncode>0</returncode>\n<output>\nsrc/a.py\nsrc/b.py\n</output>";
+        assert_eq!(plain(mini), None);
+        assert_eq!(
+            plain("<tool_use_error>File does not exist.</tool_use_error>").as_deref(),
+            Some("File does not exist.")
+        );
+        assert_eq!(
+            plain("<tool_output>\n[00:00:01]\nok\n</tool_output>\n").as_deref(),
+            Some("ok")
+        );
+        assert_eq!(plain("Observation:\nok").as_deref(), Some("ok"));
+        assert_eq!(
+            plain("STDOUT:\n\nSTDERR:\nModuleNotFoundError: No module named 'x'\n").as_deref(),
+            Some("ModuleNotFoundError: No module named 'x'")
+        );
+        assert_eq!(
+            plain("STDOUT:\n3 passed\nSTDERR:\n").as_deref(),
+            Some("3 passed")
+        );
+        assert_eq!(plain("stdout: a\nstderr: b").as_deref(), Some("a\nb"));
+        for kept in [
+            "<div>one</div><div>two</div>",
+            "<a>x</b>",
+            "<1>x</1>",
+            "<returncode>x</returncode><output>y</output>",
+            "Observations were made",
+            "STDOUT only",
+            "Some text",
+            "<>x</>",
+        ] {
+            assert_eq!(plain(kept), None, "{kept:?}");
         }
     }
 

@@ -273,3 +273,66 @@ fn the_seed_presets_read_results_as_sent() {
         assert!(!caught, "{preset} saw through the envelope");
     }
 }
+
+// ---- text wrappings around the whole output ------------------------------------------------
+
+/// The stamped searches' empty outputs under another host's wrapping.
+fn wrapped_searches(wrap: impl Fn(&str) -> String) -> (Vec<OwnedEvent>, Vec<usize>) {
+    let (events, _) = stamped_searches();
+    let mut at = Vec::new();
+    let events = events
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| match e {
+            OwnedEvent::ToolResult {
+                id,
+                tool,
+                content: _,
+                is_error,
+                images,
+                details,
+            } => {
+                at.push(i);
+                OwnedEvent::ToolResult {
+                    id,
+                    tool,
+                    content: wrap(""),
+                    is_error,
+                    images,
+                    details,
+                }
+            }
+            other => other,
+        })
+        .collect();
+    (events, at)
+}
+
+/// A host's text wrapping of an output.
+type Wrap = fn(&str) -> String;
+
+#[test]
+fn searches_finding_nothing_inside_a_hosts_text_wrapping_are_caught() {
+    let wraps: [(&str, Wrap); 3] = [
+        ("ReAct's observation", |out| format!("Observation: {out}")),
+        ("one element", |out| {
+            format!("<tool_output>\n{out}\n</tool_output>")
+        }),
+        ("stdout and stderr", |out| {
+            format!("STDOUT:\n{out}\nSTDERR:\n")
+        }),
+    ];
+    for (name, wrap) in wraps {
+        let (events, at) = wrapped_searches(wrap);
+        let found = findings(&events, true);
+        assert!(
+            first(&found, "generic-repeat", at[5]).is_some(),
+            "{name}: not warned by the sixth search: {found:#?}"
+        );
+        let raw = findings(&events, false);
+        assert!(
+            first(&raw, "generic-repeat", at[6]).is_none(),
+            "{name}: the wrapping was expected to hide the empty outputs when read as sent: {raw:#?}"
+        );
+    }
+}
