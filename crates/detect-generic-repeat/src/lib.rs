@@ -189,7 +189,8 @@ pub struct Options {
     pub ignore_errors: Option<bool>,
     /// Results with no text (whitespace only, or only a host's note that nothing was printed,
     /// [`loopguard_core::shape::is_silent`]) and no image are transparent: silence is no
-    /// evidence that nothing changed (`cd ..`, `mkdir -p`, `sed -i`).
+    /// evidence that nothing changed (`cd ..`, `mkdir -p`, `sed -i`). A silent call that acts
+    /// (`sed -i`, a script) ends the streak of another call: it may have changed its answer.
     pub ignore_empty_results: Option<bool>,
     /// `raw` (exact text and image count) or `normalized` (volatile fields removed).
     pub result_identity: Option<ResultIdentity>,
@@ -794,7 +795,7 @@ pub const REGISTRATION: Registration = Registration {
             name: "ignore-empty-results",
             ty: "bool",
             default: "true",
-            doc: "Results with no text (whitespace only, or only a host's note that nothing was printed) and no image never count as outcomes (silence is not evidence).",
+            doc: "Results with no text (whitespace only, or only a host's note that nothing was printed) and no image never count as outcomes (silence is not evidence); a silent call that acts (`sed -i`, a script) ends the streak of another call.",
         },
         OptionDoc {
             name: "result-identity",

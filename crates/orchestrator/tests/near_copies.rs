@@ -1935,3 +1935,64 @@ fn a_failing_look_between_rereads_counts_in_what_the_message_says() {
         f.message
     );
 }
+
+// ---- silence between runs ------------------------------------------------------------------
+
+const QUICKSTART_OUT: &str = "Running sphinx-quickstart with a new path...\n\
+Welcome to the Sphinx 4.1.0 quickstart utility.\n\n\
+Please enter values for the following settings (just press Enter to\n\
+accept a default value, if one is given in brackets).\n\n\
+Selected root path: .\n\n\
+Error: an existing conf.py has been found in the selected root path.\n\
+sphinx-quickstart will not overwrite existing Sphinx projects.\n\n\
+> Please enter a new root path (or just Enter to exit) []: \n";
+
+/// A script re-run after each silent `sed -i` edit of it, answering the same every time (the
+/// corpus's sphinx-9320 shape, on a host that hands over a silent command's output as
+/// nothing): each edit may have changed the answer, so the runs are no streak.
+#[test]
+fn a_script_rerun_after_each_silent_edit_is_no_repeat() {
+    let mut s = Script::new();
+    task(&mut s);
+    let edits = [
+        "sed -i 's/print(stdout)/print(stdout)\\nprint(stderr)/' check_quickstart.py",
+        "sed -i 's/timeout=2/timeout=5/' check_quickstart.py",
+        "sed -i 's/env = {}/env = {\"PYTHONUNBUFFERED\": \"1\"}/' check_quickstart.py",
+        "sed -i 's/input_str = \"\\\\n\"/input_str = \"\\\\nnew_docs\\\\n\"/' check_quickstart.py",
+    ];
+    s.call(
+        "bash",
+        json!({"command": "python3 check_quickstart.py"}),
+        QUICKSTART_OUT,
+    );
+    for edit in edits {
+        s.call("bash", json!({ "command": edit }), "");
+        s.call(
+            "bash",
+            json!({"command": "python3 check_quickstart.py"}),
+            QUICKSTART_OUT,
+        );
+    }
+    let found = findings("default", &s.into_events());
+    silent(&found, "generic-repeat");
+}
+
+/// The same run with only silent moves between (`cd`, which changes nothing the run reads
+/// back) is the same run again: the streak goes on over them.
+#[test]
+fn the_same_run_with_silent_moves_between_is_still_a_repeat() {
+    let mut s = Script::new();
+    task(&mut s);
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        s.call("bash", json!({"command": "cd /repo"}), "");
+        s.call(
+            "bash",
+            json!({"command": "python3 check_quickstart.py"}),
+            QUICKSTART_OUT,
+        );
+        runs.push(last(&s));
+    }
+    let found = findings("default", &s.into_events());
+    caught_by(&found, "generic-repeat", runs[2]);
+}

@@ -121,6 +121,10 @@ struct State {
     fruitless: FruitlessStreak,
     #[serde(default)]
     rereads: Rereads,
+    /// Recent calls (their sequence numbers) that act ([`acts`]), kept when silent results
+    /// are transparent: a silent one ends the streak of another call.
+    #[serde(default)]
+    acting: VecDeque<u64>,
 }
 
 impl GenericRepeat {
@@ -207,7 +211,13 @@ impl GenericRepeat {
         let shell_asked = tracks_polls || self.settings.rereads.is_some();
         let polling = shell_asked && is_polling_command(args);
         let waiting = shell_asked && is_wait_command(args);
-        if self.settings.similar_calls.is_some() || self.settings.rereads.is_some() {
+        let keeps_facts = self.settings.similar_calls.is_some() || self.settings.rereads.is_some();
+        let silence_transparent = self.settings.streak && self.settings.ignore_empty_results;
+        let acting = (keeps_facts || silence_transparent) && acts(args);
+        if silence_transparent && acting {
+            push_capped(&mut self.state.acting, call.seq, MAX_PENDING);
+        }
+        if keeps_facts {
             let terms = if self
                 .settings
                 .similar_calls
@@ -218,7 +228,6 @@ impl GenericRepeat {
             } else {
                 Vec::new()
             };
-            let acting = acts(args);
             let (skeleton, object) = call_words(args);
             let (frame, numbers) = frame(args);
             let pending = PendingCall {
@@ -302,6 +311,11 @@ impl GenericRepeat {
         let ignored = self.ignored_tool(&result.call.tool);
         let skipped_error = self.settings.ignore_errors && result.is_error;
         let skipped_empty = self.settings.ignore_empty_results && empty;
+        let acted = match self.state.acting.iter().position(|s| *s == result.call.seq) {
+            Some(i) => self.state.acting.remove(i).is_some(),
+            None => false,
+        };
+        let acted_silently = skipped_empty && acted;
         let counted = !(ignored || skipped_error || skipped_empty);
         let pair = Pair {
             tool: result.call.tool.as_str(),
@@ -397,8 +411,13 @@ impl GenericRepeat {
             return;
         }
         if !counted {
-            // Transparent: an ignored tool or an ignored error neither advances nor breaks
+            // A silent call that acts (`sed -i`, a script that writes) may have changed what
+            // the streak's call answers: the streak ends there. Any other transparent result
+            // (an ignored tool, an ignored error, a silent look) neither advances nor breaks
             // anything.
+            if acted_silently && !ignored && !skipped_error {
+                self.state.streak = Streak::default();
+            }
             return;
         }
         self.finish_batch(cx);
