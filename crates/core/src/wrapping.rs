@@ -21,8 +21,10 @@ use std::borrow::Cow;
 ///
 /// 1. a wrapping around the whole content replaced by the output inside it, the steps below
 ///    applied to that output, under an `Exit code: N` / `Output:` header when the wrapping
-///    gives an exit code: Codex's JSON envelope (an object of exactly `output`, a string, and
-///    `metadata`, an object; the duration is dropped), one element that is the whole content
+///    gives an exit code: a command's report written as a JSON object (Codex's `{"output": …,
+///    "metadata": {"exit_code": …, "duration_seconds": …}}`, `{"stdout": …, "stderr": …,
+///    "returncode": …}`, `{"result": …}`: every key one a report has, the text a string, the
+///    duration dropped), one element that is the whole content
 ///    (`<tool_output>…</tool_output>`), a ReAct host's `Observation:` and `STDOUT:` /
 ///    `STDERR:` sections (the part that says something, or both). mini-swe-agent's
 ///    `<returncode>N</returncode><output>…</output>` is left as it is (ADR 18 says why);
@@ -82,7 +84,7 @@ pub fn plain(content: &str) -> Option<String> {
 fn outer(content: &str) -> Option<(Option<i64>, Cow<'_, str>)> {
     let t = content.trim_start();
     match t.as_bytes().first()? {
-        b'{' => codex_envelope(t).map(|(code, out)| (code, Cow::Owned(out))),
+        b'{' => json_report(t.trim_end()).map(|(code, out)| (code, Cow::Owned(out))),
         b'<' => one_element(t).map(|body| (None, Cow::Borrowed(body))),
         b'O' => {
             let rest = t.strip_prefix("Observation:")?;
@@ -151,30 +153,95 @@ fn trim_one_newline(s: &str) -> &str {
     s.strip_suffix('\n').unwrap_or(s)
 }
 
-/// Codex's JSON envelope of a command's output: its exit code (when the metadata has one)
-/// and its output; `None` for any other content. Only a content opening with `{"output"` or
-/// `{"metadata"` is parsed.
-fn codex_envelope(content: &str) -> Option<(Option<i64>, String)> {
-    let t = content.trim();
-    let inner = t.strip_prefix('{')?.trim_start();
-    if !(inner.starts_with("\"output\"") || inner.starts_with("\"metadata\"")) {
+/// The keys of a command's report written as a JSON object that hold its text.
+const TEXT_KEYS: [&str; 4] = ["output", "result", "content", "text"];
+/// The keys of the streams of a command's report written as a JSON object.
+const STREAM_KEYS: [&str; 2] = ["stdout", "stderr"];
+/// The keys of a command's report written as a JSON object that hold its exit code.
+const CODE_KEYS: [&str; 5] = [
+    "exit_code",
+    "exitCode",
+    "returncode",
+    "return_code",
+    "exit_status",
+];
+/// The other keys such a report may have: how long the command took, whether it timed out or
+/// was cut, Codex's `metadata` (an object, whose `exit_code` is read).
+const OTHER_KEYS: [&str; 10] = [
+    "metadata",
+    "duration",
+    "duration_ms",
+    "duration_seconds",
+    "elapsed",
+    "elapsed_ms",
+    "wall_time",
+    "timed_out",
+    "timeout",
+    "truncated",
+];
+
+fn report_key(k: &str) -> bool {
+    TEXT_KEYS.contains(&k)
+        || STREAM_KEYS.contains(&k)
+        || CODE_KEYS.contains(&k)
+        || OTHER_KEYS.contains(&k)
+}
+
+/// A command's report written as a JSON object (Codex's `{"output": …, "metadata":
+/// {"exit_code": …, "duration_seconds": …}}`, `{"stdout": …, "stderr": …, "returncode": …}`,
+/// `{"output": …, "exit_code": …, "duration_ms": …}`, `{"result": …}`): its exit code (when it
+/// has one) and its text; `None` for any other content. Every key must be a report's
+/// ([`report_key`]) and the text a string: a JSON answer with any other key is data, left as
+/// it is. Only a content whose first key is a report's is parsed.
+fn json_report(t: &str) -> Option<(Option<i64>, String)> {
+    let inner = t.strip_prefix('{')?.trim_start().strip_prefix('"')?;
+    if !report_key(&inner[..inner.find('"')?]) {
         return None;
     }
     let serde_json::Value::Object(mut o) = serde_json::from_str(t).ok()? else {
         return None;
     };
-    if o.len() != 2 {
+    if !o.keys().all(|k| report_key(k)) {
         return None;
     }
-    let code = o
-        .get("metadata")?
-        .as_object()?
-        .get("exit_code")
-        .and_then(serde_json::Value::as_i64);
-    match o.remove("output")? {
-        serde_json::Value::String(output) => Some((code, output)),
-        _ => None,
-    }
+    let metadata_code = match o.get("metadata") {
+        Some(serde_json::Value::Object(m)) => {
+            m.get("exit_code").and_then(serde_json::Value::as_i64)
+        }
+        Some(_) => return None,
+        None => None,
+    };
+    let code = CODE_KEYS
+        .iter()
+        .find_map(|k| o.get(*k).and_then(serde_json::Value::as_i64))
+        .or(metadata_code);
+    let mut string = |k: &str| match o.remove(k) {
+        Some(serde_json::Value::String(s)) => Some(Some(s)),
+        Some(serde_json::Value::Null) | None => Some(None),
+        Some(_) => None,
+    };
+    let (out, err) = (string("stdout")?, string("stderr")?);
+    let texts: Vec<String> = TEXT_KEYS
+        .iter()
+        .map(|k| string(k))
+        .collect::<Option<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    let text = match (out, err, texts.len()) {
+        (None, None, 1) => texts.into_iter().next()?,
+        (out, err, 0) if out.is_some() || err.is_some() => {
+            let out = out.unwrap_or_default();
+            let err = err.unwrap_or_default();
+            match (out.trim().is_empty(), err.trim().is_empty()) {
+                (true, _) => err,
+                (false, true) => out,
+                (false, false) => format!("{out}\n{err}"),
+            }
+        }
+        _ => return None,
+    };
+    Some((code, text))
 }
 
 const ESC: u8 = 0x1b;
@@ -377,7 +444,7 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn codex_envelopes_become_its_header_text() {
+    fn json_reports_become_their_text() {
         let ok = r#"{"output":"ok\n","metadata":{"exit_code":0,"duration_seconds":1.5}}"#;
         assert_eq!(plain(ok).as_deref(), Some("Exit code: 0\nOutput:\nok\n"));
         // The same output under another duration is the same text.
@@ -385,14 +452,41 @@ mod tests {
         assert_eq!(plain(ok), plain(slower));
         let spaced = "{ \"metadata\": {\"duration_seconds\": 0.1}, \"output\": \"done\" }";
         assert_eq!(plain(spaced).as_deref(), Some("done"));
-        // Other JSON answers are left as they are.
+        assert_eq!(
+            plain(r#"{"stdout": "", "stderr": "ModuleNotFoundError: No module named 'x'\n", "returncode": 1}"#)
+                .as_deref(),
+            Some("Exit code: 1\nOutput:\nModuleNotFoundError: No module named 'x'\n")
+        );
+        assert_eq!(
+            plain(r#"{"stdout": "3 passed", "stderr": "warning: old pip"}"#).as_deref(),
+            Some("3 passed\nwarning: old pip")
+        );
+        assert_eq!(
+            plain(r#"{"output": "No matches found", "exit_code": 1, "duration_ms": 12}"#)
+                .as_deref(),
+            Some("Exit code: 1\nOutput:\nNo matches found")
+        );
+        assert_eq!(
+            plain(r#"{"result": "x", "metadata": {}}"#).as_deref(),
+            Some("x")
+        );
+        assert_eq!(
+            plain(r#"{"stderr": null, "stdout": "a"}"#).as_deref(),
+            Some("a")
+        );
+        // Other JSON answers are data, left as they are.
         for other in [
             r#"{"output":"x","status":"ok"}"#,
             r#"{"output":"x","metadata":{"exit_code":0},"extra":1}"#,
             r#"{"output":3,"metadata":{}}"#,
             r#"{"output":"x","metadata":"m"}"#,
-            r#"{"result":"x","metadata":{}}"#,
+            r#"{"output":"x","result":"y"}"#,
+            r#"{"stdout":"x","output":"y"}"#,
+            r#"{"exit_code":0}"#,
+            r#"{"result": {"rows": 3}}"#,
+            r#"{"id": 7, "content": "x"}"#,
             r#"{"output":"unterminated"#,
+            r#"[{"output":"x"}]"#,
         ] {
             assert_eq!(plain(other), None, "{other}");
         }

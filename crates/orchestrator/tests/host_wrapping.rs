@@ -1,5 +1,6 @@
 //! Loops whose results reach the guard inside a host's wrapping: Codex's JSON envelope with a
-//! new duration on every run, a test runner's colours, a host's time stamp over each output.
+//! new duration on every run, a test runner's colours, a host's time stamp over each output,
+//! a ReAct host's `Observation:`, one element around the output, stream sections, JSON reports.
 //! The `default` preset reads results without the wrapping (`[guard] plain-results`) and
 //! catches each loop as it catches the unwrapped one; with the key off the wrapping hides
 //! it. The trajectories are written for these tests in the style of Codex and SWE-agent
@@ -313,8 +314,14 @@ type Wrap = fn(&str) -> String;
 
 #[test]
 fn searches_finding_nothing_inside_a_hosts_text_wrapping_are_caught() {
-    let wraps: [(&str, Wrap); 3] = [
+    let wraps: [(&str, Wrap); 5] = [
         ("ReAct's observation", |out| format!("Observation: {out}")),
+        ("a JSON report of the streams", |out| {
+            json!({"stdout": out, "stderr": "", "returncode": 1}).to_string()
+        }),
+        ("a JSON report with a duration", |out| {
+            json!({"output": out, "exit_code": 1, "duration_ms": out.len() * 7 + 12}).to_string()
+        }),
         ("one element", |out| {
             format!("<tool_output>\n{out}\n</tool_output>")
         }),
