@@ -331,8 +331,8 @@ impl Config {
     }
 
     /// Applies the environment variables of the `[guard]` table ([`GUARD_ENV`]) and of every
-    /// detector linked into this program ([`Registration::env`], found by
-    /// [`Registry::discover`]) over this configuration. Variables nobody declares are ignored.
+    /// detector linked into this program ([`Registration::env`](crate::Registration::env), found by
+    /// [`Registry::discover`](crate::Registry::discover)) over this configuration. Variables nobody declares are ignored.
     ///
     /// pi-loop-guard's names are kept: `LOOP_GUARD_ENABLED`, `LOOP_GUARD_ABORT_THRESHOLD` and
     /// `LOOP_GUARD_USE_TERMINATE` set `[guard]` keys, and the `generic-repeat` detector declares

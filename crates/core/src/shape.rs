@@ -1913,7 +1913,7 @@ const NOTHING_FOUND_MAX_BYTES: usize = 300;
 
 /// Whether a search tool's answer says only that it found nothing: a short answer (at most
 /// three lines and 300 bytes once the host's wrapper is set aside, [`output_body`]) whose
-/// first line says so ([`NOTHING_FOUND`]). A silent answer is [`is_silent`]'s to read (an
+/// first line says so (`NOTHING_FOUND`). A silent answer is [`is_silent`]'s to read (an
 /// edit answers nothing too), and a `grep` that exits with status 1 [`is_no_match`]'s.
 ///
 /// ```

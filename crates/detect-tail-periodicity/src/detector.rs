@@ -912,7 +912,7 @@ impl Evidence {
 /// `evidence-scale` lowers a threshold below three copies.
 ///
 /// A chant (a message that is one root repeated) fires at `chant-copies` copies of its root;
-/// the short ones are followed apart ([`Chant`]), the longer ones need `chant-copies` of 3 or
+/// the short ones are followed apart (`Chant`), the longer ones need `chant-copies` of 3 or
 /// more (or 0, off) for the engine at three copies to see them in time.
 pub fn engine_copies(s: &Settings) -> u64 {
     if s.chant_copies == 2 {
