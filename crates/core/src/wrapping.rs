@@ -25,8 +25,9 @@ use std::borrow::Cow;
 ///    "metadata": {"exit_code": …, "duration_seconds": …}}`, `{"stdout": …, "stderr": …,
 ///    "returncode": …}`, `{"result": …}`: every key one a report has, the text a string, the
 ///    duration dropped), one element that is the whole content
-///    (`<tool_output>…</tool_output>`), a ReAct host's `Observation:` and `STDOUT:` /
-///    `STDERR:` sections (the part that says something, or both). mini-swe-agent's
+///    (`<tool_output>…</tool_output>`), one Markdown code fence that is the whole content, a
+///    ReAct host's `Observation:` and `STDOUT:` / `STDERR:` sections (the part that says
+///    something, or both). mini-swe-agent's
 ///    `<returncode>N</returncode><output>…</output>` is left as it is (ADR 18 says why);
 /// 2. terminal escape sequences removed (colours, cursor moves, window titles);
 /// 3. a first line holding only a date-time (`[2026-12-08T00:53:48Z]`, `2026-12-08
@@ -94,6 +95,7 @@ fn outer(content: &str) -> Option<(Option<i64>, Cow<'_, str>)> {
             ))
         }
         b'S' | b's' => std_streams(t).map(|out| (None, out)),
+        b'`' => fenced(t).map(|body| (None, Cow::Borrowed(body))),
         _ => None,
     }
 }
@@ -129,6 +131,21 @@ fn one_element(t: &str) -> Option<&str> {
         return None;
     }
     Some(trim_one_newline(body))
+}
+
+/// The text of one Markdown code fence that is the whole content (```` ``` ````, perhaps with
+/// a language, then the output, then ```` ``` ````); `None` when another fence line is inside.
+fn fenced(t: &str) -> Option<&str> {
+    let rest = t.strip_prefix("```")?;
+    let (info, rest) = rest.split_once('\n')?;
+    if info.contains('`') || info.trim().contains(' ') {
+        return None;
+    }
+    let body = rest.trim_end().strip_suffix("```")?;
+    if body.lines().any(|l| l.trim_start().starts_with("```")) {
+        return None;
+    }
+    Some(body.strip_suffix('\n').unwrap_or(body))
 }
 
 /// `STDOUT:` … `STDERR:` …: the part that says something, or both (stdout first).
@@ -507,6 +524,15 @@ mod tests {
         );
         assert_eq!(plain("Observation:\nok").as_deref(), Some("ok"));
         assert_eq!(
+            plain("```\nNo matches found\n```").as_deref(),
+            Some("No matches found")
+        );
+        assert_eq!(
+            plain("```console\n$ ls\na.py\n```\n").as_deref(),
+            Some("$ ls\na.py")
+        );
+        assert_eq!(plain("```\n```").as_deref(), Some(""));
+        assert_eq!(
             plain("STDOUT:\n\nSTDERR:\nModuleNotFoundError: No module named 'x'\n").as_deref(),
             Some("ModuleNotFoundError: No module named 'x'")
         );
@@ -524,6 +550,9 @@ mod tests {
             "STDOUT only",
             "Some text",
             "<>x</>",
+            "```py\na\n```\nand\n```py\nb\n```",
+            "``` not a fence\nx\n```",
+            "```\nunclosed",
         ] {
             assert_eq!(plain(kept), None, "{kept:?}");
         }

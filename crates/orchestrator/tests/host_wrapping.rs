@@ -314,8 +314,9 @@ type Wrap = fn(&str) -> String;
 
 #[test]
 fn searches_finding_nothing_inside_a_hosts_text_wrapping_are_caught() {
-    let wraps: [(&str, Wrap); 5] = [
+    let wraps: [(&str, Wrap); 6] = [
         ("ReAct's observation", |out| format!("Observation: {out}")),
+        ("a code fence", |out| format!("```text\n{out}\n```")),
         ("a JSON report of the streams", |out| {
             json!({"stdout": out, "stderr": "", "returncode": 1}).to_string()
         }),
