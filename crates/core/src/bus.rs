@@ -222,9 +222,8 @@ impl Bus {
         }
     }
 
-    /// Whether every detector reads a tool result as its plain text
-    /// ([`crate::wrapping::plain`]: the host's JSON envelope, terminal escapes, a time-stamp
-    /// line and a line-number gutter taken off) rather than as the host sent it (off by
+    /// Whether every detector reads a tool result as its plain text, the host's wrapping
+    /// taken off ([`crate::wrapping::plain`]), rather than as the host sent it (off by
     /// default; the seeds read results as sent).
     pub fn set_plain_results(&mut self, on: bool) {
         self.plain_results = on;

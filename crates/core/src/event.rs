@@ -165,9 +165,8 @@ impl<'a> Event<'a> {
 }
 
 impl<'a> Event<'a> {
-    /// This event with a tool result's content replaced by its plain text
-    /// ([`crate::wrapping::plain`]: Codex's JSON envelope, terminal escapes, a time-stamp
-    /// line, a line-number gutter taken off), `plain` holding that text; the event itself,
+    /// This event with a tool result's content replaced by its plain text (the host's
+    /// wrapping taken off: [`crate::wrapping::plain`]), `plain` holding that text; the event itself,
     /// borrowed, when it is no result or its content has no wrapping.
     pub fn with_plain_result<'b>(
         &'b self,

@@ -2,9 +2,11 @@
 //!
 //! Hosts hand the model a command's output inside wrappings that change from call to call
 //! or hide the output's first line: Codex's JSON envelope (`{"output": …, "metadata":
-//! {"exit_code": 1, "duration_seconds": 0.4}}`, a new duration on every run), a terminal's
-//! colour codes, a time stamp on a line of its own over the output, a line-number gutter
-//! (`cat -n`, Claude Code's `Read`). [`plain`] takes them off, so that the copies of one
+//! {"exit_code": 1, "duration_seconds": 0.4}}`, a new duration on every run) and other
+//! reports written as JSON, an element, a code fence, `Observation:` or stream sections
+//! around the whole output, a terminal's colour codes, a time stamp on a line of its own
+//! over the output, a line-number gutter (`cat -n`, Claude Code's `Read`); [`plain`] lists
+//! them. It takes them off, so that the copies of one
 //! answer are one text again and an error's or a search's first line is the output's own.
 //! The guard applies it to every result when `[guard] plain-results` is on (the `default`
 //! preset); the seed presets read results as their seeds do, wrapping and all.
@@ -157,11 +159,16 @@ fn std_streams(t: &str) -> Option<Cow<'_, str>> {
     let out = trim_one_newline(rest[..at].strip_prefix(' ').unwrap_or(&rest[..at]));
     let err = &rest[at + "\nSTDERR:".len()..];
     let err = trim_one_newline(err.strip_prefix(' ').unwrap_or(err));
-    Some(match (out.trim().is_empty(), err.trim().is_empty()) {
+    Some(streams(out, err))
+}
+
+/// A command's two streams as one text: the one that says something, or both (stdout first).
+fn streams<'t>(out: &'t str, err: &'t str) -> Cow<'t, str> {
+    match (out.trim().is_empty(), err.trim().is_empty()) {
         (true, _) => Cow::Borrowed(err),
         (false, true) => Cow::Borrowed(out),
         (false, false) => Cow::Owned(format!("{out}\n{err}")),
-    })
+    }
 }
 
 /// `s` without one newline at each end (a wrapping's own line breaks).
@@ -248,13 +255,7 @@ fn json_report(t: &str) -> Option<(Option<i64>, String)> {
     let text = match (out, err, texts.len()) {
         (None, None, 1) => texts.into_iter().next()?,
         (out, err, 0) if out.is_some() || err.is_some() => {
-            let out = out.unwrap_or_default();
-            let err = err.unwrap_or_default();
-            match (out.trim().is_empty(), err.trim().is_empty()) {
-                (true, _) => err,
-                (false, true) => out,
-                (false, false) => format!("{out}\n{err}"),
-            }
+            streams(out.as_deref().unwrap_or(""), err.as_deref().unwrap_or("")).into_owned()
         }
         _ => return None,
     };
@@ -336,9 +337,12 @@ fn after_stamp_line(text: &str) -> Option<&str> {
 }
 
 /// Whether `s` is only a date-time, perhaps in brackets or parentheses: an ISO-8601 date
-/// with a time (`2026-12-08T00:53:48Z`, `2026-12-08 00:53:48.120+01:00`) or a clock time
-/// with seconds (`00:53:48`, `00:53:48.120`). A date alone is not a stamp.
+/// with a time (`2026-12-08T00:53:48Z`, `2026-12-08 00:53:48.120+01:00`), or a clock time
+/// with seconds (`00:53:48`, `00:53:48.120`), read as the normaliser reads them
+/// (`iso_datetime_at`, `time_of_day_at`), then perhaps a zone's three-letter name (`UTC`;
+/// `00:53:48 INFO` is a log line). A date alone is not a stamp.
 fn is_stamp(s: &str) -> bool {
+    use crate::normalizers::text::{iso_datetime_at, time_of_day_at};
     let s = s
         .strip_prefix('[')
         .and_then(|s| s.strip_suffix(']'))
@@ -346,61 +350,15 @@ fn is_stamp(s: &str) -> bool {
         .unwrap_or(s)
         .trim();
     let b = s.as_bytes();
-    let digits = |from: usize, n: usize| {
-        b.get(from..from + n)
-            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
-    };
-    // A clock time: HH:MM:SS, then a fraction.
-    let clock = |from: usize| -> Option<usize> {
-        if !(digits(from, 2)
-            && b.get(from + 2) == Some(&b':')
-            && digits(from + 3, 2)
-            && b.get(from + 5) == Some(&b':')
-            && digits(from + 6, 2))
-        {
-            return None;
-        }
-        let mut i = from + 8;
-        if matches!(b.get(i), Some(b'.' | b',')) && digits(i + 1, 1) {
-            i += 1;
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-        }
-        Some(i)
-    };
-    let end = if digits(0, 4)
-        && b.get(4) == Some(&b'-')
-        && digits(5, 2)
-        && b.get(7) == Some(&b'-')
-        && digits(8, 2)
-        && matches!(b.get(10), Some(b'T' | b' '))
-    {
-        clock(11)
-    } else {
-        clock(0)
-    };
-    let Some(mut i) = end else {
-        return false;
-    };
-    // A zone: Z, ±HH:MM, ±HHMM, or a word of capitals (UTC, GMT).
-    match b.get(i) {
-        Some(b'Z') => i += 1,
-        Some(b'+' | b'-') if digits(i + 1, 2) => {
-            i += 3;
-            if b.get(i) == Some(&b':') {
-                i += 1;
-            }
-            if digits(i, 2) {
-                i += 2;
-            }
-        }
-        Some(b' ') if b[i + 1..].iter().all(u8::is_ascii_uppercase) && b.len() - i <= 5 => {
-            i = b.len();
-        }
-        _ => {}
-    }
-    i == b.len()
+    let end = iso_datetime_at(b, 0).map(|(_, end)| end).or_else(|| {
+        time_of_day_at(b, 0, 2)
+            .filter(|t| t.seconds.is_some())
+            .map(|t| t.end)
+    });
+    end.is_some_and(|end| {
+        let zone = s[end..].trim_start_matches(' ');
+        zone.len() <= 3 && zone.bytes().all(|c| c.is_ascii_uppercase())
+    })
 }
 
 /// The separators of a line-number gutter: a tab (`cat -n`, `nl`) and Claude Code's `→`.
@@ -604,6 +562,7 @@ mod tests {
             "[12:30]\nok",
             "Started at 00:53:48\nok",
             "00:53:48 INFO ready\nok",
+            "[00:53:48 INFO]\nok",
         ] {
             assert_eq!(plain(kept), None, "{kept:?}");
         }

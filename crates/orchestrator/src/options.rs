@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 /// | `steer-wording` | `"detector"` / `"escalating"` | `"detector"` | steer text: the finding's message, or escalating wording per retry |
 /// | `warning-dedup` | `"none"` / `"per-key"` / `"buckets"` | `"none"` | which repeated warnings reach the model |
 /// | `warning-bucket-size` | integer | `10` | bucket size for `warning-dedup = "buckets"` |
-/// | `plain-results` | bool | `false` | detectors read each tool result without the host's wrapping (Codex's JSON envelope, terminal escapes, a time-stamp line, a line-number gutter) |
+/// | `plain-results` | bool | `false` | detectors read each tool result without the host's wrapping ([`loopguard_core::wrapping::plain`] lists the wrappings) |
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PolicyOptions {

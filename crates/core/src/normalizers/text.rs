@@ -392,17 +392,17 @@ fn leading_clock(bytes: &[u8]) -> Option<(usize, usize)> {
 }
 
 /// A time of day read by [`time_of_day_at`].
-struct TimeOfDay {
+pub(crate) struct TimeOfDay {
     hour: u32,
     minute: u32,
-    seconds: Option<u32>,
+    pub(crate) seconds: Option<u32>,
     /// Where it ends (after the fraction of its seconds, if any).
-    end: usize,
+    pub(crate) end: usize,
 }
 
 /// `H:MM` or `HH:MM` (`hour_digits` digits of hour) at `i`, then `:SS` and a `.` or `,`
 /// fraction when present. Digits only: the ranges are the caller's to check.
-fn time_of_day_at(bytes: &[u8], i: usize, hour_digits: usize) -> Option<TimeOfDay> {
+pub(crate) fn time_of_day_at(bytes: &[u8], i: usize, hour_digits: usize) -> Option<TimeOfDay> {
     time_of_day_sep(bytes, i, hour_digits, b':')
 }
 
@@ -688,7 +688,7 @@ fn digits_at(bytes: &[u8], i: usize, n: usize) -> bool {
 
 /// `YYYY-MM-DDTHH:MM[:SS[.frac]][Z|±HH[:]MM]`, or with a space instead of `T` when seconds
 /// are present.
-fn iso_datetime_at(bytes: &[u8], i: usize) -> Hit {
+pub(crate) fn iso_datetime_at(bytes: &[u8], i: usize) -> Hit {
     if !(digits_at(bytes, i, 4)
         && bytes.get(i + 4) == Some(&b'-')
         && digits_at(bytes, i + 5, 2)
