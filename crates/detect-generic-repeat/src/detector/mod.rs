@@ -122,7 +122,8 @@ struct State {
     #[serde(default)]
     rereads: Rereads,
     /// Recent calls (their sequence numbers) that act ([`acts`]), kept when silent results
-    /// are transparent: a silent one ends the streak of another call.
+    /// are transparent and no pending record keeps the fact: a silent one ends the streak of
+    /// another call.
     #[serde(default)]
     acting: VecDeque<u64>,
 }
@@ -214,7 +215,7 @@ impl GenericRepeat {
         let keeps_facts = self.settings.similar_calls.is_some() || self.settings.rereads.is_some();
         let silence_transparent = self.settings.streak && self.settings.ignore_empty_results;
         let acting = (keeps_facts || silence_transparent) && acts(args);
-        if silence_transparent && acting {
+        if silence_transparent && acting && !keeps_facts {
             push_capped(&mut self.state.acting, call.seq, MAX_PENDING);
         }
         if keeps_facts {
@@ -311,11 +312,11 @@ impl GenericRepeat {
         let ignored = self.ignored_tool(&result.call.tool);
         let skipped_error = self.settings.ignore_errors && result.is_error;
         let skipped_empty = self.settings.ignore_empty_results && empty;
-        let acted = match self.state.acting.iter().position(|s| *s == result.call.seq) {
+        // Listed only without pending records (empty otherwise): taken off at its result.
+        let listed_acting = match self.state.acting.iter().position(|s| *s == result.call.seq) {
             Some(i) => self.state.acting.remove(i).is_some(),
             None => false,
         };
-        let acted_silently = skipped_empty && acted;
         let counted = !(ignored || skipped_error || skipped_empty);
         let pair = Pair {
             tool: result.call.tool.as_str(),
@@ -363,6 +364,9 @@ impl GenericRepeat {
                 }
             }
         }
+        // Whether the call acts: its pending record says so, or (without pending records)
+        // the short list of calls that act.
+        let mut pending_acts = false;
         if self.settings.similar_calls.is_some() || self.settings.rereads.is_some() {
             // The call's pending record, taken once for every rule that reads it.
             let pending = match self
@@ -374,6 +378,7 @@ impl GenericRepeat {
                 Some(i) => self.state.pending.remove(i),
                 None => None,
             };
+            pending_acts = pending.as_ref().is_some_and(|p| p.acts);
             if self.settings.rereads.is_some() && !ignored {
                 if known_poll || !pending.as_ref().is_some_and(|p| p.looks) {
                     // A poll waits, and anything else may change what a look sees.
@@ -415,7 +420,7 @@ impl GenericRepeat {
             // the streak's call answers: the streak ends there. Any other transparent result
             // (an ignored tool, an ignored error, a silent look) neither advances nor breaks
             // anything.
-            if acted_silently && !ignored && !skipped_error {
+            if skipped_empty && (pending_acts || listed_acting) && !ignored && !skipped_error {
                 self.state.streak = Streak::default();
             }
             return;

@@ -155,3 +155,37 @@ fn empty_results_are_no_evidence_by_default() {
         vec![s.last_index()]
     );
 }
+
+/// A silent call that acts ends the streak of another call, whether the fact is kept by the
+/// list of acting calls (the bare settings: no pending records) or by the pending records
+/// (the `default` preset's); a silent move (`cd`) does not.
+#[test]
+fn a_silent_action_ends_another_calls_streak() {
+    let run_between = |between: &str| {
+        let mut s = Script::new();
+        for _ in 0..3 {
+            s.call(
+                "bash",
+                json!({"command": "python3 check.py"}),
+                "Error: conf.py exists",
+            );
+            s.call("bash", json!({ "command": between }), "");
+        }
+        s
+    };
+    for (name, det) in [
+        ("bare", default_det as fn() -> Box<dyn Detector>),
+        ("default preset", || det_from(&preset_table("default"))),
+    ] {
+        let edits = run_between("sed -i 's/timeout=2/timeout=5/' check.py");
+        assert!(
+            warnings(&run(det(), edits.events())).is_empty(),
+            "{name}: warned across silent edits"
+        );
+        let moves = run_between("cd /repo");
+        assert!(
+            !warnings(&run(det(), moves.events())).is_empty(),
+            "{name}: not warned across silent moves"
+        );
+    }
+}
