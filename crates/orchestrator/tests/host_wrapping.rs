@@ -80,7 +80,7 @@ fn codex_output(output: &str, exit_code: i64, seconds: f64) -> String {
         .to_string()
 }
 
-/// The same failing test run again and again, each run's envelope with its own duration.
+/// The same failing test run again and again, each run's envelope with a duration of its own.
 fn codex_reruns(runs: usize) -> (Vec<OwnedEvent>, Vec<usize>) {
     let mut s = Script::new();
     task(
@@ -88,13 +88,12 @@ fn codex_reruns(runs: usize) -> (Vec<OwnedEvent>, Vec<usize>) {
         "The ISO week dates fail to parse; fix `parse` in dateparse/core.py.",
     );
     let mut at = Vec::new();
-    let durations = [1.8, 1.9, 1.7, 2.1, 1.8, 2.0, 1.9];
     for r in 0..runs {
         s.message("Let me run the failing test again to see the current state.");
         s.call(
             "shell",
             json!({"command": ["bash", "-lc", "python -m pytest tests/test_parser.py -x -q"], "workdir": "/workspace/dateparse"}),
-            &codex_output(PYTEST_FAILURE, 1, durations[r % durations.len()]),
+            &codex_output(PYTEST_FAILURE, 1, 1.7 + r as f64 / 10.0),
         );
         at.push(s.events().len() - 1);
     }
@@ -260,19 +259,40 @@ fn searches_finding_nothing_under_a_hosts_time_stamp_are_caught() {
     );
 }
 
-/// The seed presets read results as their seeds do: the envelope's durations make every run
-/// new for them, as they do for the seeds.
+/// The seed presets read results as their seeds do. pi-loop-guard's streak (exact results):
+/// the envelope's durations make every run new, as they do for the seed, and the same runs
+/// read plain are a repeat. OpenClaw's generic rule counts identical arguments whatever the
+/// results, so the runs cannot tell; every seed preset resolves `plain-results` off.
 #[test]
 fn the_seed_presets_read_results_as_sent() {
-    let (events, at) = codex_reruns(5);
-    for preset in ["pi-loop-guard", "openclaw"] {
-        let mut g = Guard::builder().preset(preset).build().unwrap();
-        let mut caught = false;
-        for e in &events[..=at[4]] {
-            caught |= !g.observe(&e.as_event()).findings().is_empty();
-        }
-        assert!(!caught, "{preset} saw through the envelope");
+    let (events, _) = codex_reruns(5);
+    let caught = |plain: &str| {
+        let config = Config::from_toml_str(plain, None).unwrap();
+        let mut g = Guard::builder()
+            .config(config)
+            .preset("pi-loop-guard")
+            .build()
+            .unwrap();
+        events
+            .iter()
+            .any(|e| !g.observe(&e.as_event()).findings().is_empty())
+    };
+    assert!(!caught(""), "pi-loop-guard saw through the envelope");
+    assert!(
+        caught("[guard]\nplain-results = true\n"),
+        "pi-loop-guard missed the runs read plain"
+    );
+    for preset in ["pi-loop-guard", "pi-repetition-guard", "openclaw"] {
+        let config = loopguard_orchestrator::preset(preset).unwrap();
+        let policy = loopguard_orchestrator::Policy::from_table(&config.guard).unwrap();
+        assert!(!policy.plain_results, "{preset} reads results plain");
     }
+    let config = loopguard_orchestrator::preset("default").unwrap();
+    let policy = loopguard_orchestrator::Policy::from_table(&config.guard).unwrap();
+    assert!(
+        policy.plain_results,
+        "the default preset reads results as sent"
+    );
 }
 
 // ---- text wrappings around the whole output ------------------------------------------------
